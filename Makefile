@@ -1,0 +1,112 @@
+# KernelAscent: one GNU Makefile.
+#   make            build ka, the recorders and the runners that this machine can build
+#   make test       quick tier (no GPU), ends with "N passed, N failed"
+#   make test-gpu   GPU tier (skips with a message where there is no GPU)
+#   make san        address + undefined sanitizers over the quick tier
+#   make format / make lint / make bench / make clean
+# nvcc and OpenCL are detected; a missing one turns its programs off.
+
+CC      ?= cc
+BUILD   ?= build
+CSTD    := -std=c17
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+ifeq ($(CI),true)
+WERROR  := -Werror
+endif
+OPT     ?= -O2 -g
+SAN     ?=
+CFLAGS_ALL = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) -D_GNU_SOURCE -ffp-contract=off \
+             -Iinclude -Isrc $(shell pkg-config --cflags jansson 2>/dev/null)
+LDSAN    = $(SAN)
+
+HAVE_OPENCL := $(shell [ -f /usr/include/CL/cl.h ] && ( [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || pkg-config --exists OpenCL 2>/dev/null ) && echo 1)
+NVCC        ?= $(shell command -v nvcc 2>/dev/null || ( [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc ))
+HAVE_NVCC   := $(if $(NVCC),1,)
+CUDA_HOME   ?= $(if $(NVCC),$(abspath $(dir $(NVCC))/..),)
+
+# Modules shared by every program.
+COMMON_SRC := src/util.c src/plan.c src/proto.c
+# The parent: every other file in src/.
+PARENT_SRC := $(filter-out $(COMMON_SRC),$(wildcard src/*.c))
+# Recorder: shared sandbox/driver code plus one recording API per target.
+REC_SHARED := $(filter-out src/recorder/record_opencl.c src/recorder/record_cuda.c,$(wildcard src/recorder/*.c))
+# Runner: shared protocol loop plus one replay engine per target.
+RUN_SHARED := $(filter-out src/runner/run_opencl.c src/runner/run_cuda.c,$(wildcard src/runner/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+PARENT_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lsqlite3 -lcurl -lssl -lcrypto \
+               $(shell pkg-config --libs lua5.4 2>/dev/null) -lm -ldl -lpthread -fopenmp
+LUA_CFLAGS  := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+
+PROGS := $(BUILD)/ka $(BUILD)/ka-record-opencl $(BUILD)/ka-record-cuda
+ifeq ($(HAVE_OPENCL),1)
+PROGS += $(BUILD)/ka-run-opencl $(BUILD)/ka-clc
+endif
+ifeq ($(HAVE_NVCC),1)
+ifneq ($(wildcard src/runner/run_cuda.c),)
+PROGS += $(BUILD)/ka-run-cuda
+endif
+endif
+
+.PHONY: all test test-gpu san format lint bench clean
+all: $(PROGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -fopenmp -MMD -MP -c $< -o $@
+
+$(BUILD)/ka: $(call obj,$(PARENT_SRC) $(COMMON_SRC))
+	$(CC) $(LDSAN) -o $@ $^ $(PARENT_LIBS)
+
+# Recorders export their API to the candidate's shared object (-rdynamic) and
+# link no real OpenCL or CUDA library.
+$(BUILD)/ka-record-opencl: $(call obj,$(REC_SHARED) src/recorder/record_opencl.c $(COMMON_SRC))
+	$(CC) $(LDSAN) -rdynamic -o $@ $^ -ljansson -ldl -lm
+
+$(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) src/recorder/record_cuda.c $(COMMON_SRC))
+	$(CC) $(LDSAN) -rdynamic -o $@ $^ -ljansson -ldl -lm -lstdc++
+
+$(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMON_SRC))
+	$(CC) $(LDSAN) -o $@ $^ -ljansson -lOpenCL -lm -lpthread
+
+# ka-clc: trusted helper that builds OpenCL C source on the OpenCL platform
+# (PoCL here) and prints the build log: bank validation uses it.
+$(BUILD)/ka-clc: $(call obj,tools/clc.c src/util.c)
+	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
+
+$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cuda.c
+	$(NVCC) -O2 -std=c++17 -Iinclude -Isrc -I$(CUDA_HOME)/extras/CUPTI/include -x cu -c src/runner/run_cuda.c -o $(BUILD)/obj/run_cuda.o
+	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC)) $(BUILD)/obj/run_cuda.o -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+	    -lcuda -lcupti -lnvidia-ml -ljansson -lm -lpthread
+
+# Unit tests: tests/unit/test_*.c, each linked with the parent's modules.
+TEST_SRC  := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+$(BUILD)/tests/%: tests/unit/%.c $(call obj,$(filter-out src/main.c,$(PARENT_SRC)) $(COMMON_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -fopenmp -Itests/unit -o $@ $^ $(PARENT_LIBS) $(LDSAN)
+
+test: all $(TEST_BINS)
+	@BUILD=$(BUILD) tests/run.sh quick
+
+test-gpu: all $(TEST_BINS)
+	@BUILD=$(BUILD) tests/run.sh gpu
+
+san:
+	$(MAKE) BUILD=build-san SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" OPT="-O1 -g" test
+
+bench: all
+	@tools/bench.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^bank/')
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
+	    --suppress=missingIncludeSystem -Iinclude -Isrc src tools
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

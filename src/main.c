@@ -1,0 +1,65 @@
+/* main.c: the ka entrypoint. Dispatches to one subcommand per src/cmd_*.c.
+ * ka never runs candidate code and never opens a GPU context itself: it talks
+ * to the recorder and runner programs beside it (see docs/architecture.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+#define KA_VERSION "0.1.0"
+
+struct command {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"bank", cmd_bank, "list, show and validate task banks"},
+	{"gold", cmd_gold, "write gold outputs and inputs of a task as .npy files"},
+	{"grade", cmd_grade, "grade one candidate kernel against a task"},
+	{"prompt", cmd_prompt, "print exactly what a model is sent for a task"},
+	{"model", cmd_model, "talk to a model backend (ka model test SPEC)"},
+	{"scorecard", cmd_scorecard, "check a scorecard.json against the schema"},
+	{"board", cmd_board, "build the static leaderboard site from scorecards"},
+	{"submit", cmd_submit, "check a scorecard for submission"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "KernelAscent %s: does a language model get better at writing GPU kernels?\n\n"
+		   "usage: ka --track capability --api-model SPEC [--tier medium] [options]\n"
+		   "       ka <command> [options]     (ka <command> --help for each)\n\n"
+		   "commands:\n",
+		KA_VERSION);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-10s %s\n", "version", "print the version");
+	fprintf(f, "\ntracks: ka --track capability --help\n"
+		   "exit codes: 0 ok, 1 the run failed, 2 bad usage or bad input.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return KA_EXIT_USAGE;
+	}
+	const char *c = argv[1];
+	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
+		usage(stdout);
+		return KA_EXIT_OK;
+	}
+	if (!strcmp(c, "version") || !strcmp(c, "--version")) {
+		printf("ka %s\n", KA_VERSION);
+		return KA_EXIT_OK;
+	}
+	if (!strcmp(c, "--track") || !strncmp(c, "--track=", 8))
+		return cmd_track(argc, argv);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(c, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "ka: unknown command '%s' (see 'ka --help')\n", c);
+	return KA_EXIT_USAGE;
+}

@@ -1,0 +1,96 @@
+/* task.h: one bank task, parsed from its folder (task.json, ref.c and the
+ * optional baselines and solutions). The format is documented in
+ * docs/task-format.md; task_load rejects anything else with one line naming
+ * the file and the field. This module does not compute anything: see gold.h. */
+#ifndef KA_TASK_H
+#define KA_TASK_H
+
+#include <stdint.h>
+#include "expr.h"
+#include "util.h"
+
+#define KA_MAX_TENSORS 8
+#define KA_MAX_DIMS 6
+#define KA_MAX_SHAPES 16
+#define KA_MAX_LIBS 8
+
+enum ka_dtype { KA_DTYPE_FP32, KA_DTYPE_FP16, KA_DTYPE_BF16, KA_DTYPE_FP64, KA_DTYPE_INT32, KA_DTYPE_INT64 };
+
+enum ka_dist_kind { KA_DIST_NORMAL, KA_DIST_UNIFORM, KA_DIST_INT };
+
+/* How an input's values are drawn (see docs/inputs.md). normal: a = mean,
+ * b = std; uniform: [a, b); int: integers in [a, b]. */
+struct ka_dist {
+	enum ka_dist_kind kind;
+	double a, b;
+};
+
+struct ka_tensor_spec {
+	char name[KA_NAMELEN];
+	enum ka_dtype dtype;
+	int ndim;
+	struct expr *shape[KA_MAX_DIMS];
+	struct ka_dist dist;	/* inputs only */
+	struct expr *per_item;	/* outputs only: elements each work item owns,
+				   contiguous: item i owns [i*p, (i+1)*p) */
+};
+
+/* Values of the task's parameters, in declaration order. */
+struct ka_shape {
+	int64_t v[KA_MAX_PARAMS];
+};
+
+struct ka_task {
+	char *dir;		/* folder of the task */
+	char *name, *tier, *description, *torch;
+	int n_params;
+	char params[KA_MAX_PARAMS][KA_NAMELEN];
+	int n_inputs, n_outputs;
+	struct ka_tensor_spec inputs[KA_MAX_TENSORS], outputs[KA_MAX_TENSORS];
+	int n_item_dims;	/* work items form a row-major grid */
+	struct expr *items[KA_MAX_DIMS];
+	struct ka_shape bench;
+	int n_checks;
+	struct ka_shape checks[KA_MAX_SHAPES];
+	double atol, rtol;
+	int n_libs;		/* allowed-library policy: e.g. "cublas" */
+	char libs[KA_MAX_LIBS][KA_NAMELEN];
+	struct expr *min_bytes, *min_flops; /* roofline floor inputs */
+	char *ref_src;		/* contents of ref.c */
+};
+
+/* Load dir/task.json and dir/ref.c. Returns a new task (task_free) or NULL
+ * with e set to "<file>: <field>: <problem>". Expressions are parsed and every
+ * shape listed in the task is evaluated, so a task that loads has valid,
+ * non-overflowing sizes on its own shapes. */
+struct ka_task *task_load(const char *dir, struct ka_err *e);
+
+void task_free(struct ka_task *t);
+
+/* Size of one element. */
+size_t task_dtype_size(enum ka_dtype d);
+/* "fp32", ... */
+const char *task_dtype_name(enum ka_dtype d);
+/* The C type a reference or kernel uses for this dtype ("float", "ka_half"). */
+const char *task_dtype_ctype(enum ka_dtype d);
+
+/* Element count of a tensor and work-item count at a shape: 0 or -1 with e. */
+int task_numel(const struct ka_task *t, const struct ka_tensor_spec *s, const struct ka_shape *sh,
+	       int64_t *out, struct ka_err *e);
+int task_item_count(const struct ka_task *t, const struct ka_shape *sh, int64_t *out,
+		    struct ka_err *e);
+/* Sizes of each item dimension at a shape (n_item_dims values). */
+int task_item_dims(const struct ka_task *t, const struct ka_shape *sh, int64_t *dims,
+		   struct ka_err *e);
+
+/* "M=128,N=1031" into buf. */
+void task_shape_str(const struct ka_task *t, const struct ka_shape *sh, char *buf, size_t cap);
+
+/* Parse "M=128,N=1031" (all parameters required). 0 or -1 with e. */
+int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape *sh,
+		     struct ka_err *e);
+
+/* 64-bit identity of the task's content (task.json + ref.c bytes). */
+uint64_t task_hash(const struct ka_task *t);
+
+#endif
