@@ -1,0 +1,853 @@
+/* grade.c: the grading protocol, target-agnostic (see grade.h and
+ * docs/grader.md). Trust: this file runs in the parent. It never loads or
+ * runs candidate code; it starts the recorder (sandboxed, candidate host
+ * code) and the runner (trusted replay) and decides everything from data. */
+#include "grade.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "gold.h"
+#include "ka_gen.h"
+#include "plan.h"
+#include "record.h"
+#include "runclient.h"
+#include "target.h"
+
+#define GRADE_MAX_SHAPES (KA_MAX_SHAPES + 1)
+#define GRADE_SLOT_EAGER 14
+#define GRADE_SLOT_COMPILED 15
+#define GRADE_MAX_MISMATCH 10
+#define GRADE_BOOT_REPS 1000
+
+struct grade_session {
+	const struct target_ops *ops;
+	struct grade_protocol proto;
+	struct runclient *rc;
+	json_t *device;
+	uint64_t nonce;		/* secret: never written anywhere */
+	uint64_t calls;		/* call counter: every call gets fresh keys */
+	char *workdir;
+	char *recorder;
+	int test_grade;
+	double peak_bw, peak_flops;
+};
+
+/* Everything about one shape of one task during one grade. */
+struct shape_state {
+	struct ka_shape sh;
+	char name[128];
+	int n_tensors;
+	int64_t numel[2 * KA_MAX_TENSORS];
+	uint64_t bytes[2 * KA_MAX_TENSORS];
+	int dtype[2 * KA_MAX_TENSORS];
+	int64_t items;
+	int64_t per_item[KA_MAX_TENSORS];
+	int full;		/* verify every item */
+	int slot;
+	void *host_in[KA_MAX_TENSORS];	/* CPU copy of the current inputs */
+};
+
+void grade_protocol_default(struct grade_protocol *p)
+{
+	p->min_samples = 20;
+	p->max_samples = 500;
+	p->max_seconds = 60;
+	p->ci_target = 0.01;
+	p->block = 5;
+	p->checks_per_shape = 2;
+	p->sample_items = 256;
+	p->full_check_max = 1 << 20;
+	p->call_timeout = 20;
+	p->record_timeout = 10;
+	p->compile_timeout = 120;
+	p->floor_factor = 1e-3;
+	p->timing = 1;
+}
+
+json_t *grade_protocol_json(const struct grade_protocol *p)
+{
+	return json_pack("{s:i,s:i,s:f,s:f,s:i,s:i,s:i,s:I,s:f,s:f,s:f,s:s,s:s,s:s}", "min_samples",
+			 p->min_samples, "max_samples", p->max_samples, "max_seconds",
+			 p->max_seconds, "ci_target", p->ci_target, "block", p->block,
+			 "checks_per_shape", p->checks_per_shape, "sample_items", p->sample_items,
+			 "full_check_max", (json_int_t)p->full_check_max, "call_timeout_s",
+			 p->call_timeout, "record_timeout_s", p->record_timeout, "floor_factor",
+			 p->floor_factor, "speedup", "median(baseline)/median(candidate)",
+			 "ci", "95% bootstrap (1000 resamples); median CI by order statistics",
+			 "order", "ABAB blocks, flush before every sample, fresh inputs every call");
+}
+
+static double json_num(const json_t *o, const char *k, double dflt)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+struct grade_session *grade_session_open(const char *target, const char *platform, int device,
+					 const struct grade_protocol *p, const char *workdir,
+					 struct ka_err *e)
+{
+	const struct target_ops *ops = target_find(target);
+	if (!ops) {
+		ka_err_set(e, "unknown or unavailable target '%s'", target ? target : "");
+		return NULL;
+	}
+	if (util_mkdirs(workdir, e))
+		return NULL;
+	struct grade_session *s = xcalloc(1, sizeof *s);
+	s->ops = ops;
+	s->proto = *p;
+	s->nonce = util_random64();
+	char *real = realpath(workdir, NULL);
+	s->workdir = real ? real : xstrdup(workdir);
+	s->recorder = xasprintf("%s/%s", util_exe_dir(), ops->recorder);
+	s->rc = runclient_start(ops->name, platform, device, e);
+	if (!s->rc || runclient_hello(s->rc, &s->device, e)) {
+		grade_session_close(s);
+		return NULL;
+	}
+	json_t *tg = json_object_get(s->device, "test_grade");
+	s->test_grade = json_is_true(tg);
+	/* Physical ceilings for the roofline floor: what the runner reports, or
+	 * generous defaults by device type (docs/grader.md). */
+	const char *type = json_string_value(json_object_get(s->device, "type"));
+	int gpu = type && !strcmp(type, "gpu");
+	s->peak_bw = json_num(s->device, "peak_bytes_per_s", gpu ? 1e13 : 1e12);
+	s->peak_flops = json_num(s->device, "peak_flops", gpu ? 4e15 : 1e14);
+	return s;
+}
+
+void grade_session_close(struct grade_session *s)
+{
+	if (!s)
+		return;
+	runclient_stop(s->rc);
+	json_decref(s->device);
+	free(s->workdir);
+	free(s->recorder);
+	free(s);
+}
+
+const json_t *grade_session_device(const struct grade_session *s)
+{
+	return s->device;
+}
+
+const char *grade_session_target(const struct grade_session *s)
+{
+	return s->ops->name;
+}
+
+/* ---- helpers ---- */
+
+static void set_verdict(struct grade_result *r, enum verdict v, const char *phase,
+			const char *shape, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void set_verdict(struct grade_result *r, enum verdict v, const char *phase,
+			const char *shape, const char *fmt, ...)
+{
+	r->verdict = v;
+	snprintf(r->phase, sizeof r->phase, "%s", phase);
+	snprintf(r->shape, sizeof r->shape, "%s", shape ? shape : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof r->detail, fmt, ap);
+	va_end(ap);
+}
+
+static int shape_init(const struct ka_task *t, const struct ka_shape *sh, int slot,
+		      const struct grade_protocol *p, struct shape_state *st, struct ka_err *e)
+{
+	memset(st, 0, sizeof *st);
+	st->sh = *sh;
+	st->slot = slot;
+	task_shape_str(t, sh, st->name, sizeof st->name);
+	st->n_tensors = t->n_inputs + t->n_outputs;
+	for (int i = 0; i < st->n_tensors; i++) {
+		const struct ka_tensor_spec *ts =
+			i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];
+		if (task_numel(t, ts, sh, &st->numel[i], e))
+			return -1;
+		size_t es = task_dtype_size(ts->dtype);
+		if (st->numel[i] < 0 || (uint64_t)st->numel[i] > (16ull << 30) / es)
+			return ka_err_set(e, "%s: tensor %s at %s is too large", t->name, ts->name,
+					  st->name);
+		st->bytes[i] = (uint64_t)st->numel[i] * es;
+		st->dtype[i] = (int)ts->dtype;
+	}
+	if (task_item_count(t, sh, &st->items, e))
+		return -1;
+	for (int j = 0; j < t->n_outputs; j++) {
+		struct ka_err e2;
+		if (expr_eval(t->outputs[j].per_item, sh->v, &st->per_item[j], &e2))
+			return ka_err_set(e, "%s: outputs[%d].per_item: %s", t->name, j, e2.msg);
+	}
+	st->full = st->items <= p->full_check_max;
+	return 0;
+}
+
+static void shape_free(struct shape_state *st)
+{
+	for (int i = 0; i < KA_MAX_TENSORS; i++)
+		free(st->host_in[i]);
+}
+
+/* The recorder request: the tensors as the candidate will see them, the
+ * parameters and the device (docs/plan-format.md). */
+static char *record_request(const struct grade_session *s, const struct ka_task *t,
+			    const struct shape_state *st, const json_t *extra)
+{
+	json_t *req = json_object();
+	json_object_set_new(req, "target", json_string(s->ops->name));
+	json_t *ts = json_array();
+	for (int i = 0; i < st->n_tensors; i++) {
+		const struct ka_tensor_spec *sp =
+			i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];
+		json_t *shape = json_array();
+		for (int d = 0; d < sp->ndim; d++) {
+			int64_t v = 0;
+			expr_eval(sp->shape[d], st->sh.v, &v, NULL);
+			json_array_append_new(shape, json_integer(v));
+		}
+		json_array_append_new(ts, json_pack("{s:s,s:i,s:i,s:o,s:I,s:I}", "name", sp->name,
+						    "dtype", (int)sp->dtype, "ndim", sp->ndim,
+						    "shape", shape, "numel",
+						    (json_int_t)st->numel[i], "bytes",
+						    (json_int_t)st->bytes[i]));
+	}
+	json_object_set_new(req, "tensors", ts);
+	json_object_set_new(req, "n_inputs", json_integer(t->n_inputs));
+	json_t *names = json_array(), *vals = json_array();
+	for (int i = 0; i < t->n_params; i++) {
+		json_array_append_new(names, json_string(t->params[i]));
+		json_array_append_new(vals, json_integer(st->sh.v[i]));
+	}
+	json_object_set_new(req, "params", json_pack("{s:o,s:o}", "names", names, "values", vals));
+	json_object_set(req, "device", s->device);
+	if (extra)
+		json_object_update(req, (json_t *)extra);
+	char *text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	return text;
+}
+
+/* Map a recorder/runner verdict name to the enum (unknown: runtime_fault). */
+static enum verdict verdict_of(const char *name)
+{
+	int v = verdict_parse(name);
+	return v < 0 ? VERDICT_RUNTIME_FAULT : (enum verdict)v;
+}
+
+static double elem_to_double(const uint8_t *p, int dtype)
+{
+	switch (dtype) {
+	case KA_DTYPE_FP32: {
+		float f;
+		memcpy(&f, p, 4);
+		return f;
+	}
+	case KA_DTYPE_FP16: {
+		unsigned short h;
+		memcpy(&h, p, 2);
+		return ka_f16_to_f32(h);
+	}
+	case KA_DTYPE_BF16: {
+		unsigned short h;
+		memcpy(&h, p, 2);
+		return ka_bf16_to_f32(h);
+	}
+	case KA_DTYPE_FP64: {
+		double d;
+		memcpy(&d, p, 8);
+		return d;
+	}
+	case KA_DTYPE_INT32: {
+		int32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	default: {
+		int64_t v;
+		memcpy(&v, p, 8);
+		return (double)v;
+	}
+	}
+}
+
+/* Element indices of output j owned by the given items (contiguous blocks). */
+static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per, int64_t *n_out)
+{
+	int64_t n = n_items * per;
+	int64_t *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
+	int64_t k = 0;
+	for (int64_t i = 0; i < n_items; i++)
+		for (int64_t q = 0; q < per; q++)
+			idx[k++] = items[i] * per + q;
+	*n_out = n;
+	return idx;
+}
+
+/* One call of slot st->slot with fresh inputs. verify: check outputs against
+ * gold (0 = only the runner-side checks, for trusted baselines). Returns 0
+ * (no verdict), 1 (r holds the candidate's verdict), -1 (harness failure). */
+static int one_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
+		    const struct gen_params *gp, struct shape_state *st, int slot, int verify,
+		    int timed, const char *phase, double *time_ns, double *wall_s,
+		    struct grade_result *r, struct ka_err *e)
+{
+	uint64_t call = s->calls++;
+	uint64_t thash = task_hash(t);
+	struct run_call_req req;
+	memset(&req, 0, sizeof req);
+	req.slot = slot;
+	req.n_inputs = t->n_inputs;
+	req.n_outputs = t->n_outputs;
+	for (int k = 0; k < t->n_inputs; k++) {
+		req.in[k].key = gen_tensor_key(s->nonce, thash, &st->sh, k, call);
+		req.in[k].kind = gp[k].kind;
+		req.in[k].a = gp[k].a;
+		req.in[k].b = gp[k].b;
+		req.in[k].lo = gp[k].lo;
+		req.in[k].range = gp[k].range;
+	}
+	req.poison = util_mix64(s->nonce ^ util_mix64(call ^ 0x9015011ULL));
+	req.flush = timed;
+	req.time = timed;
+	int64_t *items = NULL, n_items = st->items;
+	int64_t *elems[KA_MAX_TENSORS] = {0};
+	int sampled = verify && !st->full;
+	if (sampled) {
+		if (gold_sample_items(t, &st->sh, util_mix64(s->nonce ^ call), s->proto.sample_items,
+				      &items, &n_items, e))
+			return -1;
+		req.sample = 1;
+		for (int j = 0; j < t->n_outputs; j++) {
+			elems[j] = sample_elems(items, n_items, st->per_item[j], &req.n_sample[j]);
+			req.sample_idx[j] = elems[j];
+		}
+	} else if (!verify) {
+		/* Trusted baseline: the runner's own checks suffice; return nothing. */
+		req.sample = 1;
+	}
+	struct run_call_res res;
+	double w0 = util_now();
+	int rc = runclient_call(s->rc, &req, &res, s->proto.call_timeout, e);
+	double wall = util_now() - w0;
+	int out = -1;
+	double *gold_out[KA_MAX_TENSORS] = {0};
+	if (rc < 0)
+		goto done;
+	if (res.status != RUNCLIENT_OK) {
+		enum verdict v = res.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
+								  : verdict_of(res.verdict);
+		set_verdict(r, v, phase, st->name, "%s", res.detail);
+		out = 1;
+		goto done;
+	}
+	if (time_ns)
+		*time_ns = res.time_ns;
+	if (wall_s)
+		*wall_s = wall;
+	/* Inputs as the CPU generates them; the runner's hash of what it generated
+	 * must agree (else the generator diverged: a grader bug, not a verdict).
+	 * Trusted baselines' calls skip this CPU work. */
+	for (int k = 0; verify && k < t->n_inputs; k++) {
+		if (!st->host_in[k])
+			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
+		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], req.in[k].key, &gp[k]);
+		uint64_t h = util_hash64(st->host_in[k], st->bytes[k], 0);
+		if (h != res.in_hash_before[k]) {
+			ka_err_set(e, "%s: input %s at %s: device-generated bytes differ from the "
+				      "CPU generator (grader bug)", t->name, t->inputs[k].name, st->name);
+			goto done;
+		}
+	}
+	for (int b = 0; b < res.n_buffers; b++)
+		if (!res.canary_ok[b]) {
+			const char *what = b < t->n_inputs ? t->inputs[b].name
+					   : b < st->n_tensors ? t->outputs[b - t->n_inputs].name
+							       : "workspace";
+			set_verdict(r, VERDICT_OUT_OF_BOUNDS_WRITE, phase, st->name,
+				    "a write landed outside buffer %d (%s): its canary changed", b, what);
+			out = 1;
+			goto done;
+		}
+	for (int k = 0; k < t->n_inputs; k++)
+		if (res.in_hash_after[k] != res.in_hash_before[k]) {
+			set_verdict(r, VERDICT_INPUT_MODIFIED, phase, st->name,
+				    "input %s was modified by the candidate", t->inputs[k].name);
+			out = 1;
+			goto done;
+		}
+	for (int j = 0; j < t->n_outputs; j++)
+		if (res.unwritten[j] > 0) {
+			set_verdict(r, VERDICT_UNWRITTEN_OUTPUT, phase, st->name,
+				    "output %s: %lld of %lld elements never written (first at index "
+				    "%lld)", t->outputs[j].name, (long long)res.unwritten[j],
+				    (long long)st->numel[t->n_inputs + j],
+				    (long long)res.first_unwritten[j]);
+			out = 1;
+			goto done;
+		}
+	if (!verify) {
+		out = 0;
+		goto done;
+	}
+	/* Gold in fp64 on the CPU for the items checked. */
+	void *inputs[KA_MAX_TENSORS];
+	for (int k = 0; k < t->n_inputs; k++)
+		inputs[k] = st->host_in[k];
+	for (int j = 0; j < t->n_outputs; j++)
+		gold_out[j] = xcalloc((size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
+				      sizeof(double));
+	if (gold_compute(g, &st->sh, inputs, gold_out, sampled ? items : NULL, n_items, e))
+		goto done;
+	json_t *mism = json_array();
+	int64_t n_bad = 0, n_nonfinite = 0;
+	double max_err = 0;
+	for (int j = 0; j < t->n_outputs; j++) {
+		int dt = st->dtype[t->n_inputs + j];
+		size_t es = task_dtype_size((enum ka_dtype)dt);
+		int64_t n = sampled ? req.n_sample[j] : st->numel[t->n_inputs + j];
+		if (res.out_len[j] != (size_t)n * es) {
+			json_decref(mism);
+			ka_err_set(e, "runner returned %zu bytes for output %s, expected %lld",
+				   res.out_len[j], t->outputs[j].name, (long long)n * (long long)es);
+			goto done;
+		}
+		for (int64_t q = 0; q < n; q++) {
+			int64_t idx = sampled ? elems[j][q] : q;
+			double got = elem_to_double(res.out[j] + (size_t)q * es, dt);
+			double want = gold_out[j][idx];
+			int finite = isfinite(got);
+			double err = finite ? fabs(got - want) : INFINITY;
+			int bad = !finite || !(err <= t->atol + t->rtol * fabs(want));
+			if (!bad)
+				continue;
+			if (!finite)
+				n_nonfinite++;
+			n_bad++;
+			if (finite && err > max_err)
+				max_err = err;
+			if (json_array_size(mism) < GRADE_MAX_MISMATCH)
+				json_array_append_new(mism, json_pack("{s:s,s:I,s:f,s:f}", "output",
+								      t->outputs[j].name, "index",
+								      (json_int_t)idx, "got",
+								      finite ? got : 0.0, "expected", want));
+		}
+	}
+	if (n_bad) {
+		enum verdict v = n_nonfinite ? VERDICT_NONFINITE : VERDICT_WRONG_ANSWER;
+		char first[512] = "";
+		size_t fl = 0;
+		for (size_t m = 0; m < json_array_size(mism) && m < 3; m++) {
+			json_t *x = json_array_get(mism, m);
+			fl += (size_t)snprintf(first + fl, sizeof first - fl, "%s[%lld] got %.9g want %.9g; ",
+					       json_string_value(json_object_get(x, "output")),
+					       (long long)json_integer_value(json_object_get(x, "index")),
+					       json_real_value(json_object_get(x, "got")),
+					       json_real_value(json_object_get(x, "expected")));
+			if (fl >= sizeof first)
+				break;
+		}
+		set_verdict(r, v, phase, st->name,
+			    "%lld of the checked elements are outside atol %g + rtol %g%s (%lld "
+			    "non-finite); %s", (long long)n_bad, t->atol, t->rtol,
+			    sampled ? " (sampled items)" : "", (long long)n_nonfinite, first);
+		json_decref(r->evidence);
+		r->evidence = json_pack("{s:o,s:I,s:I,s:f}", "mismatches", mism, "count",
+					(json_int_t)n_bad, "nonfinite", (json_int_t)n_nonfinite,
+					"max_abs_error", max_err);
+		out = 1;
+		goto done;
+	}
+	json_decref(mism);
+	out = 0;
+done:
+	if (rc >= 0)
+		run_call_res_free(&res);
+	for (int j = 0; j < KA_MAX_TENSORS; j++) {
+		free(elems[j]);
+		free(gold_out[j]);
+	}
+	free(items);
+	return out;
+}
+
+static struct grade_figure figure_of(const double *x, int n, double scale)
+{
+	struct grade_figure f = {0};
+	if (n <= 0)
+		return f;
+	f.valid = 1;
+	f.n = n;
+	f.median = stats_median(x, (size_t)n) * scale;
+	struct ci c = stats_median_ci(x, (size_t)n);
+	f.lo = c.lo * scale;
+	f.hi = c.hi * scale;
+	return f;
+}
+
+static int converged(const double *x, int n, const struct grade_protocol *p)
+{
+	if (n < p->min_samples)
+		return 0;
+	double m = stats_median(x, (size_t)n);
+	struct ci c = stats_median_ci(x, (size_t)n);
+	double half = (c.hi - c.lo) / 2;
+	return m > 0 && half / m <= p->ci_target;
+}
+
+/* Pick the benchmark shape: the override, else on a test-grade device the
+ * largest check shape (a CPU cannot run the GPU-sized benchmark in useful
+ * time), else the task's benchmark shape. */
+static int bench_shape(const struct grade_session *s, const struct ka_task *t,
+		       const char *override, struct ka_shape *out, struct ka_err *e)
+{
+	if (override)
+		return task_shape_parse(t, override, out, e);
+	if (!s->test_grade) {
+		*out = t->bench;
+		return 0;
+	}
+	int64_t best = -1;
+	for (int i = 0; i < t->n_checks; i++) {
+		int64_t n;
+		if (task_item_count(t, &t->checks[i], &n, e))
+			return -1;
+		if (n > best) {
+			best = n;
+			*out = t->checks[i];
+		}
+	}
+	return 0;
+}
+
+static int only_space(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
+		    const char *bench_override, struct grade_result *r, struct ka_err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->verdict = VERDICT_OK;
+	r->test_grade = s->test_grade;
+	double t0 = util_now();
+	int rc = -1;
+	struct gold *g = NULL;
+	struct target_compiled cc;
+	memset(&cc, 0, sizeof cc);
+	struct shape_state *shapes = xcalloc(GRADE_MAX_SHAPES, sizeof *shapes);
+	int n_shapes = 0;
+	struct target_baseline base[2];
+	memset(base, 0, sizeof base);
+	int n_base = 0;
+	struct gen_params gp[KA_MAX_TENSORS];
+	double *tc = NULL, *tb[2] = {NULL, NULL};
+
+	for (int k = 0; k < t->n_inputs; k++)
+		if (gen_params_of(&t->inputs[k].dist, &gp[k], e))
+			goto out;
+	if (!src || only_space(src, len)) {
+		set_verdict(r, VERDICT_NO_CODE, "extract", NULL, "no kernel source");
+		rc = 0;
+		goto out;
+	}
+	/* 1. compile */
+	if (s->ops->compile(t, src, len, s->workdir, s->device, &cc, e))
+		goto out;
+	r->compile_s = util_now() - t0;
+	if (cc.verdict != VERDICT_OK) {
+		set_verdict(r, cc.verdict, "compile", NULL, "%s", cc.detail);
+		rc = 0;
+		goto out;
+	}
+	/* 2. shapes: every check shape, then the benchmark shape */
+	struct ka_shape bsh;
+	if (bench_shape(s, t, bench_override, &bsh, e))
+		goto out;
+	for (int i = 0; i < t->n_checks; i++)
+		if (shape_init(t, &t->checks[i], i, &s->proto, &shapes[n_shapes++], e))
+			goto out;
+	struct shape_state *bench = &shapes[n_shapes];
+	if (shape_init(t, &bsh, n_shapes, &s->proto, bench, e))
+		goto out;
+	n_shapes++;
+	snprintf(r->bench_shape, sizeof r->bench_shape, "%s", bench->name);
+	/* 3. record each shape in the sandbox and load the plan in the runner */
+	double tr = util_now();
+	char *bench_sig = NULL;
+	for (int i = 0; i < n_shapes; i++) {
+		struct shape_state *st = &shapes[i];
+		char *reqj = record_request(s, t, st, cc.record_extra);
+		struct plan plan;
+		struct record_result rr;
+		int x = record_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan, &rr, e);
+		free(reqj);
+		if (x < 0)
+			goto out;
+		if (strcmp(rr.verdict, "ok")) {
+			set_verdict(r, verdict_of(rr.verdict), "record", st->name, "%s", rr.detail);
+			rc = 0;
+			goto out;
+		}
+		int launches = 0;
+		for (int o = 0; o < plan.n_ops; o++)
+			launches += plan.ops[o].kind == PLAN_OP_LAUNCH;
+		if (plan.status != 0 || launches == 0) {
+			if (plan.status)
+				set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
+					    "ka_launch returned %d", plan.status);
+			else
+				set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
+					    "ka_launch launched no kernel");
+			plan_free(&plan);
+			rc = 0;
+			goto out;
+		}
+		if (i == n_shapes - 1)
+			bench_sig = plan_signature(&plan);
+		char *pj = plan_write(&plan);
+		plan_free(&plan);
+		struct run_status ls;
+		x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype, cc.module,
+				   NULL, &ls, e);
+		free(pj);
+		if (x < 0) {
+			free(bench_sig);
+			goto out;
+		}
+		if (ls.status != RUNCLIENT_OK) {
+			set_verdict(r, ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
+								      : verdict_of(ls.verdict),
+				    "load", st->name, "%s", ls.detail);
+			free(bench_sig);
+			rc = 0;
+			goto out;
+		}
+	}
+	free(bench_sig);
+	r->record_s = util_now() - tr;
+	/* 4. correctness: fresh inputs on every call */
+	double tcor = util_now();
+	g = gold_open(t, e);
+	if (!g)
+		goto out;
+	for (int i = 0; i < n_shapes; i++) {
+		struct shape_state *st = &shapes[i];
+		int calls = i == n_shapes - 1 ? 1 : s->proto.checks_per_shape;
+		for (int c = 0; c < calls; c++) {
+			int x = one_call(s, t, g, gp, st, st->slot, 1, 0, "correctness", NULL, NULL, r, e);
+			if (x < 0)
+				goto out;
+			if (x > 0) {
+				r->correct_s = util_now() - tcor;
+				rc = 0;
+				goto out;
+			}
+		}
+	}
+	r->correct_s = util_now() - tcor;
+	if (!s->proto.timing) {
+		rc = 0;
+		goto out;
+	}
+	/* 5. timing against the trusted baselines, interleaved in blocks */
+	double tt = util_now();
+	if (s->ops->baselines(t, &bench->sh, s->device, s->workdir, base, &n_base, e))
+		goto out;
+	for (int b = 0; b < n_base; b++) {
+		struct run_status ls;
+		int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
+		if (runclient_load(s->rc, slot, base[b].plan_json, bench->n_tensors, bench->bytes,
+				   bench->dtype, base[b].module, base[b].native, &ls, e))
+			goto out;
+		if (ls.status != RUNCLIENT_OK) {
+			ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s", t->name,
+				   base[b].name, ls.verdict, ls.detail);
+			goto out;
+		}
+		/* The baseline must itself be right: a wrong baseline is a bank or
+		 * grader bug and would make every speedup meaningless. */
+		struct grade_result br;
+		memset(&br, 0, sizeof br);
+		int x = one_call(s, t, g, gp, bench, slot, 1, 0, "baseline", NULL, NULL, &br, e);
+		json_decref(br.evidence);
+		if (x < 0)
+			goto out;
+		if (x > 0) {
+			ka_err_set(e, "%s: trusted baseline '%s' is not correct at %s: %s: %.300s",
+				   t->name, base[b].name, bench->name, verdict_name(br.verdict),
+				   br.detail);
+			goto out;
+		}
+	}
+	int cap = s->proto.max_samples;
+	tc = xcalloc((size_t)cap, sizeof *tc);
+	for (int b = 0; b < n_base; b++)
+		tb[b] = xcalloc((size_t)cap, sizeof *tb[b]);
+	int nc = 0, nb[2] = {0, 0};
+	double sum_event_s = 0, sum_wall_s = 0;
+	/* Randomised warm-up (1..4 calls each), verified like every other call. */
+	int warm = 1 + (int)(util_mix64(s->nonce ^ s->calls) % 4);
+	for (int w = 0; w < warm; w++) {
+		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, r, e);
+		if (x)
+			goto timing_end_x;
+		for (int b = 0; b < n_base; b++) {
+			int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
+			if (one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", NULL, NULL, r, e))
+				goto out;
+		}
+		continue;
+timing_end_x:
+		if (x < 0)
+			goto out;
+		r->timing_s = util_now() - tt;
+		rc = 0;
+		goto out;
+	}
+	for (;;) {
+		for (int k = 0; k < s->proto.block && nc < cap; k++) {
+			double ns = 0, wall = 0;
+			int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", &ns, &wall, r, e);
+			if (x < 0)
+				goto out;
+			if (x > 0) {
+				r->timing_s = util_now() - tt;
+				rc = 0;
+				goto out;
+			}
+			tc[nc++] = ns;
+			sum_event_s += ns * 1e-9;
+			sum_wall_s += wall;
+		}
+		for (int b = 0; b < n_base; b++) {
+			int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
+			for (int k = 0; k < s->proto.block && nb[b] < cap; k++) {
+				double ns = 0;
+				struct grade_result br;
+				memset(&br, 0, sizeof br);
+				int x = one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", &ns, NULL, &br, e);
+				json_decref(br.evidence);
+				if (x != 0) {
+					if (x > 0)
+						ka_err_set(e, "%s: baseline '%s' failed while timing: %s",
+							   t->name, base[b].name, br.detail);
+					goto out;
+				}
+				tb[b][nb[b]++] = ns;
+			}
+		}
+		int done = converged(tc, nc, &s->proto);
+		for (int b = 0; b < n_base; b++)
+			done = done && converged(tb[b], nb[b], &s->proto);
+		if (done || nc >= cap || util_now() - tt > s->proto.max_seconds)
+			break;
+	}
+	r->time_us = figure_of(tc, nc, 1e-3);
+	/* Cross-checks: event time cannot exceed the parent's wall clock, and no
+	 * kernel can beat the roofline by orders of magnitude. */
+	if (sum_event_s > sum_wall_s * 1.0001) {
+		set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, "timing", bench->name,
+			    "device time %.6f s exceeds the wall-clock time %.6f s", sum_event_s,
+			    sum_wall_s);
+		rc = 0;
+		goto out;
+	}
+	int64_t mb = 0, mf = 0;
+	if (t->min_bytes)
+		expr_eval(t->min_bytes, bench->sh.v, &mb, NULL);
+	if (t->min_flops)
+		expr_eval(t->min_flops, bench->sh.v, &mf, NULL);
+	double floor_s = fmax((double)mb / s->peak_bw, (double)mf / s->peak_flops);
+	if (r->time_us.median * 1e-6 < s->proto.floor_factor * floor_s) {
+		set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, "timing", bench->name,
+			    "median %.3f us is below %g x the physical minimum %.3f us", r->time_us.median,
+			    s->proto.floor_factor, floor_s * 1e6);
+		rc = 0;
+		goto out;
+	}
+	for (int b = 0; b < n_base; b++) {
+		struct grade_figure *f = b == 0 ? &r->eager_us : &r->compiled_us;
+		struct grade_figure *sp = b == 0 ? &r->speedup_eager : &r->speedup_compiled;
+		*f = figure_of(tb[b], nb[b], 1e-3);
+		struct ci c = stats_ratio_ci(tb[b], (size_t)nb[b], tc, (size_t)nc, GRADE_BOOT_REPS,
+					     util_mix64(task_hash(t) ^ (uint64_t)b));
+		sp->valid = 1;
+		sp->n = nc;
+		sp->median = f->median / r->time_us.median;
+		sp->lo = c.lo;
+		sp->hi = c.hi;
+	}
+	r->timing_s = util_now() - tt;
+	rc = 0;
+out:
+	r->total_s = util_now() - t0;
+	for (int i = 0; i < n_shapes; i++)
+		shape_free(&shapes[i]);
+	free(shapes);
+	for (int b = 0; b < n_base; b++)
+		target_baseline_free(&base[b]);
+	free(tc);
+	free(tb[0]);
+	free(tb[1]);
+	gold_close(g);
+	target_compiled_free(&cc);
+	return rc;
+}
+
+void grade_result_free(struct grade_result *r)
+{
+	if (!r)
+		return;
+	json_decref(r->evidence);
+	r->evidence = NULL;
+}
+
+static json_t *figure_json(const struct grade_figure *f)
+{
+	if (!f->valid)
+		return json_null();
+	return json_pack("{s:f,s:f,s:f,s:i}", "median", f->median, "lo", f->lo, "hi", f->hi, "n",
+			 f->n);
+}
+
+json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t,
+			  const struct grade_result *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "schema", json_string("ka-grade/1"));
+	json_object_set_new(j, "task", json_string(t->name));
+	json_object_set_new(j, "tier", json_string(t->tier));
+	json_object_set_new(j, "target", json_string(s->ops->name));
+	json_object_set_new(j, "test_grade", json_boolean(r->test_grade));
+	json_object_set_new(j, "verdict", json_string(verdict_name(r->verdict)));
+	json_object_set_new(j, "phase", json_string(r->phase));
+	json_object_set_new(j, "shape", json_string(r->shape));
+	json_object_set_new(j, "detail", json_string(r->detail));
+	json_object_set_new(j, "evidence", r->evidence ? json_incref(r->evidence) : json_null());
+	json_object_set_new(j, "bench_shape", json_string(r->bench_shape));
+	json_object_set_new(j, "time_us", figure_json(&r->time_us));
+	json_object_set_new(j, "eager_us", figure_json(&r->eager_us));
+	json_object_set_new(j, "compiled_us", figure_json(&r->compiled_us));
+	json_object_set_new(j, "speedup_eager", figure_json(&r->speedup_eager));
+	json_object_set_new(j, "speedup_compiled", figure_json(&r->speedup_compiled));
+	json_object_set_new(j, "seconds",
+			    json_pack("{s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s, "record",
+				      r->record_s, "correctness", r->correct_s, "timing",
+				      r->timing_s, "total", r->total_s));
+	json_object_set(j, "device", s->device);
+	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
+	return j;
+}

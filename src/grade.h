@@ -1,0 +1,102 @@
+/* grade.h: the grader's protocol (BRIEF sections 2 and 3), target-agnostic.
+ * A grade session owns one runner (trusted replay on one device) and the
+ * secret per-run nonce. grade_candidate takes a candidate's source through
+ * compile -> record (sandboxed recorder, per shape) -> load (runner validates
+ * the plan) -> correctness on every check shape and the benchmark shape (fresh
+ * inputs every call, poisoned outputs, canaries, input hashes, gold in the
+ * parent) -> timing interleaved with the baselines (ABAB blocks, flush before
+ * every sample, every timed output verified on sampled items) -> verdict and
+ * speedups with bootstrap CIs. The parent never runs candidate code and never
+ * opens a device context. docs/grader.md explains each defence. */
+#ifndef KA_GRADE_H
+#define KA_GRADE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "stats.h"
+#include "task.h"
+#include "util.h"
+#include "verdict.h"
+
+/* Protocol parameters (recorded in every result). */
+struct grade_protocol {
+	int min_samples;	/* per side, >= 20 */
+	int max_samples;	/* per side, cap 500 */
+	double max_seconds;	/* timing phase cap, 60 */
+	double ci_target;	/* stop when CI half-width / median <= this (0.01) */
+	int block;		/* samples per ABAB block */
+	int checks_per_shape;	/* correctness calls per check shape (fresh inputs each) */
+	int sample_items;	/* random work items verified at large shapes */
+	int64_t full_check_max;	/* verify all items when the count is at most this */
+	double call_timeout;	/* watchdog per runner call, seconds */
+	double record_timeout;	/* watchdog per recorder run, seconds */
+	double compile_timeout;
+	double floor_factor;	/* implausible below floor_factor * roofline minimum */
+	int timing;		/* 0: correctness only */
+};
+
+/* Fill p with the BRIEF's defaults. */
+void grade_protocol_default(struct grade_protocol *p);
+
+/* The protocol as JSON (new reference). */
+json_t *grade_protocol_json(const struct grade_protocol *p);
+
+struct grade_session;
+
+/* Start a session on target "opencl" or "cuda": starts the runner on the
+ * device (platform substring / device index, may be NULL/0), reads its
+ * properties, draws the secret nonce. workdir holds compiled candidates
+ * (created if missing). NULL with e on failure (no such target, runner
+ * missing, no device). */
+struct grade_session *grade_session_open(const char *target, const char *platform, int device,
+					 const struct grade_protocol *p, const char *workdir,
+					 struct ka_err *e);
+
+/* Stop the runner and free the session. NULL is a no-op. */
+void grade_session_close(struct grade_session *s);
+
+/* The device description the runner reported (borrowed). */
+const json_t *grade_session_device(const struct grade_session *s);
+
+/* Name of the session's target ("opencl"/"cuda"). */
+const char *grade_session_target(const struct grade_session *s);
+
+/* A median with its 95% CI; valid = 0 when not measured. */
+struct grade_figure {
+	int valid;
+	double median, lo, hi;
+	int n;
+};
+
+struct grade_result {
+	enum verdict verdict;
+	char detail[4096];		/* one paragraph of evidence */
+	json_t *evidence;		/* structured evidence (mismatches, ...), owned */
+	char phase[24];			/* where the verdict was reached */
+	char shape[128];		/* the shape it was reached at */
+	struct grade_figure time_us;	/* candidate */
+	struct grade_figure eager_us, compiled_us;
+	struct grade_figure speedup_eager, speedup_compiled;
+	double compile_s, record_s, correct_s, timing_s, total_s;
+	int test_grade;
+	char bench_shape[128];
+};
+
+/* Grade one candidate source (len bytes; may be empty: no_code). Returns 0
+ * with r filled whatever the candidate did, or -1 with e only when the grader
+ * itself cannot work (runner lost and not restartable, gold failed, ...).
+ * bench_override: a shape string replacing the benchmark shape, or NULL
+ * (on test-grade devices the default is the largest check shape; see
+ * docs/grader.md). Free r with grade_result_free. */
+int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
+		    const char *bench_override, struct grade_result *r, struct ka_err *e);
+
+void grade_result_free(struct grade_result *r);
+
+/* The result as JSON, schema "ka-grade/1" (docs/grade-result.md). New
+ * reference. */
+json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t,
+			  const struct grade_result *r);
+
+#endif

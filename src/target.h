@@ -1,0 +1,69 @@
+/* target.h: what differs between device targets, behind one table
+ * (struct target_ops), as ggml does with its backends. The grader (grade.c)
+ * is written once against it. A target knows how to compile a candidate into
+ * a shared object for the recorder, which recorder and runner programs to
+ * use, and which trusted baselines a task has on it. */
+#ifndef KA_TARGET_H
+#define KA_TARGET_H
+
+#include <jansson.h>
+
+#include "task.h"
+#include "util.h"
+#include "verdict.h"
+
+/* A trusted baseline to load into the runner: a plan (JSON text) and, for
+ * CUDA, a module or native library path. */
+struct target_baseline {
+	char name[16];		/* "eager" or "compiled" */
+	char *plan_json;	/* owned; NULL for a native baseline */
+	char *module;		/* owned path or NULL */
+	char *native;		/* owned path of a trusted library, or NULL */
+};
+
+/* Outcome of compiling a candidate. */
+struct target_compiled {
+	enum verdict verdict;	/* VERDICT_OK, COMPILE_ERROR or FORBIDDEN */
+	char detail[4096];
+	char *so_path;		/* owned; set when verdict is OK */
+	char *module;		/* owned; CUDA: path the runner loads device code from */
+	json_t *record_extra;	/* owned; merged into the recorder request */
+};
+
+struct target_ops {
+	const char *name;	/* "opencl", "cuda" */
+	const char *recorder;	/* program beside ka */
+	const char *runner;	/* program beside ka */
+	const char *src_ext;	/* ".c", ".cu" */
+	/* Compile src (len bytes) for task t inside workdir. Returns 0 with
+	 * out->verdict set (the candidate's fault is a verdict), -1 with e for a
+	 * harness failure. */
+	int (*compile)(const struct ka_task *t, const char *src, size_t len, const char *workdir,
+		       const json_t *device, struct target_compiled *out, struct ka_err *e);
+	/* Trusted baselines of t at shape sh: fills out[0..*n-1] (at most 2). */
+	int (*baselines)(const struct ka_task *t, const struct ka_shape *sh, const json_t *device,
+			 const char *workdir, struct target_baseline *out, int *n,
+			 struct ka_err *e);
+};
+
+/* The target named name, or NULL. */
+const struct target_ops *target_find(const char *name);
+
+void target_compiled_free(struct target_compiled *c);
+void target_baseline_free(struct target_baseline *b);
+
+/* Check a candidate's #include lines: absolute paths and ".." are forbidden,
+ * and only headers in allowed (NULL-terminated list of exact names, e.g.
+ * "CL/cl.h") or the C/C++ standard headers may be included. 0 if fine, -1
+ * with why filled (names the include). */
+int target_check_includes(const char *src, size_t len, const char *const *allowed, char *why,
+			  size_t why_cap);
+
+/* Check a compiler dependency file (-MD output): every file the compilation
+ * read must be inside workdir or one of system_dirs (NULL-terminated), after
+ * resolving links. This is the ground truth whatever the preprocessor was
+ * tricked into. 0, or -1 with why naming the file. */
+int target_check_deps(const char *deps_path, const char *workdir, const char *const *system_dirs,
+		      char *why, size_t cap);
+
+#endif

@@ -1,0 +1,153 @@
+/* target_opencl.c: the OpenCL target. A candidate is one C file: OpenCL C
+ * kernels in a string plus the host entry point ka_launch (include/
+ * ka_kernel.h). Its host code is compiled by the system C compiler into a
+ * shared object that only the recorder ever loads. The trusted baseline is
+ * the task's reference run as one naive kernel per work item (accumulating
+ * in double, as ref.c does). */
+#include "target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bank.h"
+#include "plan.h"
+
+static const char *const opencl_headers[] = {"CL/cl.h", "CL/opencl.h", "CL/cl_platform.h",
+					     "ka_kernel.h", NULL};
+
+static int opencl_compile(const struct ka_task *t, const char *src, size_t len, const char *workdir,
+			  const json_t *device, struct target_compiled *out, struct ka_err *e)
+{
+	memset(out, 0, sizeof *out);
+	char why[512];
+	if (target_check_includes(src, len, opencl_headers, why, sizeof why)) {
+		out->verdict = VERDICT_FORBIDDEN;
+		snprintf(out->detail, sizeof out->detail, "%s", why);
+		return 0;
+	}
+	uint64_t h = util_hash64(src, len, 0x0c1);
+	char *dir = xasprintf("%s/cl-%016llx", workdir, (unsigned long long)h);
+	char *so = xasprintf("%s/candidate.so", dir);
+	if (access(so, R_OK) == 0) { /* compiled before: same source, same flags */
+		out->verdict = VERDICT_OK;
+		out->so_path = so;
+		free(dir);
+		return 0;
+	}
+	int rc = -1;
+	char *c_path = xasprintf("%s/candidate.c", dir);
+	char *inc = xasprintf("%s/include", dir);
+	char *hdr_src = xasprintf("%s/include/ka_kernel.h", util_data_root());
+	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
+	char *hdr = NULL, *log = NULL;
+	size_t hl = 0;
+	if (util_mkdirs(inc, e) || util_write_file(c_path, src, len, e) ||
+	    util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) ||
+	    util_write_file(hdr_dst, hdr, hl, e))
+		goto done;
+	char *tmp_so = xasprintf("%s/candidate.so.part", dir);
+	char *argv[] = {"cc", "-std=gnu17", "-O2", "-fPIC", "-shared", "-MD", "-MF", "deps.d",
+			"-I", "include", "-o", "candidate.so.part", "candidate.c", NULL};
+	int trunc = 0;
+	int st = util_run(argv, dir, 60, 16384, &log, NULL, &trunc, e);
+	if (st < 0) {
+		free(tmp_so);
+		goto done;
+	}
+	char *deps = xasprintf("%s/deps.d", dir);
+	static const char *const sysdirs[] = {"/usr/include", "/usr/lib/gcc", "/usr/local/include",
+					      NULL};
+	if (st == 0 && target_check_deps(deps, dir, sysdirs, why, sizeof why)) {
+		out->verdict = VERDICT_FORBIDDEN;
+		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
+	} else if (st != 0) {
+		out->verdict = st == 124 ? VERDICT_COMPILE_ERROR : VERDICT_COMPILE_ERROR;
+		snprintf(out->detail, sizeof out->detail, "%s%s%s",
+			 st == 124 ? "compiler timed out\n" : "", log, trunc ? "\n[log truncated]" : "");
+	} else if (rename(tmp_so, so) != 0) {
+		ka_err_set(e, "%s: cannot store the compiled candidate", so);
+		free(deps);
+		free(tmp_so);
+		goto done;
+	} else {
+		out->verdict = VERDICT_OK;
+		out->so_path = so;
+		so = NULL;
+	}
+	free(deps);
+	free(tmp_so);
+	rc = 0;
+done:
+	free(log);
+	free(hdr);
+	free(hdr_src);
+	free(hdr_dst);
+	free(inc);
+	free(c_path);
+	free(so);
+	free(dir);
+	(void)t;
+	(void)device;
+	return rc;
+}
+
+/* One launch of ka_ref_kernel(long n, long params..., inputs..., outputs...),
+ * one work item per item. */
+static int opencl_baselines(const struct ka_task *t, const struct ka_shape *sh,
+			    const json_t *device, const char *workdir, struct target_baseline *out,
+			    int *n, struct ka_err *e)
+{
+	*n = 0;
+	int64_t items;
+	if (task_item_count(t, sh, &items, e))
+		return -1;
+	struct plan p;
+	memset(&p, 0, sizeof p);
+	snprintf(p.target, sizeof p.target, "opencl");
+	p.n_programs = 1;
+	p.sources[0] = bank_opencl_ref_source(t);
+	p.n_kernels = 1;
+	snprintf(p.kernels[0].name, sizeof p.kernels[0].name, "ka_ref_kernel");
+	p.kernels[0].carveout = -1;
+	struct plan_op *o = plan_add_op(&p);
+	o->kind = PLAN_OP_LAUNCH;
+	o->work_dim = 1;
+	o->grid[0] = (uint64_t)items;
+	o->grid[1] = o->grid[2] = 1;
+	int nargs = 1 + t->n_params + t->n_inputs + t->n_outputs;
+	o->args = xcalloc((size_t)nargs, sizeof *o->args);
+	o->n_args = nargs;
+	for (int a = 0; a < 1 + t->n_params; a++) {
+		int64_t v = a == 0 ? items : sh->v[a - 1];
+		o->args[a].kind = PLAN_ARG_BYTES;
+		o->args[a].size = 8;
+		o->args[a].bytes = xmalloc(8);
+		memcpy(o->args[a].bytes, &v, 8);
+	}
+	for (int b = 0; b < t->n_inputs + t->n_outputs; b++) {
+		struct plan_arg *g = &o->args[1 + t->n_params + b];
+		g->kind = PLAN_ARG_BUFFER;
+		g->size = 8;
+		g->n_relocs = 1;
+		g->relocs = xcalloc(1, sizeof *g->relocs);
+		g->relocs[0].ref.buf = b;
+	}
+	snprintf(out[0].name, sizeof out[0].name, "eager");
+	out[0].plan_json = plan_write(&p);
+	plan_free(&p);
+	*n = 1;
+	(void)device;
+	(void)workdir;
+	return 0;
+}
+
+const struct target_ops target_opencl = {
+	.name = "opencl",
+	.recorder = "ka-record-opencl",
+	.runner = "ka-run-opencl",
+	.src_ext = ".c",
+	.compile = opencl_compile,
+	.baselines = opencl_baselines,
+};

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# tools/setup.sh: install what KernelAscent needs on Debian 12, only what is
+# missing; safe to run any number of times. Used by the README's two commands
+# and by .ci/run. Optional parts (nvcc, a GPU) are detected, never installed.
+set -euo pipefail
+
+# Debian packages: build tools, libraries ka links, PoCL (OpenCL on the CPU)
+# for the test-grade target, and Chromium for the leaderboard's browser test.
+PKGS=(
+	build-essential pkg-config git ca-certificates
+	libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev liblua5.4-dev
+	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+	python3 python3-pip python3-venv
+	chromium
+	cppcheck clang-format
+)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}"
+	SUDO=""
+	[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Python packages for the tests (NumPy cross-check of references, Playwright
+# driving Debian's Chromium). Installed for the python3 on PATH.
+PY=${PYTHON:-python3}
+pip_missing=()
+for m in numpy playwright; do
+	"$PY" -c "import $m" 2>/dev/null || pip_missing+=("$m")
+done
+if [ ${#pip_missing[@]} -gt 0 ]; then
+	echo "setup: pip installing ${pip_missing[*]}"
+	"$PY" -m pip install -q "${pip_missing[@]}" 2>/dev/null ||
+		"$PY" -m pip install -q --break-system-packages "${pip_missing[@]}"
+fi
+echo "setup: ok"
