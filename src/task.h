@@ -83,6 +83,15 @@ int task_item_count(const struct ka_task *t, const struct ka_shape *sh, int64_t 
 int task_item_dims(const struct ka_task *t, const struct ka_shape *sh, int64_t *dims,
 		   struct ka_err *e);
 
+/* Check that every size of the task evaluates at shape sh: all parameters
+ * >= 1, every tensor dimension >= 0 without overflow (also in bytes), at
+ * least one work item, each output exactly covered by items x per_item,
+ * min_bytes and min_flops >= 0; and, if numel_cap > 0, no tensor over
+ * numel_cap elements. task_load runs it on every listed shape; run it before
+ * allocating for any other shape. 0 or -1 with e ("field: problem"). */
+int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t numel_cap,
+		     struct ka_err *e);
+
 /* "M=128,N=1031" into buf. */
 void task_shape_str(const struct ka_task *t, const struct ka_shape *sh, char *buf, size_t cap);
 

@@ -1,0 +1,632 @@
+/* bank.c: scanning banks, the standalone device sources of a reference and
+ * task validation (see bank.h). Compilers run through util_run with a
+ * wall-clock limit and a capped log; sources go to a private temporary
+ * folder that is removed afterwards. */
+#include "bank.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gold.h"
+
+#define BANK_HDR_CAP (256u << 10)
+#define BANK_LOG_CAP (64u << 10)
+#define BANK_CC_TIMEOUT_S 180.0
+#define BANK_GOLD_CAP ((size_t)1 << 31) /* bytes per tensor on a check shape */
+
+/* ---- scanning ------------------------------------------------------------ */
+
+const char *bank_default_path(void)
+{
+	static char path[4096];
+	if (!path[0])
+		snprintf(path, sizeof path, "%s/bank/public", util_data_root());
+	return path;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int has_task(const char *dir)
+{
+	char *p = xasprintf("%s/task.json", dir);
+	struct stat st;
+	int ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
+}
+
+static void list_add(struct bank_list *l, const char *dir)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->dirs[i], dir))
+			return;
+	l->dirs = xrealloc(l->dirs, (size_t)(l->n + 1) * sizeof *l->dirs);
+	l->dirs[l->n++] = xstrdup(dir);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add task folders under dir, depth levels deep (1 or 2). */
+static int scan_dir(const char *dir, int depth, struct bank_list *out, struct ka_err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return ka_err_set(e, "%s: %s", dir, strerror(errno));
+	struct bank_list found = {0};
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *sub = xasprintf("%s/%s", dir, de->d_name);
+		if (is_dir(sub)) {
+			if (has_task(sub))
+				list_add(&found, sub);
+			else if (depth > 1)
+				scan_dir(sub, depth - 1, &found, NULL);
+		}
+		free(sub);
+		if (found.n > BANK_MAX_TASKS)
+			break;
+	}
+	closedir(d);
+	if (found.n > BANK_MAX_TASKS) {
+		bank_list_free(&found);
+		return ka_err_set(e, "%s: more than %d tasks", dir, BANK_MAX_TASKS);
+	}
+	qsort(found.dirs, (size_t)found.n, sizeof *found.dirs, cmp_str);
+	for (int i = 0; i < found.n; i++)
+		list_add(out, found.dirs[i]);
+	bank_list_free(&found);
+	return 0;
+}
+
+static char *strip_slashes(const char *p)
+{
+	char *s = xstrdup(p);
+	size_t n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = 0;
+	return s;
+}
+
+int bank_scan(const char *path, struct bank_list *out, struct ka_err *e)
+{
+	memset(out, 0, sizeof *out);
+	char *p = strip_slashes(path);
+	int rc = 0;
+	if (!is_dir(p))
+		rc = ka_err_set(e, "%s: not a bank folder (%s)", p,
+				access(p, F_OK) ? strerror(errno) : "not a directory");
+	else if (has_task(p))
+		list_add(out, p);
+	else
+		rc = scan_dir(p, 2, out, e);
+	free(p);
+	return rc;
+}
+
+int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out,
+		 struct ka_err *e)
+{
+	struct bank_list all = {0};
+	int have_all = 0, rc = 0;
+	if (argc == 0) {
+		rc = bank_scan(bank, &all, e);
+		for (int i = 0; rc == 0 && i < all.n; i++)
+			list_add(out, all.dirs[i]);
+		bank_list_free(&all);
+		return rc;
+	}
+	for (int a = 0; a < argc && rc == 0; a++) {
+		const char *arg = argv[a];
+		if (is_dir(arg)) {
+			struct bank_list one;
+			rc = bank_scan(arg, &one, e);
+			for (int i = 0; rc == 0 && i < one.n; i++)
+				list_add(out, one.dirs[i]);
+			bank_list_free(&one);
+			continue;
+		}
+		if (strchr(arg, '/')) {
+			rc = ka_err_set(e, "%s: no such task folder", arg);
+			break;
+		}
+		if (!have_all) {
+			rc = bank_scan(bank, &all, e);
+			have_all = 1;
+			if (rc)
+				break;
+		}
+		int hit = 0;
+		for (int i = 0; i < all.n; i++) {
+			const char *base = strrchr(all.dirs[i], '/');
+			base = base ? base + 1 : all.dirs[i];
+			if (!strcmp(base, arg)) {
+				list_add(out, all.dirs[i]);
+				hit = 1;
+			}
+		}
+		if (!hit)
+			rc = ka_err_set(e, "no task '%.64s' in %s", arg, bank);
+	}
+	bank_list_free(&all);
+	return rc;
+}
+
+void bank_list_free(struct bank_list *l)
+{
+	if (!l)
+		return;
+	for (int i = 0; i < l->n; i++)
+		free(l->dirs[i]);
+	free(l->dirs);
+	l->dirs = NULL;
+	l->n = 0;
+}
+
+/* ---- standalone reference sources --------------------------------------- */
+
+struct bank_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void buf_add(struct bank_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_add(struct bank_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (b->len + (size_t)n + 1 > b->cap) {
+		b->cap = (b->len + (size_t)n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* True if the line is an #include of ka_gen.h or ka_ref.h. */
+static int is_ka_include(const char *line, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i >= len || line[i] != '#')
+		return 0;
+	i++;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (len - i < 7 || strncmp(line + i, "include", 7))
+		return 0;
+	i += 7;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i >= len || (line[i] != '"' && line[i] != '<'))
+		return 0;
+	i++;
+	return len - i >= 8 && (!strncmp(line + i, "ka_gen.h", 8) || !strncmp(line + i, "ka_ref.h", 8));
+}
+
+/* Append text with its includes of the KernelAscent headers blanked (line
+ * count kept, so #line positions stay right). */
+static void add_inlined(struct bank_buf *b, const char *name, const char *text)
+{
+	buf_add(b, "#line 1 \"%s\"\n", name);
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (is_ka_include(p, len))
+			buf_add(b, "/* (inlined above) */\n");
+		else
+			buf_add(b, "%.*s\n", (int)len, p);
+		p = nl ? nl + 1 : p + len;
+	}
+}
+
+static char *read_header(const char *name)
+{
+	char *path = xasprintf("%s/include/%s", util_data_root(), name);
+	char *text = NULL;
+	if (util_read_file(path, BANK_HDR_CAP, &text, NULL, NULL))
+		text = NULL;
+	free(path);
+	return text;
+}
+
+static char *ref_source(const struct ka_task *t, int cuda)
+{
+	char *gen = read_header("ka_gen.h"), *ref = read_header("ka_ref.h");
+	if (!gen || !ref) {
+		free(gen);
+		free(ref);
+		return NULL;
+	}
+	struct bank_buf b = {0};
+	buf_add(&b,
+		"/* Generated by ka from task '%s': a standalone %s source of its reference.\n"
+		" * include/ka_gen.h, include/ka_ref.h and ref.c are inlined below, then\n"
+		" * ka_ref_kernel(n, params..., inputs..., outputs...) runs ref() for\n"
+		" * items 0..n-1, one %s per item. */\n",
+		t->name, cuda ? "CUDA" : "OpenCL C", cuda ? "thread" : "work item");
+	add_inlined(&b, "ka_gen.h", gen);
+	add_inlined(&b, "ka_ref.h", ref);
+	char *refname = xasprintf("%s/ref.c", t->dir);
+	add_inlined(&b, refname, t->ref_src);
+	free(refname);
+	buf_add(&b, "#line 1 \"ka_ref_kernel\"\n");
+	if (cuda) {
+		buf_add(&b, "extern \"C\" __global__ void ka_ref_kernel(long long n");
+		for (int p = 0; p < t->n_params; p++)
+			buf_add(&b, ", long long p_%s", t->params[p]);
+		for (int k = 0; k < t->n_inputs; k++)
+			buf_add(&b, ", const %s *__restrict__ in_%s",
+				task_dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
+		for (int j = 0; j < t->n_outputs; j++)
+			buf_add(&b, ", %s *__restrict__ out_%s", task_dtype_ctype(t->outputs[j].dtype),
+				t->outputs[j].name);
+		buf_add(&b, ")\n{\n\tlong long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
+	} else {
+		buf_add(&b, "__kernel void ka_ref_kernel(long n");
+		for (int p = 0; p < t->n_params; p++)
+			buf_add(&b, ", long p_%s", t->params[p]);
+		for (int k = 0; k < t->n_inputs; k++)
+			buf_add(&b, ", __global const %s *in_%s", task_dtype_ctype(t->inputs[k].dtype),
+				t->inputs[k].name);
+		for (int j = 0; j < t->n_outputs; j++)
+			buf_add(&b, ", __global %s *out_%s", task_dtype_ctype(t->outputs[j].dtype),
+				t->outputs[j].name);
+		buf_add(&b, ")\n{\n\tlong i = get_global_id(0);\n");
+	}
+	buf_add(&b, "\tif (i < n)\n\t\tref(i");
+	for (int p = 0; p < t->n_params; p++)
+		buf_add(&b, ", p_%s", t->params[p]);
+	for (int k = 0; k < t->n_inputs; k++)
+		buf_add(&b, ", in_%s", t->inputs[k].name);
+	for (int j = 0; j < t->n_outputs; j++)
+		buf_add(&b, ", out_%s", t->outputs[j].name);
+	buf_add(&b, ");\n}\n");
+	free(gen);
+	free(ref);
+	return b.s;
+}
+
+char *bank_opencl_ref_source(const struct ka_task *t)
+{
+	return ref_source(t, 0);
+}
+
+char *bank_cuda_ref_source(const struct ka_task *t)
+{
+	return ref_source(t, 1);
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+static int find_in_path(const char *prog, char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		return -1;
+	const char *p = path;
+	while (*p) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		if (len > 0 && len + strlen(prog) + 2 < cap) {
+			snprintf(out, cap, "%.*s/%s", (int)len, p, prog);
+			if (access(out, X_OK) == 0)
+				return 0;
+		}
+		p = colon ? colon + 1 : p + len;
+	}
+	out[0] = 0;
+	return -1;
+}
+
+void bank_tools_find(struct bank_tools *tools)
+{
+	memset(tools, 0, sizeof *tools);
+	snprintf(tools->clc, sizeof tools->clc, "%s/ka-clc", util_exe_dir());
+	if (access(tools->clc, X_OK) != 0)
+		tools->clc[0] = 0;
+	const char *env = getenv("NVCC");
+	if (env && *env && access(env, X_OK) == 0)
+		snprintf(tools->nvcc, sizeof tools->nvcc, "%s", env);
+	else if (find_in_path("nvcc", tools->nvcc, sizeof tools->nvcc) != 0 &&
+		 access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
+		snprintf(tools->nvcc, sizeof tools->nvcc, "/usr/local/cuda/bin/nvcc");
+}
+
+/* The first error lines of a compiler log on one line. */
+static void log_summary(const char *log, char *out, size_t cap)
+{
+	size_t used = 0;
+	int lines = 0;
+	out[0] = 0;
+	for (int pass = 0; pass < 2 && lines == 0; pass++) {
+		const char *p = log;
+		while (*p && lines < 3) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			int want = len > 0 && (pass == 1 || memmem(p, len, "error:", 6));
+			if (want && used + 4 < cap) {
+				int w = snprintf(out + used, cap - used, "%s%.*s", lines ? " | " : "",
+						 (int)len, p);
+				used = w > 0 && used + (size_t)w < cap ? used + (size_t)w : cap - 1;
+				lines++;
+			}
+			p = nl ? nl + 1 : p + len;
+		}
+	}
+	for (char *q = out; *q; q++)
+		if (*q == '\t' || *q == '\r' || *q == '\n')
+			*q = ' ';
+}
+
+/* Compile src with argv (argv's "SRC" and "OUT" entries are replaced by
+ * files in a fresh temporary folder). Returns the exit status, -1 if it
+ * could not run; the log summary goes to sum. */
+static int compile_with(char **argv, const char *src, const char *ext, char *sum, size_t cap)
+{
+	char tmpl[] = "/tmp/ka-bank-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir) {
+		snprintf(sum, cap, "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	char *file = xasprintf("%s/ref%s", dir, ext);
+	char *obj = xasprintf("%s/ref.o", dir);
+	char *args[32];
+	int n = 0;
+	for (; argv[n] && n < 31; n++)
+		args[n] = !strcmp(argv[n], "SRC") ? file : !strcmp(argv[n], "OUT") ? obj : argv[n];
+	args[n] = NULL;
+	struct ka_err e;
+	char *log = NULL;
+	int st = -1;
+	if (util_write_file(file, src, strlen(src), &e) == 0) {
+		st = util_run(args, dir, BANK_CC_TIMEOUT_S, BANK_LOG_CAP, &log, NULL, NULL, &e);
+		if (st < 0)
+			snprintf(sum, cap, "%.300s", e.msg);
+		else if (st == 124)
+			snprintf(sum, cap, "compiler ran over %.0f s", BANK_CC_TIMEOUT_S);
+		else
+			log_summary(log, sum, cap);
+	} else {
+		snprintf(sum, cap, "%.300s", e.msg);
+	}
+	free(log);
+	util_rmtree(dir);
+	free(file);
+	free(obj);
+	return st;
+}
+
+struct vline {
+	char *s;
+	size_t cap, used;
+};
+
+static void vadd(struct vline *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vadd(struct vline *v, const char *fmt, ...)
+{
+	if (v->used + 1 >= v->cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(v->s + v->used, v->cap - v->used, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		v->used = v->used + (size_t)w < v->cap ? v->used + (size_t)w : v->cap - 1;
+}
+
+/* Outputs at one check shape: non-finite and all-zero are errors; constant
+ * is recorded in const_mask (bit j: output j constant here). */
+static int check_outputs(const struct ka_task *t, const struct ka_shape *sh, double **out,
+			 unsigned *const_mask, char *why, size_t cap)
+{
+	char shs[256];
+	task_shape_str(t, sh, shs, sizeof shs);
+	for (int j = 0; j < t->n_outputs; j++) {
+		int64_t n;
+		task_numel(t, &t->outputs[j], sh, &n, NULL);
+		int64_t nonzero = 0, same = 0;
+		for (int64_t i = 0; i < n; i++) {
+			double v = out[j][i];
+			if (!isfinite(v)) {
+				snprintf(why, cap, "output '%s' is not finite (%g) at element %lld at %s",
+					 t->outputs[j].name, v, (long long)i, shs);
+				return -1;
+			}
+			nonzero += v != 0;
+			same += v == out[j][0];
+		}
+		if (nonzero == 0) {
+			snprintf(why, cap, "output '%s' is all zero at %s", t->outputs[j].name, shs);
+			return -1;
+		}
+		if (same == n)
+			*const_mask |= 1u << j;
+	}
+	return 0;
+}
+
+enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools, char *line,
+				size_t cap)
+{
+	struct vline v = {.s = line, .cap = cap};
+	struct ka_err e;
+	char sum[400];
+	line[0] = 0;
+	struct ka_task *t = task_load(dir, &e);
+	if (!t) {
+		vadd(&v, "%s", e.msg);
+		return BANK_VERDICT_BAD;
+	}
+	enum bank_verdict verdict = BANK_VERDICT_BAD;
+	struct gold *g = NULL;
+	char *src = NULL;
+	void *in[KA_MAX_TENSORS] = {0}, *alt = NULL;
+	double *out[KA_MAX_TENSORS] = {0}, *ref_out[KA_MAX_TENSORS] = {0};
+	char detail[1024];
+	struct vline d = {.s = detail, .cap = sizeof detail};
+	vadd(&d, "schema");
+
+	g = gold_open(t, &e);
+	if (!g) {
+		vadd(&v, "%s", e.msg);
+		goto done;
+	}
+	vadd(&d, "; C");
+
+	/* OpenCL C on PoCL (or whatever platform ka-clc finds). */
+	if (!tools->clc[0]) {
+		vadd(&d, "; OpenCL skipped (no ka-clc)");
+	} else {
+		src = bank_opencl_ref_source(t);
+		if (!src) {
+			vadd(&v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
+			goto done;
+		}
+		char *argv[] = {(char *)tools->clc, "build", "SRC", NULL};
+		int st = compile_with(argv, src, ".cl", sum, sizeof sum);
+		free(src);
+		src = NULL;
+		if (st == 3) {
+			vadd(&d, "; OpenCL skipped (no OpenCL platform)");
+		} else if (st != 0) {
+			vadd(&v, "%s/ref.c: does not compile as OpenCL C: %s", t->dir, sum);
+			goto done;
+		} else {
+			vadd(&d, "; OpenCL C");
+		}
+	}
+
+	/* CUDA device code. */
+	if (!tools->nvcc[0]) {
+		vadd(&d, "; CUDA skipped (no nvcc)");
+	} else {
+		src = bank_cuda_ref_source(t);
+		if (!src) {
+			vadd(&v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
+			goto done;
+		}
+		char *argv[] = {(char *)tools->nvcc, "-c", "-x", "cu", "-arch=sm_90a", "-o", "OUT", "SRC",
+				NULL};
+		int st = compile_with(argv, src, ".cu", sum, sizeof sum);
+		free(src);
+		src = NULL;
+		if (st != 0) {
+			vadd(&v, "%s/ref.c: does not compile as CUDA: %s", t->dir, sum);
+			goto done;
+		}
+		vadd(&d, "; CUDA sm_90a");
+	}
+
+	/* Gold on every check shape: finite, not all zero, not constant on every
+	 * shape; on the first check shape, every input must change an output. */
+	unsigned const_all = (1u << t->n_outputs) - 1;
+	int64_t total_items = 0;
+	verdict = BANK_VERDICT_DEGENERATE;
+	for (int c = 0; c < t->n_checks; c++) {
+		const struct ka_shape *sh = &t->checks[c];
+		int64_t items;
+		if (gold_inputs_new(t, sh, 1, 0, BANK_GOLD_CAP, in, &e) ||
+		    gold_outputs_new(t, sh, BANK_GOLD_CAP, out, &e) ||
+		    gold_compute(g, sh, in, out, NULL, 0, &e) || task_item_count(t, sh, &items, &e)) {
+			vadd(&v, "%s/task.json: checks[%d]: %s", t->dir, c, e.msg);
+			goto done;
+		}
+		total_items += items;
+		unsigned mask = 0;
+		if (check_outputs(t, sh, out, &mask, sum, sizeof sum)) {
+			vadd(&v, "%s: degenerate: %s", t->dir, sum);
+			goto done;
+		}
+		const_all &= mask;
+		if (c == 0) {
+			/* Keep shape 0's gold and inputs for the sensitivity test. */
+			for (int j = 0; j < t->n_outputs; j++) {
+				ref_out[j] = out[j];
+				out[j] = NULL;
+			}
+			for (int k = 0; k < t->n_inputs; k++) {
+				int64_t n;
+				size_t bytes;
+				task_numel(t, &t->inputs[k], sh, &n, NULL);
+				bytes = (size_t)n * task_dtype_size(t->inputs[k].dtype);
+				alt = xmalloc(bytes ? bytes : 1);
+				memcpy(alt, in[k], bytes);
+				void *orig = in[k];
+				in[k] = alt;
+				if (gold_input_fill(t, sh, 1, 1, k, alt, &e) ||
+				    gold_outputs_new(t, sh, BANK_GOLD_CAP, out, &e) ||
+				    gold_compute(g, sh, in, out, NULL, 0, &e)) {
+					in[k] = orig;
+					vadd(&v, "%s/task.json: checks[0]: %s", t->dir, e.msg);
+					goto done;
+				}
+				in[k] = orig;
+				free(alt);
+				alt = NULL;
+				int changed = 0;
+				for (int j = 0; j < t->n_outputs && !changed; j++) {
+					int64_t m;
+					task_numel(t, &t->outputs[j], sh, &m, NULL);
+					for (int64_t i = 0; i < m && !changed; i++)
+						changed = out[j][i] != ref_out[j][i];
+				}
+				gold_buffers_free((void **)out, t->n_outputs);
+				if (!changed) {
+					vadd(&v,
+					     "%s: degenerate: no output changes when input '%s' changes "
+					     "(at checks[0])",
+					     t->dir, t->inputs[k].name);
+					goto done;
+				}
+			}
+		}
+		gold_buffers_free(in, t->n_inputs);
+		gold_buffers_free((void **)out, t->n_outputs);
+	}
+	for (int j = 0; j < t->n_outputs; j++) {
+		if (const_all & (1u << j)) {
+			vadd(&v, "%s: degenerate: output '%s' is constant on every check shape", t->dir,
+			     t->outputs[j].name);
+			goto done;
+		}
+	}
+	vadd(&d, "; gold on %d check shapes (%lld items): finite, not constant; each of %d inputs "
+		 "changes the output",
+	     t->n_checks, (long long)total_items, t->n_inputs);
+	vadd(&v, "%s (%s %s): %s", t->dir, t->tier, t->name, detail);
+	verdict = BANK_VERDICT_OK;
+done:
+	free(src);
+	free(alt);
+	gold_buffers_free(in, t->n_inputs);
+	gold_buffers_free((void **)out, t->n_outputs);
+	gold_buffers_free((void **)ref_out, t->n_outputs);
+	gold_close(g);
+	task_free(t);
+	return verdict;
+}

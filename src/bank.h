@@ -1,0 +1,85 @@
+/* bank.h: task banks (folders of task folders) and their validation.
+ * A bank is a folder searched two levels deep for task folders (folders
+ * holding task.json), e.g. bank/public/L1/<task>. Validation loads each task,
+ * compiles its reference for every target this machine has (plain C via
+ * gold_open, OpenCL C via ka-clc on PoCL, CUDA via nvcc), computes gold on
+ * every check shape and rejects degenerate tasks. This module also builds
+ * the standalone OpenCL C and CUDA sources of a task's reference, which the
+ * grader reuses as its trusted baseline kernels. It does not time anything. */
+#ifndef KA_BANK_H
+#define KA_BANK_H
+
+#include <stddef.h>
+
+#include "task.h"
+#include "util.h"
+
+#define BANK_MAX_TASKS 4096
+
+/* Task folders, sorted by path. Owned by the struct (bank_list_free). */
+struct bank_list {
+	int n;
+	char **dirs;
+};
+
+/* The default bank: <util_data_root()>/bank/public (static string). */
+const char *bank_default_path(void);
+
+/* List the task folders of path: path itself if it holds task.json, else
+ * every folder one or two levels below it that holds task.json. A folder
+ * that does not exist or cannot be read is an error; an empty bank is not.
+ * 0 or -1 with e. */
+int bank_scan(const char *path, struct bank_list *out, struct ka_err *e);
+
+/* Resolve command-line task arguments against a bank: each argument is a
+ * task folder, a bank folder (all its tasks) or the folder name of a task in
+ * bank (e.g. "gemm_bias_gelu"); no arguments means every task of bank.
+ * Appends to out (zero it first). 0 or -1 with e ("no task 'x' in bank"). */
+int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out,
+		 struct ka_err *e);
+
+void bank_list_free(struct bank_list *l);
+
+/* A standalone OpenCL C program computing t's reference on the device:
+ * include/ka_gen.h, include/ka_ref.h and ref.c inlined (their includes of
+ * each other removed; #line directives keep error positions in ref.c), then
+ *   __kernel void ka_ref_kernel(long n, long p_<param>...,
+ *       __global const T *in_<input>..., __global T *out_<output>...)
+ * with one work item per work item: global id i < n computes item i, where n
+ * is the item count. T is the tensor's C type (task_dtype_ctype: fp16/bf16
+ * are ushort bits). Returns a new string (free), or NULL if the headers
+ * cannot be read under util_data_root()/include. */
+char *bank_opencl_ref_source(const struct ka_task *t);
+
+/* The same for CUDA: one .cu text with
+ *   extern "C" __global__ void ka_ref_kernel(long long n, long long p_<param>...,
+ *       const T *__restrict__ in_<input>..., T *__restrict__ out_<output>...)
+ * one thread per item (i = blockIdx.x * blockDim.x + threadIdx.x, i < n).
+ * It includes <string.h> through ka_gen.h's host path (fine for nvcc).
+ * Returns a new string (free) or NULL as above. */
+char *bank_cuda_ref_source(const struct ka_task *t);
+
+/* Outcome of validating one task. */
+enum bank_verdict {
+	BANK_VERDICT_OK = 0,	     /* every check passed */
+	BANK_VERDICT_DEGENERATE = 1, /* loads and compiles, but fails a check of its data */
+	BANK_VERDICT_BAD = 2,	     /* does not load or its reference does not compile */
+};
+
+/* The external compilers validation uses. An empty string turns a target
+ * off; bank_tools_find fills the defaults. */
+struct bank_tools {
+	char clc[4096];	 /* ka-clc (beside the running program), "" if missing */
+	char nvcc[4096]; /* $NVCC, nvcc on PATH or /usr/local/cuda/bin/nvcc, "" if missing */
+};
+
+void bank_tools_find(struct bank_tools *tools);
+
+/* Validate the task in dir. Writes one line (no newline) saying what was
+ * checked, or why it failed, into line (cap bytes) and returns the verdict.
+ * Targets whose compiler or OpenCL platform is missing are skipped and the
+ * line says so. */
+enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools, char *line,
+				size_t cap);
+
+#endif

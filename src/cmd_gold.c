@@ -1,0 +1,165 @@
+/* cmd_gold.c: `ka gold --task DIR [--shape S] [--seed N] -o OUTDIR [--inputs]`
+ * writes a task's gold outputs (float64) as OUTDIR/<output>.npy, and with
+ * --inputs the generated inputs in their dtype as OUTDIR/<input>.npy. The
+ * inputs are those of nonce = seed: input k has key
+ * gen_tensor_key(seed, task_hash, shape, k, 0). Bad input (task, shape) is
+ * one line and exit 2 with nothing written. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gold.h"
+#include "npy.h"
+#include "task.h"
+#include "util.h"
+
+#define GOLD_CMD_CAP_BYTES ((size_t)8 << 30) /* per tensor */
+
+static const char gold_usage[] =
+	"usage: ka gold --task DIR [--shape \"N=1031\"] [--seed S] -o OUTDIR [--inputs]\n"
+	"\n"
+	"Compute a task's gold outputs on the CPU (its ref.c compiled as C, fp64)\n"
+	"and write OUTDIR/<output>.npy (float64, the output's shape).\n"
+	"\n"
+	"  --task DIR     the task folder (task.json + ref.c)\n"
+	"  --shape S      parameter values, all of them: \"M=128,N=1031\"\n"
+	"                 (default: the task's first check shape)\n"
+	"  --seed S       input seed, an unsigned 64-bit integer (default 1)\n"
+	"  -o OUTDIR      output folder (created if missing)\n"
+	"  --inputs       also write the generated inputs, OUTDIR/<input>.npy, in\n"
+	"                 their dtype (bf16 as '<u2' raw bits)\n"
+	"\n"
+	"exit codes: 0 ok; 1 could not write; 2 bad usage or bad input (task,\n"
+	"shape, a reference that does not compile).\n";
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s || *s == '-')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_gold(int argc, char **argv)
+{
+	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
+					     {"shape", required_argument, NULL, 's'},
+					     {"seed", required_argument, NULL, 'S'},
+					     {"out", required_argument, NULL, 'o'},
+					     {"inputs", no_argument, NULL, 'i'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	if (cli_wants_help(argc, argv)) {
+		fputs(gold_usage, stdout);
+		return KA_EXIT_OK;
+	}
+	const char *task_dir = NULL, *shape_text = NULL, *outdir = NULL, *seed_text = NULL;
+	int with_inputs = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:s:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': task_dir = optarg; break;
+		case 's': shape_text = optarg; break;
+		case 'S': seed_text = optarg; break;
+		case 'o': outdir = optarg; break;
+		case 'i': with_inputs = 1; break;
+		default: return cli_bad_option("gold", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("gold", "unexpected argument '%s'", argv[optind]);
+	if (!task_dir)
+		return cli_usage_error("gold", "missing --task DIR");
+	if (!outdir)
+		return cli_usage_error("gold", "missing -o OUTDIR");
+	uint64_t seed = 1;
+	if (seed_text && parse_u64(seed_text, &seed))
+		return cli_usage_error("gold", "--seed: '%s' is not an unsigned 64-bit integer",
+				       seed_text);
+
+	struct ka_err e;
+	struct ka_task *t = task_load(task_dir, &e);
+	if (!t) {
+		fprintf(stderr, "ka gold: %s\n", e.msg);
+		return KA_EXIT_USAGE;
+	}
+	int rc = KA_EXIT_USAGE;
+	struct gold *g = NULL;
+	void *in[KA_MAX_TENSORS] = {0};
+	double *out[KA_MAX_TENSORS] = {0};
+	struct ka_shape sh = t->checks[0];
+	if (shape_text && task_shape_parse(t, shape_text, &sh, &e)) {
+		fprintf(stderr, "ka gold: --shape: %s\n", e.msg);
+		goto done;
+	}
+	if (task_check_shape(t, &sh, 0, &e)) {
+		char s[256];
+		task_shape_str(t, &sh, s, sizeof s);
+		fprintf(stderr, "ka gold: %s/task.json: %s at --shape %s\n", t->dir, e.msg, s);
+		goto done;
+	}
+	if (!(g = gold_open(t, &e))) {
+		fprintf(stderr, "ka gold: %s\n", e.msg);
+		goto done;
+	}
+	if (gold_inputs_new(t, &sh, seed, 0, GOLD_CMD_CAP_BYTES, in, &e) ||
+	    gold_outputs_new(t, &sh, GOLD_CMD_CAP_BYTES, out, &e)) {
+		fprintf(stderr, "ka gold: %s\n", e.msg);
+		goto done;
+	}
+	rc = KA_EXIT_FAIL;
+	if (gold_compute(g, &sh, in, out, NULL, 0, &e)) {
+		fprintf(stderr, "ka gold: %s\n", e.msg);
+		goto done;
+	}
+	if (util_mkdirs(outdir, &e)) {
+		fprintf(stderr, "ka gold: %s\n", e.msg);
+		goto done;
+	}
+	for (int j = 0; j < t->n_outputs; j++) {
+		const struct ka_tensor_spec *s = &t->outputs[j];
+		int64_t dims[KA_MAX_DIMS];
+		for (int d = 0; d < s->ndim; d++)
+			expr_eval(s->shape[d], sh.v, &dims[d], NULL);
+		char *path = xasprintf("%s/%s.npy", outdir, s->name);
+		int w = npy_write(path, KA_DTYPE_FP64, s->ndim, dims, out[j], &e);
+		if (w == 0)
+			printf("%s\n", path);
+		free(path);
+		if (w) {
+			fprintf(stderr, "ka gold: %s\n", e.msg);
+			goto done;
+		}
+	}
+	for (int k = 0; with_inputs && k < t->n_inputs; k++) {
+		const struct ka_tensor_spec *s = &t->inputs[k];
+		int64_t dims[KA_MAX_DIMS];
+		for (int d = 0; d < s->ndim; d++)
+			expr_eval(s->shape[d], sh.v, &dims[d], NULL);
+		char *path = xasprintf("%s/%s.npy", outdir, s->name);
+		int w = npy_write(path, s->dtype, s->ndim, dims, in[k], &e);
+		if (w == 0)
+			printf("%s\n", path);
+		free(path);
+		if (w) {
+			fprintf(stderr, "ka gold: %s\n", e.msg);
+			goto done;
+		}
+	}
+	rc = KA_EXIT_OK;
+done:
+	gold_buffers_free(in, t->n_inputs);
+	gold_buffers_free((void **)out, t->n_outputs);
+	gold_close(g);
+	task_free(t);
+	return rc;
+}

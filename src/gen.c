@@ -1,0 +1,109 @@
+/* gen.c: the parent's side of the input generator (see gen.h and
+ * docs/inputs.md). The values themselves come from include/ka_gen.h, the
+ * same code the devices run; this file only derives keys, reduces a task
+ * distribution to the generator's float/integer parameters and fills host
+ * buffers in parallel. */
+#include "gen.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ka_gen.h"
+
+int gen_params_of(const struct ka_dist *d, struct gen_params *out, struct ka_err *e)
+{
+	memset(out, 0, sizeof *out);
+	switch (d->kind) {
+	case KA_DIST_NORMAL:
+		if (!isfinite(d->a) || !isfinite(d->b) || d->b < 0)
+			return ka_err_set(e, "normal: mean and std must be finite, std >= 0");
+		out->kind = KA_GEN_NORMAL;
+		out->a = (float)d->a;
+		out->b = (float)d->b;
+		break;
+	case KA_DIST_UNIFORM: {
+		if (!isfinite(d->a) || !isfinite(d->b) || !(d->a < d->b))
+			return ka_err_set(e, "uniform: lo and hi must be finite, lo < hi");
+		out->kind = KA_GEN_UNIFORM;
+		float lo = (float)d->a, hi = (float)d->b;
+		out->a = lo;
+		out->b = hi - lo;
+		if (!isfinite(out->a) || !isfinite(out->b))
+			return ka_err_set(e, "uniform: range overflows float");
+		break;
+	}
+	case KA_DIST_INT: {
+		/* Doubles in [-2^63, 2^63) convert to int64 without undefined behaviour. */
+		if (!(d->a >= -9223372036854775808.0 && d->a < 9223372036854775808.0) ||
+		    !(d->b >= -9223372036854775808.0 && d->b < 9223372036854775808.0) ||
+		    d->a != floor(d->a) || d->b != floor(d->b))
+			return ka_err_set(e, "int: lo and hi must be integers in int64 range");
+		int64_t lo = (int64_t)d->a, hi = (int64_t)d->b;
+		if (lo > hi)
+			return ka_err_set(e, "int: needs lo <= hi");
+		uint64_t span = (uint64_t)hi - (uint64_t)lo; /* exact: hi >= lo */
+		if (span == UINT64_MAX)
+			return ka_err_set(e, "int: range hi - lo + 1 overflows 64 bits");
+		out->kind = KA_GEN_INT;
+		out->lo = lo;
+		out->range = span + 1;
+		break;
+	}
+	default:
+		return ka_err_set(e, "unknown distribution kind %d", (int)d->kind);
+	}
+	return 0;
+}
+
+uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shape *sh,
+			int tensor, uint64_t call)
+{
+	uint64_t h = util_mix64(nonce ^ 0x6b612d67656e2d31ULL); /* "ka-gen-1" */
+	h = util_mix64(h ^ task_hash);
+	for (int i = 0; i < KA_MAX_PARAMS; i++)
+		h = util_mix64(h ^ (uint64_t)sh->v[i]);
+	h = util_mix64(h ^ (uint64_t)(int64_t)tensor);
+	return util_mix64(h ^ call);
+}
+
+void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct gen_params *p)
+{
+	if (p->kind == KA_GEN_INT) {
+		const int64_t lo = p->lo;
+		const uint64_t range = p->range;
+#pragma omp parallel for schedule(static)
+		for (int64_t i = 0; i < n; i++) {
+			int64_t v = ka_gen_int(key, (uint64_t)i, lo, range);
+			switch (dt) {
+			case KA_DTYPE_FP32: ((float *)dst)[i] = (float)v; break;
+			case KA_DTYPE_FP16: ((uint16_t *)dst)[i] = ka_f32_to_f16((float)v); break;
+			case KA_DTYPE_BF16: ((uint16_t *)dst)[i] = ka_f32_to_bf16((float)v); break;
+			case KA_DTYPE_FP64: ((double *)dst)[i] = (double)v; break;
+			case KA_DTYPE_INT32: ((int32_t *)dst)[i] = (int32_t)v; break;
+			case KA_DTYPE_INT64: ((int64_t *)dst)[i] = v; break;
+			}
+		}
+		return;
+	}
+	const int kind = p->kind;
+	const float a = p->a, b = p->b;
+#pragma omp parallel for schedule(static)
+	for (int64_t i = 0; i < n; i++) {
+		float f = ka_gen_float(key, (uint64_t)i, kind, a, b);
+		switch (dt) {
+		case KA_DTYPE_FP32: ((float *)dst)[i] = f; break;
+		case KA_DTYPE_FP16: ((uint16_t *)dst)[i] = ka_f32_to_f16(f); break;
+		case KA_DTYPE_BF16: ((uint16_t *)dst)[i] = ka_f32_to_bf16(f); break;
+		case KA_DTYPE_FP64: ((double *)dst)[i] = (double)f; break;
+		/* task_load only gives integer dtypes the int distribution; a
+		 * float drawn for one is clamped so the conversion is defined. */
+		case KA_DTYPE_INT32:
+			((int32_t *)dst)[i] = (int32_t)fmaxf(fminf(f, 2147483520.0f), -2147483648.0f);
+			break;
+		case KA_DTYPE_INT64:
+			((int64_t *)dst)[i] =
+				(int64_t)fmaxf(fminf(f, 9.2233715e18f), -9.2233720e18f);
+			break;
+		}
+	}
+}

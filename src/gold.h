@@ -1,0 +1,70 @@
+/* gold.h: the CPU gold of a task, computed by its single-source reference
+ * (ref.c) compiled as plain C with fp64 outputs, OpenMP-parallel over work
+ * items. gold_open compiles a small wrapper around ref.c into a shared object
+ * (cached under $KA_CACHE/gold, default ~/.cache/ka/gold, keyed by the task
+ * hash, the wrapper text, the reference headers and the compiler command)
+ * and loads it. Gold can be computed for the whole shape or for any subset of
+ * work items (gold_sample_items picks random plus boundary items). This
+ * module also generates a shape's inputs (gold_inputs_new) so that every
+ * caller uses the same keys. It does not compare outputs: that is the
+ * grader's job. The reference is trusted bank code and runs in-process. */
+#ifndef KA_GOLD_H
+#define KA_GOLD_H
+
+#include <stdint.h>
+
+#include "task.h"
+#include "util.h"
+
+struct gold;
+
+/* Compile (or find in the cache) and load t's reference. t must outlive the
+ * returned handle. Returns a handle for gold_close, or NULL with e set; a
+ * reference that does not compile gives "<dir>/ref.c: does not compile as C:
+ * <first lines of the compiler log>". */
+struct gold *gold_open(const struct ka_task *t, struct ka_err *e);
+
+/* Compute gold at shape sh. inputs[k] holds input k in its dtype (numel
+ * elements, see gold_inputs_new); outputs[j] is a double array of the FULL
+ * numel of output j at sh, of which only the elements owned by the computed
+ * items are written (item i owns [i*per_item, (i+1)*per_item)). For a
+ * sample on a large shape, allocate outputs with calloc: untouched pages
+ * cost no memory. items == NULL computes every item (n_items ignored);
+ * otherwise items[0..n_items-1] must lie in [0, item count). The shape is
+ * checked with task_check_shape first. 0 or -1 with e. */
+int gold_compute(struct gold *g, const struct ka_shape *sh, void *const *inputs,
+		 double *const *outputs, const int64_t *items, int64_t n_items, struct ka_err *e);
+
+/* Work items to check on a shape, sorted ascending and distinct: n_random
+ * distinct pseudo-random items (a pure function of seed; every item if
+ * n_random >= the item count) plus the boundary items: the first, the last,
+ * and for every item dimension the items whose coordinate in that dimension
+ * is 0 or its maximum (up to 64 per such edge, evenly spread over the edge).
+ * *items is a new array the caller frees. 0 or -1 with e. */
+int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64_t seed,
+		      int n_random, int64_t **items, int64_t *n, struct ka_err *e);
+
+/* Allocate and fill t's inputs at sh: input k gets key
+ * gen_tensor_key(nonce, task_hash(t), sh, k, call). inputs must have room for
+ * t->n_inputs pointers; each is a new buffer (free with gold_buffers_free).
+ * Fails (no allocation left behind) if the shape is invalid, a tensor is
+ * over cap_bytes in total (0 = no cap) or memory runs out. 0 or -1 with e. */
+int gold_inputs_new(const struct ka_task *t, const struct ka_shape *sh, uint64_t nonce,
+		    uint64_t call, size_t cap_bytes, void **inputs, struct ka_err *e);
+
+/* Regenerate input k alone into an existing buffer (same key rule). */
+int gold_input_fill(const struct ka_task *t, const struct ka_shape *sh, uint64_t nonce,
+		    uint64_t call, int k, void *buf, struct ka_err *e);
+
+/* Allocate zeroed double outputs (full numel) for t at sh. 0 or -1 with e. */
+int gold_outputs_new(const struct ka_task *t, const struct ka_shape *sh, size_t cap_bytes,
+		     double **outputs, struct ka_err *e);
+
+/* Free n buffers of an array filled by gold_inputs_new/gold_outputs_new and
+ * set them to NULL. */
+void gold_buffers_free(void **bufs, int n);
+
+/* Unload the reference. gold_close(NULL) does nothing. */
+void gold_close(struct gold *g);
+
+#endif

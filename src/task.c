@@ -1,0 +1,888 @@
+/* task.c: loading and checking one bank task (see task.h and
+ * docs/task-format.md). task_load parses task.json strictly with jansson
+ * (unknown fields, wrong types and bad values are errors naming the field),
+ * parses every expression, evaluates every shape the task lists and reads
+ * ref.c. It does not compile or run the reference: gold.c does. */
+#include "task.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+#define TASK_JSON_CAP (1u << 20)     /* task.json */
+#define TASK_REF_CAP (256u << 10)    /* ref.c */
+#define TASK_TEXT_CAP (64u << 10)    /* description, torch */
+#define TASK_PARAM_MAX (INT64_C(1) << 40)
+#define TASK_CHECK_NUMEL_CAP (INT64_C(1) << 27) /* per tensor, on check shapes */
+
+static const char *const task_known_libs[] = {"cublas", "cublaslt", "cudnn"};
+
+/* ---- dtypes -------------------------------------------------------------- */
+
+static const struct {
+	const char *name, *ctype;
+	size_t size;
+} task_dtypes[] = {
+	[KA_DTYPE_FP32] = {"fp32", "float", 4},    [KA_DTYPE_FP16] = {"fp16", "ka_half", 2},
+	[KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2},  [KA_DTYPE_FP64] = {"fp64", "double", 8},
+	[KA_DTYPE_INT32] = {"int32", "int", 4},    [KA_DTYPE_INT64] = {"int64", "ka_i64", 8},
+};
+
+size_t task_dtype_size(enum ka_dtype d)
+{
+	return (unsigned)d < 6 ? task_dtypes[d].size : 0;
+}
+
+const char *task_dtype_name(enum ka_dtype d)
+{
+	return (unsigned)d < 6 ? task_dtypes[d].name : "?";
+}
+
+const char *task_dtype_ctype(enum ka_dtype d)
+{
+	return (unsigned)d < 6 ? task_dtypes[d].ctype : "?";
+}
+
+static int dtype_parse(const char *s, enum ka_dtype *out)
+{
+	for (int i = 0; i < 6; i++) {
+		if (!strcmp(s, task_dtypes[i].name)) {
+			*out = (enum ka_dtype)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+struct loader {
+	const char *file;	/* "<dir>/task.json" */
+	struct ka_err *e;
+	struct ka_task *t;
+};
+
+/* "file: field: problem". Returns -1. */
+static int bad(struct loader *c, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct loader *c, const char *field, const char *fmt, ...)
+{
+	char msg[KA_ERRLEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ka_err_set(c->e, "%s: %s: %s", c->file, field, msg);
+}
+
+static const char *json_kind(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+static int want_type(struct loader *c, const char *field, const json_t *j, json_type type,
+		     const char *expected)
+{
+	if (json_typeof(j) == type)
+		return 0;
+	return bad(c, field, "expected %s, got %s", expected, json_kind(j));
+}
+
+/* Every key of obj must be in allowed[]; every key in required[] present. */
+static int check_keys(struct loader *c, const char *field, const json_t *obj,
+		      const char *const *allowed, const char *const *required)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)obj, key, v) {
+		int ok = 0;
+		for (const char *const *a = allowed; *a; a++)
+			ok |= !strcmp(*a, key);
+		if (!ok) {
+			if (field[0])
+				return bad(c, field, "unknown field '%.64s'", key);
+			return ka_err_set(c->e, "%s: %.64s: unknown field", c->file, key);
+		}
+	}
+	for (const char *const *r = required; *r; r++) {
+		if (!json_object_get(obj, *r)) {
+			if (field[0])
+				return bad(c, field, "missing field '%s'", *r);
+			return ka_err_set(c->e, "%s: %s: missing field", c->file, *r);
+		}
+	}
+	return 0;
+}
+
+static int is_ident(const char *s)
+{
+	if (!s[0] || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return 0;
+	size_t n = 0;
+	for (; s[n]; n++) {
+		char ch = s[n];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '_'))
+			return 0;
+	}
+	return n < KA_NAMELEN;
+}
+
+/* ---- field parsers ------------------------------------------------------- */
+
+static int get_string(struct loader *c, const char *field, const json_t *j, size_t cap, char **out)
+{
+	if (want_type(c, field, j, JSON_STRING, "a string"))
+		return -1;
+	size_t len = json_string_length(j);
+	const char *s = json_string_value(j);
+	if (len > cap)
+		return bad(c, field, "string is %zu bytes, over the cap of %zu", len, cap);
+	if (strlen(s) != len)
+		return bad(c, field, "string contains a NUL character");
+	*out = xstrdup(s);
+	return 0;
+}
+
+/* An expression: a string or a non-negative integer. */
+static int get_expr(struct loader *c, const char *field, const json_t *j, struct expr **out)
+{
+	char buf[32];
+	const char *text;
+	if (json_is_integer(j)) {
+		if (json_integer_value(j) < 0)
+			return bad(c, field, "negative integer %lld",
+				   (long long)json_integer_value(j));
+		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(j));
+		text = buf;
+	} else if (json_is_string(j)) {
+		text = json_string_value(j);
+		if (strlen(text) != json_string_length(j))
+			return bad(c, field, "string contains a NUL character");
+	} else {
+		return bad(c, field, "expected an expression (string or integer), got %s",
+			   json_kind(j));
+	}
+	struct ka_err pe;
+	*out = expr_parse(text, c->t->params, c->t->n_params, &pe);
+	if (!*out)
+		return bad(c, field, "cannot parse '%.80s': %s", text, pe.msg);
+	return 0;
+}
+
+static int get_number(struct loader *c, const char *field, const json_t *j, double *out)
+{
+	if (!json_is_number(j))
+		return bad(c, field, "expected a number, got %s", json_kind(j));
+	*out = json_number_value(j);
+	if (!isfinite(*out))
+		return bad(c, field, "not a finite number");
+	return 0;
+}
+
+/* A shape object: exactly one integer in [1, 2^40] per parameter. */
+static int get_shape(struct loader *c, const char *field, const json_t *j, struct ka_shape *sh)
+{
+	char f[96];
+	struct ka_task *t = c->t;
+	if (want_type(c, field, j, JSON_OBJECT, "an object"))
+		return -1;
+	memset(sh, 0, sizeof *sh);
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)j, key, v) {
+		int k = -1;
+		for (int i = 0; i < t->n_params; i++)
+			if (!strcmp(t->params[i], key))
+				k = i;
+		if (k < 0)
+			return bad(c, field, "unknown parameter '%.64s'", key);
+		snprintf(f, sizeof f, "%s.%s", field, key);
+		if (!json_is_integer(v))
+			return bad(c, f, "expected an integer, got %s", json_kind(v));
+		json_int_t x = json_integer_value(v);
+		if (x < 1 || x > TASK_PARAM_MAX)
+			return bad(c, f, "%lld is out of range [1, 2^40]", (long long)x);
+		sh->v[k] = x;
+	}
+	for (int i = 0; i < t->n_params; i++)
+		if (!json_object_get(j, t->params[i]))
+			return bad(c, field, "missing parameter '%s'", t->params[i]);
+	return 0;
+}
+
+static int get_dist(struct loader *c, const char *field, const json_t *j, enum ka_dtype dt,
+		    struct ka_dist *d)
+{
+	static const char *const req_kind[] = {"kind", NULL};
+	static const char *const any_keys[] = {"kind", "mean", "std", "lo", "hi", NULL};
+	static const char *const normal_keys[] = {"kind", "mean", "std", NULL};
+	static const char *const range_keys[] = {"kind", "lo", "hi", NULL};
+	char f[192];
+	if (want_type(c, field, j, JSON_OBJECT, "an object"))
+		return -1;
+	if (check_keys(c, field, j, any_keys, req_kind))
+		return -1;
+	json_t *k = json_object_get(j, "kind");
+	snprintf(f, sizeof f, "%s.kind", field);
+	if (want_type(c, f, k, JSON_STRING, "a string"))
+		return -1;
+	const char *kind = json_string_value(k);
+	int is_int_dtype = dt == KA_DTYPE_INT32 || dt == KA_DTYPE_INT64;
+	if (!strcmp(kind, "normal")) {
+		d->kind = KA_DIST_NORMAL;
+		if (check_keys(c, field, j, normal_keys, normal_keys))
+			return -1;
+	} else if (!strcmp(kind, "uniform") || !strcmp(kind, "int")) {
+		d->kind = kind[0] == 'u' ? KA_DIST_UNIFORM : KA_DIST_INT;
+		if (check_keys(c, field, j, range_keys, range_keys))
+			return -1;
+	} else {
+		return bad(c, f, "unknown distribution '%.32s' (normal, uniform or int)", kind);
+	}
+	if (is_int_dtype && d->kind != KA_DIST_INT)
+		return bad(c, f, "an %s input needs kind 'int'", task_dtype_name(dt));
+	double a, b, bound;
+	const char *na = d->kind == KA_DIST_NORMAL ? "mean" : "lo";
+	const char *nb = d->kind == KA_DIST_NORMAL ? "std" : "hi";
+	snprintf(f, sizeof f, "%s.%s", field, na);
+	if (get_number(c, f, json_object_get(j, na), &a))
+		return -1;
+	if (d->kind == KA_DIST_INT && !json_is_integer(json_object_get(j, na)))
+		return bad(c, f, "expected an integer");
+	snprintf(f, sizeof f, "%s.%s", field, nb);
+	if (get_number(c, f, json_object_get(j, nb), &b))
+		return -1;
+	if (d->kind == KA_DIST_INT && !json_is_integer(json_object_get(j, nb)))
+		return bad(c, f, "expected an integer");
+	d->a = a;
+	d->b = b;
+	switch (d->kind) {
+	case KA_DIST_NORMAL:
+		if (b < 0)
+			return bad(c, f, "std must not be negative");
+		bound = fabs(a) + 6 * b;
+		break;
+	case KA_DIST_UNIFORM:
+		if (!(a < b))
+			return bad(c, field, "needs lo < hi");
+		bound = fmax(fabs(a), fabs(b));
+		break;
+	default:
+		if (a > b)
+			return bad(c, field, "needs lo <= hi");
+		if (fabs(a) > 9007199254740992.0 || fabs(b) > 9007199254740992.0)
+			return bad(c, field, "lo and hi must be within +-2^53");
+		if (dt == KA_DTYPE_INT32 && (a < -2147483648.0 || b > 2147483647.0))
+			return bad(c, field, "range does not fit int32");
+		bound = fmax(fabs(a), fabs(b));
+		break;
+	}
+	double dmax = dt == KA_DTYPE_FP16 ? 65504.0 : 3.0e38;
+	if (bound > dmax)
+		return bad(c, field, "values up to %g overflow %s", bound, task_dtype_name(dt));
+	struct gen_params gp;
+	struct ka_err ge;
+	if (gen_params_of(d, &gp, &ge))
+		return bad(c, field, "%s", ge.msg);
+	return 0;
+}
+
+static int get_tensor(struct loader *c, const char *field, const json_t *j, int is_input,
+		      struct ka_tensor_spec *s)
+{
+	static const char *const in_keys[] = {"name", "dtype", "shape", "dist", NULL};
+	static const char *const out_keys[] = {"name", "dtype", "shape", "per_item", NULL};
+	const char *const *keys = is_input ? in_keys : out_keys;
+	char f[128];
+	if (want_type(c, field, j, JSON_OBJECT, "an object"))
+		return -1;
+	if (check_keys(c, field, j, keys, keys))
+		return -1;
+	json_t *n = json_object_get(j, "name");
+	snprintf(f, sizeof f, "%s.name", field);
+	if (want_type(c, f, n, JSON_STRING, "a string"))
+		return -1;
+	if (!is_ident(json_string_value(n)))
+		return bad(c, f, "'%.40s' is not an identifier of at most %d characters",
+			   json_string_value(n), KA_NAMELEN - 1);
+	snprintf(s->name, sizeof s->name, "%s", json_string_value(n));
+	json_t *dt = json_object_get(j, "dtype");
+	snprintf(f, sizeof f, "%s.dtype", field);
+	if (want_type(c, f, dt, JSON_STRING, "a string"))
+		return -1;
+	if (dtype_parse(json_string_value(dt), &s->dtype))
+		return bad(c, f, "unknown dtype '%.32s'", json_string_value(dt));
+	json_t *sh = json_object_get(j, "shape");
+	snprintf(f, sizeof f, "%s.shape", field);
+	if (want_type(c, f, sh, JSON_ARRAY, "an array"))
+		return -1;
+	size_t nd = json_array_size(sh);
+	if (nd < 1 || nd > KA_MAX_DIMS)
+		return bad(c, f, "%zu dimensions, expected 1 to %d", nd, KA_MAX_DIMS);
+	for (size_t d = 0; d < nd; d++) {
+		snprintf(f, sizeof f, "%s.shape[%zu]", field, d);
+		if (get_expr(c, f, json_array_get(sh, d), &s->shape[d]))
+			return -1;
+		s->ndim = (int)d + 1;
+	}
+	if (is_input) {
+		snprintf(f, sizeof f, "%s.dist", field);
+		return get_dist(c, f, json_object_get(j, "dist"), s->dtype, &s->dist);
+	}
+	snprintf(f, sizeof f, "%s.per_item", field);
+	return get_expr(c, f, json_object_get(j, "per_item"), &s->per_item);
+}
+
+static int get_tensors(struct loader *c, const char *field, const json_t *j, int is_input)
+{
+	struct ka_task *t = c->t;
+	char f[64];
+	if (want_type(c, field, j, JSON_ARRAY, "an array"))
+		return -1;
+	size_t n = json_array_size(j);
+	if (n < 1 || n > KA_MAX_TENSORS)
+		return bad(c, field, "%zu entries, expected 1 to %d", n, KA_MAX_TENSORS);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(f, sizeof f, "%s[%zu]", field, i);
+		struct ka_tensor_spec *s = is_input ? &t->inputs[i] : &t->outputs[i];
+		if (is_input)
+			t->n_inputs = (int)i + 1;
+		else
+			t->n_outputs = (int)i + 1;
+		if (get_tensor(c, f, json_array_get(j, i), is_input, s))
+			return -1;
+		/* Names are unique over parameters, inputs and outputs. */
+		for (int p = 0; p < t->n_params; p++)
+			if (!strcmp(t->params[p], s->name))
+				return bad(c, f, "name '%s' is also a parameter", s->name);
+		int n_prev_in = is_input ? (int)i : t->n_inputs;
+		for (int k = 0; k < n_prev_in; k++)
+			if (!strcmp(t->inputs[k].name, s->name))
+				return bad(c, f, "duplicate tensor name '%s'", s->name);
+		for (int k = 0; !is_input && k < (int)i; k++)
+			if (!strcmp(t->outputs[k].name, s->name))
+				return bad(c, f, "duplicate tensor name '%s'", s->name);
+	}
+	return 0;
+}
+
+/* ---- evaluating shapes --------------------------------------------------- */
+
+static void shape_label(const struct ka_task *t, int which, char *buf, size_t cap)
+{
+	char s[256];
+	const struct ka_shape *sh = which < 0 ? &t->bench : &t->checks[which];
+	task_shape_str(t, sh, s, sizeof s);
+	if (which < 0)
+		snprintf(buf, cap, "bench (%s)", s);
+	else
+		snprintf(buf, cap, "checks[%d] (%s)", which, s);
+}
+
+/* Evaluate x; errors are "field: 'text': problem". */
+static int eval_field(const struct expr *x, const struct ka_shape *sh, const char *field,
+		      int64_t *out, struct ka_err *e)
+{
+	struct ka_err ee;
+	if (expr_eval(x, sh->v, out, &ee))
+		return ka_err_set(e, "%s: '%.80s': %s", field, expr_text(x), ee.msg);
+	return 0;
+}
+
+static void tensor_field(const struct ka_task *t, const struct ka_tensor_spec *s, char *buf,
+			 size_t cap)
+{
+	if (s >= t->inputs && s < t->inputs + KA_MAX_TENSORS)
+		snprintf(buf, cap, "inputs[%d]", (int)(s - t->inputs));
+	else if (s >= t->outputs && s < t->outputs + KA_MAX_TENSORS)
+		snprintf(buf, cap, "outputs[%d]", (int)(s - t->outputs));
+	else
+		snprintf(buf, cap, "%s", s->name);
+}
+
+static int tensor_dims(const struct ka_task *t, const struct ka_tensor_spec *s,
+		       const struct ka_shape *sh, int64_t *dims, int64_t *numel, struct ka_err *e)
+{
+	char base[32], f[64];
+	tensor_field(t, s, base, sizeof base);
+	int64_t n = 1;
+	for (int d = 0; d < s->ndim; d++) {
+		snprintf(f, sizeof f, "%s.shape[%d]", base, d);
+		int64_t v;
+		if (eval_field(s->shape[d], sh, f, &v, e))
+			return -1;
+		if (v < 0)
+			return ka_err_set(e, "%s: '%.80s': negative size %lld", f,
+					  expr_text(s->shape[d]), (long long)v);
+		if (dims)
+			dims[d] = v;
+		if (__builtin_mul_overflow(n, v, &n))
+			return ka_err_set(e, "%s.shape: element count overflows int64", base);
+	}
+	int64_t bytes;
+	if (__builtin_mul_overflow(n, (int64_t)task_dtype_size(s->dtype), &bytes))
+		return ka_err_set(e, "%s.shape: size in bytes overflows int64", base);
+	*numel = n;
+	return 0;
+}
+
+int task_numel(const struct ka_task *t, const struct ka_tensor_spec *s, const struct ka_shape *sh,
+	       int64_t *out, struct ka_err *e)
+{
+	return tensor_dims(t, s, sh, NULL, out, e);
+}
+
+int task_item_dims(const struct ka_task *t, const struct ka_shape *sh, int64_t *dims,
+		   struct ka_err *e)
+{
+	char f[32];
+	for (int d = 0; d < t->n_item_dims; d++) {
+		snprintf(f, sizeof f, "items[%d]", d);
+		if (eval_field(t->items[d], sh, f, &dims[d], e))
+			return -1;
+		if (dims[d] < 1)
+			return ka_err_set(e, "%s: '%.80s': %lld items, expected at least 1", f,
+					  expr_text(t->items[d]), (long long)dims[d]);
+	}
+	return 0;
+}
+
+int task_item_count(const struct ka_task *t, const struct ka_shape *sh, int64_t *out,
+		    struct ka_err *e)
+{
+	int64_t dims[KA_MAX_DIMS], n = 1;
+	if (task_item_dims(t, sh, dims, e))
+		return -1;
+	for (int d = 0; d < t->n_item_dims; d++)
+		if (__builtin_mul_overflow(n, dims[d], &n))
+			return ka_err_set(e, "items: item count overflows int64");
+	*out = n;
+	return 0;
+}
+
+int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t numel_cap,
+		     struct ka_err *e)
+{
+	char f[64];
+	int64_t n, items = 0, v;
+	for (int p = 0; p < t->n_params; p++)
+		if (sh->v[p] < 1)
+			return ka_err_set(e, "%s: %lld is below 1", t->params[p],
+					  (long long)sh->v[p]);
+	if (task_item_count(t, sh, &items, e))
+		return -1;
+	for (int k = 0; k < t->n_inputs; k++) {
+		if (task_numel(t, &t->inputs[k], sh, &n, e))
+			return -1;
+		if (numel_cap > 0 && n > numel_cap)
+			return ka_err_set(e, "inputs[%d].shape: %lld elements, over the cap of %lld",
+					  k, (long long)n, (long long)numel_cap);
+	}
+	for (int k = 0; k < t->n_outputs; k++) {
+		const struct ka_tensor_spec *s = &t->outputs[k];
+		if (task_numel(t, s, sh, &n, e))
+			return -1;
+		if (numel_cap > 0 && n > numel_cap)
+			return ka_err_set(e, "outputs[%d].shape: %lld elements, over the cap of %lld",
+					  k, (long long)n, (long long)numel_cap);
+		snprintf(f, sizeof f, "outputs[%d].per_item", k);
+		if (eval_field(s->per_item, sh, f, &v, e))
+			return -1;
+		int64_t owned;
+		if (v < 1)
+			return ka_err_set(e, "%s: '%.80s': %lld, expected at least 1", f,
+					  expr_text(s->per_item), (long long)v);
+		if (__builtin_mul_overflow(v, items, &owned) || owned != n)
+			return ka_err_set(e,
+					  "%s: %lld items x %lld elements each does not cover the "
+					  "%lld elements of '%s'",
+					  f, (long long)items, (long long)v, (long long)n, s->name);
+	}
+	if (eval_field(t->min_bytes, sh, "min_bytes", &v, e))
+		return -1;
+	if (v < 0)
+		return ka_err_set(e, "min_bytes: '%.80s': negative (%lld)", expr_text(t->min_bytes),
+				  (long long)v);
+	if (eval_field(t->min_flops, sh, "min_flops", &v, e))
+		return -1;
+	if (v < 0)
+		return ka_err_set(e, "min_flops: '%.80s': negative (%lld)", expr_text(t->min_flops),
+				  (long long)v);
+	return 0;
+}
+
+/* ---- shapes as text ------------------------------------------------------ */
+
+void task_shape_str(const struct ka_task *t, const struct ka_shape *sh, char *buf, size_t cap)
+{
+	size_t used = 0;
+	if (cap)
+		buf[0] = 0;
+	for (int i = 0; i < t->n_params && used < cap; i++) {
+		int w = snprintf(buf + used, cap - used, "%s%s=%lld", i ? "," : "", t->params[i],
+				 (long long)sh->v[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape *sh,
+		     struct ka_err *e)
+{
+	int seen[KA_MAX_PARAMS] = {0};
+	memset(sh, 0, sizeof *sh);
+	if (strlen(text) > 1024)
+		return ka_err_set(e, "shape: text over the cap of 1024 characters");
+	const char *p = text;
+	while (*p) {
+		const char *eq = strchr(p, '=');
+		if (!eq)
+			return ka_err_set(e, "shape '%.80s': expected NAME=VALUE at '%.40s'", text, p);
+		size_t nl = (size_t)(eq - p);
+		int k = -1;
+		for (int i = 0; i < t->n_params; i++)
+			if (strlen(t->params[i]) == nl && !strncmp(t->params[i], p, nl))
+				k = i;
+		if (k < 0)
+			return ka_err_set(e, "shape '%.80s': unknown parameter '%.*s'", text,
+					  (int)(nl > 40 ? 40 : nl), p);
+		if (seen[k])
+			return ka_err_set(e, "shape '%.80s': parameter '%s' given twice", text,
+					  t->params[k]);
+		seen[k] = 1;
+		const char *v = eq + 1;
+		const char *end = strchr(v, ',');
+		size_t vl = end ? (size_t)(end - v) : strlen(v);
+		char num[32];
+		if (vl == 0 || vl >= sizeof num)
+			return ka_err_set(e, "shape '%.80s': bad value for '%s'", text, t->params[k]);
+		memcpy(num, v, vl);
+		num[vl] = 0;
+		int64_t x = 0;
+		for (size_t i = 0; i < vl; i++) {
+			if (num[i] < '0' || num[i] > '9' ||
+			    __builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, num[i] - '0', &x))
+				return ka_err_set(e, "shape '%.80s': bad value '%s' for '%s'", text,
+						  num, t->params[k]);
+		}
+		if (x < 1 || x > TASK_PARAM_MAX)
+			return ka_err_set(e, "shape '%.80s': %s=%lld is out of range [1, 2^40]", text,
+					  t->params[k], (long long)x);
+		sh->v[k] = x;
+		p = end ? end + 1 : v + vl;
+		if (end && !*p)
+			return ka_err_set(e, "shape '%.80s': trailing ','", text);
+	}
+	for (int i = 0; i < t->n_params; i++)
+		if (!seen[i])
+			return ka_err_set(e, "shape '%.80s': missing parameter '%s'", text,
+					  t->params[i]);
+	return 0;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+static int load_params(struct loader *c, const json_t *j)
+{
+	struct ka_task *t = c->t;
+	char f[32];
+	if (want_type(c, "params", j, JSON_ARRAY, "an array"))
+		return -1;
+	size_t n = json_array_size(j);
+	if (n > KA_MAX_PARAMS)
+		return bad(c, "params", "%zu parameters, at most %d", n, KA_MAX_PARAMS);
+	for (size_t i = 0; i < n; i++) {
+		json_t *p = json_array_get(j, i);
+		snprintf(f, sizeof f, "params[%zu]", i);
+		if (want_type(c, f, p, JSON_STRING, "a string"))
+			return -1;
+		const char *s = json_string_value(p);
+		if (!is_ident(s))
+			return bad(c, f, "'%.40s' is not an identifier of at most %d characters", s,
+				   KA_NAMELEN - 1);
+		if (!strcmp(s, "min") || !strcmp(s, "max"))
+			return bad(c, f, "'%s' is reserved", s);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(t->params[k], s))
+				return bad(c, f, "duplicate parameter '%s'", s);
+		snprintf(t->params[i], KA_NAMELEN, "%s", s);
+		t->n_params = (int)i + 1;
+	}
+	return 0;
+}
+
+static int load_json(struct loader *c, const json_t *root)
+{
+	static const char *const keys[] = {"name",	"tier",	     "description", "torch",
+					   "params",	"inputs",    "outputs",	    "items",
+					   "bench",	"checks",    "tolerance",   "libraries",
+					   "min_bytes", "min_flops", NULL};
+	static const char *const required[] = {"name",   "tier",  "description", "torch",
+					       "params", "inputs", "outputs",    "items",
+					       "bench",  "checks", "tolerance",  "min_bytes",
+					       "min_flops", NULL};
+	struct ka_task *t = c->t;
+	char f[64];
+	if (!json_is_object(root))
+		return ka_err_set(c->e, "%s: top level: expected an object, got %s", c->file,
+				  json_kind(root));
+	if (check_keys(c, "", root, keys, required))
+		return -1;
+	if (get_string(c, "name", json_object_get(root, "name"), 64, &t->name))
+		return -1;
+	size_t nl = strlen(t->name);
+	if (nl < 1 || nl > 31 || strspn(t->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != nl)
+		return bad(c, "name", "'%.40s' must be 1 to 31 characters of [a-z0-9_]", t->name);
+	if (get_string(c, "tier", json_object_get(root, "tier"), 8, &t->tier))
+		return -1;
+	if (strcmp(t->tier, "L1") && strcmp(t->tier, "L2") && strcmp(t->tier, "L3"))
+		return bad(c, "tier", "'%s' is not L1, L2 or L3", t->tier);
+	if (get_string(c, "description", json_object_get(root, "description"), TASK_TEXT_CAP,
+		       &t->description) ||
+	    get_string(c, "torch", json_object_get(root, "torch"), TASK_TEXT_CAP, &t->torch))
+		return -1;
+	if (load_params(c, json_object_get(root, "params")))
+		return -1;
+	if (get_tensors(c, "inputs", json_object_get(root, "inputs"), 1) ||
+	    get_tensors(c, "outputs", json_object_get(root, "outputs"), 0))
+		return -1;
+
+	json_t *items = json_object_get(root, "items");
+	if (want_type(c, "items", items, JSON_ARRAY, "an array"))
+		return -1;
+	size_t ni = json_array_size(items);
+	if (ni < 1 || ni > KA_MAX_DIMS)
+		return bad(c, "items", "%zu dimensions, expected 1 to %d", ni, KA_MAX_DIMS);
+	for (size_t i = 0; i < ni; i++) {
+		snprintf(f, sizeof f, "items[%zu]", i);
+		if (get_expr(c, f, json_array_get(items, i), &t->items[i]))
+			return -1;
+		t->n_item_dims = (int)i + 1;
+	}
+
+	if (get_shape(c, "bench", json_object_get(root, "bench"), &t->bench))
+		return -1;
+	json_t *checks = json_object_get(root, "checks");
+	if (want_type(c, "checks", checks, JSON_ARRAY, "an array"))
+		return -1;
+	size_t nc = json_array_size(checks);
+	if (nc < 2 || nc > KA_MAX_SHAPES)
+		return bad(c, "checks", "%zu check shapes, expected 2 to %d", nc, KA_MAX_SHAPES);
+	for (size_t i = 0; i < nc; i++) {
+		snprintf(f, sizeof f, "checks[%zu]", i);
+		if (get_shape(c, f, json_array_get(checks, i), &t->checks[i]))
+			return -1;
+		t->n_checks = (int)i + 1;
+	}
+
+	json_t *tol = json_object_get(root, "tolerance");
+	static const char *const tol_keys[] = {"atol", "rtol", NULL};
+	if (want_type(c, "tolerance", tol, JSON_OBJECT, "an object") ||
+	    check_keys(c, "tolerance", tol, tol_keys, tol_keys) ||
+	    get_number(c, "tolerance.atol", json_object_get(tol, "atol"), &t->atol) ||
+	    get_number(c, "tolerance.rtol", json_object_get(tol, "rtol"), &t->rtol))
+		return -1;
+	if (t->atol < 0)
+		return bad(c, "tolerance.atol", "must not be negative");
+	if (t->rtol < 0)
+		return bad(c, "tolerance.rtol", "must not be negative");
+
+	json_t *libs = json_object_get(root, "libraries");
+	if (libs) {
+		if (want_type(c, "libraries", libs, JSON_ARRAY, "an array"))
+			return -1;
+		size_t nlib = json_array_size(libs);
+		if (nlib > KA_MAX_LIBS)
+			return bad(c, "libraries", "%zu entries, at most %d", nlib, KA_MAX_LIBS);
+		for (size_t i = 0; i < nlib; i++) {
+			json_t *l = json_array_get(libs, i);
+			snprintf(f, sizeof f, "libraries[%zu]", i);
+			if (want_type(c, f, l, JSON_STRING, "a string"))
+				return -1;
+			const char *s = json_string_value(l);
+			int known = 0;
+			for (size_t k = 0; k < sizeof task_known_libs / sizeof *task_known_libs; k++)
+				known |= !strcmp(task_known_libs[k], s);
+			if (!known)
+				return bad(c, f, "unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
+			for (int k = 0; k < t->n_libs; k++)
+				if (!strcmp(t->libs[k], s))
+					return bad(c, f, "duplicate library '%s'", s);
+			snprintf(t->libs[t->n_libs++], KA_NAMELEN, "%s", s);
+		}
+	}
+	if (get_expr(c, "min_bytes", json_object_get(root, "min_bytes"), &t->min_bytes) ||
+	    get_expr(c, "min_flops", json_object_get(root, "min_flops"), &t->min_flops))
+		return -1;
+
+	/* Every listed shape must evaluate cleanly. */
+	for (int w = -1; w < t->n_checks; w++) {
+		struct ka_err se;
+		char label[320];
+		const struct ka_shape *sh = w < 0 ? &t->bench : &t->checks[w];
+		if (task_check_shape(t, sh, w < 0 ? 0 : TASK_CHECK_NUMEL_CAP, &se)) {
+			shape_label(t, w, label, sizeof label);
+			return ka_err_set(c->e, "%s: %s at %s", c->file, se.msg, label);
+		}
+	}
+	int odd = 0;
+	for (int w = 0; w < t->n_checks; w++)
+		for (int p = 0; p < t->n_params; p++)
+			odd |= t->checks[w].v[p] % 8 != 0;
+	if (!odd)
+		return bad(c, "checks",
+			   "no check shape has an odd size (a parameter value that is not a "
+			   "multiple of 8)");
+	return 0;
+}
+
+struct ka_task *task_load(const char *dir, struct ka_err *e)
+{
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	char *file = xasprintf("%.*s/task.json", (int)dl, dir);
+	char *ref = xasprintf("%.*s/ref.c", (int)dl, dir);
+	struct ka_task *t = xcalloc(1, sizeof *t);
+	t->dir = xasprintf("%.*s", (int)dl, dir);
+	struct loader c = {.file = file, .e = e, .t = t};
+	char *buf = NULL;
+	size_t len = 0;
+	json_t *root = NULL;
+	int rc = -1;
+	if (util_read_file(file, TASK_JSON_CAP, &buf, &len, e))
+		goto done;
+	json_error_t je;
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		ka_err_set(e, "%s: line %d, column %d: invalid JSON: %s", file, je.line, je.column,
+			   je.text);
+		goto done;
+	}
+	if (load_json(&c, root))
+		goto done;
+	if (util_read_file(ref, TASK_REF_CAP, &t->ref_src, NULL, e))
+		goto done;
+	rc = 0;
+done:
+	json_decref(root);
+	free(buf);
+	free(file);
+	free(ref);
+	if (rc) {
+		task_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void task_free(struct ka_task *t)
+{
+	if (!t)
+		return;
+	free(t->dir);
+	free(t->name);
+	free(t->tier);
+	free(t->description);
+	free(t->torch);
+	for (int k = 0; k < KA_MAX_TENSORS; k++) {
+		struct ka_tensor_spec *ss[2] = {&t->inputs[k], &t->outputs[k]};
+		for (int w = 0; w < 2; w++) {
+			for (int d = 0; d < KA_MAX_DIMS; d++)
+				expr_free(ss[w]->shape[d]);
+			expr_free(ss[w]->per_item);
+		}
+	}
+	for (int d = 0; d < KA_MAX_DIMS; d++)
+		expr_free(t->items[d]);
+	expr_free(t->min_bytes);
+	expr_free(t->min_flops);
+	free(t->ref_src);
+	free(t);
+}
+
+/* ---- identity ------------------------------------------------------------ */
+
+/* The hash covers a canonical rendering of every parsed field plus the bytes
+ * of ref.c, so reformatting task.json (spacing, key order) keeps the identity
+ * and the generated inputs, while any change of meaning changes both. */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	return util_hash64(s ? s : "", s ? strlen(s) + 1 : 1, h);
+}
+
+static uint64_t hash_i64(uint64_t h, int64_t v)
+{
+	return util_hash64(&v, sizeof v, h);
+}
+
+static uint64_t hash_f64(uint64_t h, double v)
+{
+	return util_hash64(&v, sizeof v, h);
+}
+
+static uint64_t hash_tensor(uint64_t h, const struct ka_tensor_spec *s, int is_input)
+{
+	h = hash_str(h, s->name);
+	h = hash_i64(h, s->dtype);
+	h = hash_i64(h, s->ndim);
+	for (int d = 0; d < s->ndim; d++)
+		h = hash_str(h, expr_text(s->shape[d]));
+	if (is_input) {
+		h = hash_i64(h, s->dist.kind);
+		h = hash_f64(h, s->dist.a);
+		h = hash_f64(h, s->dist.b);
+	} else {
+		h = hash_str(h, expr_text(s->per_item));
+	}
+	return h;
+}
+
+uint64_t task_hash(const struct ka_task *t)
+{
+	uint64_t h = 0x6b612d7461736bULL; /* "ka-task" */
+	h = hash_str(h, t->name);
+	h = hash_str(h, t->tier);
+	h = hash_str(h, t->description);
+	h = hash_str(h, t->torch);
+	h = hash_i64(h, t->n_params);
+	for (int i = 0; i < t->n_params; i++)
+		h = hash_str(h, t->params[i]);
+	h = hash_i64(h, t->n_inputs);
+	for (int i = 0; i < t->n_inputs; i++)
+		h = hash_tensor(h, &t->inputs[i], 1);
+	h = hash_i64(h, t->n_outputs);
+	for (int i = 0; i < t->n_outputs; i++)
+		h = hash_tensor(h, &t->outputs[i], 0);
+	h = hash_i64(h, t->n_item_dims);
+	for (int i = 0; i < t->n_item_dims; i++)
+		h = hash_str(h, expr_text(t->items[i]));
+	h = util_hash64(t->bench.v, sizeof t->bench.v, h);
+	h = hash_i64(h, t->n_checks);
+	for (int i = 0; i < t->n_checks; i++)
+		h = util_hash64(t->checks[i].v, sizeof t->checks[i].v, h);
+	h = hash_f64(h, t->atol);
+	h = hash_f64(h, t->rtol);
+	h = hash_i64(h, t->n_libs);
+	for (int i = 0; i < t->n_libs; i++)
+		h = hash_str(h, t->libs[i]);
+	h = hash_str(h, t->min_bytes ? expr_text(t->min_bytes) : "");
+	h = hash_str(h, t->min_flops ? expr_text(t->min_flops) : "");
+	return hash_str(h, t->ref_src);
+}
