@@ -543,7 +543,8 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 	}
 
 	/* Gold on every check shape: finite, not all zero, not constant on every
-	 * shape; on the first check shape, every input must change an output. */
+	 * shape. Then, on the first check shape, every input must change some
+	 * output when it is regenerated from another key. */
 	unsigned const_all = (1u << t->n_outputs) - 1;
 	int64_t total_items = 0;
 	verdict = BANK_VERDICT_DEGENERATE;
@@ -564,45 +565,10 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 		}
 		const_all &= mask;
 		if (c == 0) {
-			/* Keep shape 0's gold and inputs for the sensitivity test. */
+			/* Keep shape 0's inputs and gold for the sensitivity test. */
 			for (int j = 0; j < t->n_outputs; j++) {
 				ref_out[j] = out[j];
 				out[j] = NULL;
-			}
-			for (int k = 0; k < t->n_inputs; k++) {
-				int64_t n;
-				size_t bytes;
-				task_numel(t, &t->inputs[k], sh, &n, NULL);
-				bytes = (size_t)n * task_dtype_size(t->inputs[k].dtype);
-				alt = xmalloc(bytes ? bytes : 1);
-				memcpy(alt, in[k], bytes);
-				void *orig = in[k];
-				in[k] = alt;
-				if (gold_input_fill(t, sh, 1, 1, k, alt, &e) ||
-				    gold_outputs_new(t, sh, BANK_GOLD_CAP, out, &e) ||
-				    gold_compute(g, sh, in, out, NULL, 0, &e)) {
-					in[k] = orig;
-					vadd(&v, "%s/task.json: checks[0]: %s", t->dir, e.msg);
-					goto done;
-				}
-				in[k] = orig;
-				free(alt);
-				alt = NULL;
-				int changed = 0;
-				for (int j = 0; j < t->n_outputs && !changed; j++) {
-					int64_t m;
-					task_numel(t, &t->outputs[j], sh, &m, NULL);
-					for (int64_t i = 0; i < m && !changed; i++)
-						changed = out[j][i] != ref_out[j][i];
-				}
-				gold_buffers_free((void **)out, t->n_outputs);
-				if (!changed) {
-					vadd(&v,
-					     "%s: degenerate: no output changes when input '%s' changes "
-					     "(at checks[0])",
-					     t->dir, t->inputs[k].name);
-					goto done;
-				}
 			}
 		}
 		gold_buffers_free(in, t->n_inputs);
@@ -612,6 +578,43 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 		if (const_all & (1u << j)) {
 			vadd(&v, "%s: degenerate: output '%s' is constant on every check shape", t->dir,
 			     t->outputs[j].name);
+			goto done;
+		}
+	}
+	gold_buffers_free(in, t->n_inputs);
+	if (gold_inputs_new(t, &t->checks[0], 1, 0, BANK_GOLD_CAP, in, &e)) {
+		vadd(&v, "%s/task.json: checks[0]: %s", t->dir, e.msg);
+		goto done;
+	}
+	for (int k = 0; k < t->n_inputs; k++) {
+		const struct ka_shape *sh = &t->checks[0];
+		int64_t n;
+		task_numel(t, &t->inputs[k], sh, &n, NULL);
+		size_t bytes = (size_t)n * task_dtype_size(t->inputs[k].dtype);
+		alt = xmalloc(bytes ? bytes : 1);
+		void *orig = in[k];
+		in[k] = alt;
+		int fail = gold_input_fill(t, sh, 1, 1, k, alt, &e) ||
+			   gold_outputs_new(t, sh, BANK_GOLD_CAP, out, &e) ||
+			   gold_compute(g, sh, in, out, NULL, 0, &e);
+		in[k] = orig;
+		free(alt);
+		alt = NULL;
+		if (fail) {
+			vadd(&v, "%s/task.json: checks[0]: %s", t->dir, e.msg);
+			goto done;
+		}
+		int changed = 0;
+		for (int j = 0; j < t->n_outputs && !changed; j++) {
+			int64_t m;
+			task_numel(t, &t->outputs[j], sh, &m, NULL);
+			for (int64_t i = 0; i < m && !changed; i++)
+				changed = out[j][i] != ref_out[j][i];
+		}
+		gold_buffers_free((void **)out, t->n_outputs);
+		if (!changed) {
+			vadd(&v, "%s: degenerate: no output changes when input '%s' changes (at checks[0])",
+			     t->dir, t->inputs[k].name);
 			goto done;
 		}
 	}

@@ -195,6 +195,13 @@ static struct expr_node *parse_atom(struct expr_parser *p)
 		}
 		return n;
 	}
+	if (!c) {
+		if (!p->failed) {
+			p->failed = 1;
+			ka_err_set(p->e, "expected an operand at end");
+		}
+		return NULL;
+	}
 	return fail_at(p, start, "unexpected");
 }
 
