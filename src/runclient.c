@@ -1,0 +1,750 @@
+/* runclient.c: start, talk to, time out, kill and restart a runner process
+ * (see runclient.h). The runner is trusted code, but the kernels it runs are
+ * not: a reply may never come (timeout: we kill it) or the process may die
+ * (EOF: we reap it and name the signal). Either way the next request starts a
+ * fresh runner and replays the loads it had, so a hostile kernel costs one
+ * verdict and a restart, never the grader. */
+#include "runclient.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+#define LOG_TAIL 4096
+#define HELLO_TIMEOUT_S 120.0
+
+struct saved_load {
+	bool on;
+	char *plan;
+	int n;
+	uint64_t bytes[RUN_MAX_TENSORS];
+	int dtypes[RUN_MAX_TENSORS];
+	char *module;
+	char *native;
+};
+
+struct runclient {
+	char target[16];
+	char platform[256];
+	bool has_platform;
+	int device;
+	char path[PATH_MAX];
+
+	bool alive;
+	pid_t pid;
+	int to_fd, from_fd, err_fd;
+	pthread_t log_thread;
+	bool echo_log;
+	pthread_mutex_t log_mu;
+	char log[LOG_TAIL];
+	size_t log_len;
+
+	json_t *dev_raw;
+	struct device_info dev;
+	struct saved_load slot[RUN_MAX_SLOTS];
+	double load_timeout;
+	int starts;
+};
+
+static int dtype_size(int d)
+{
+	switch (d) {
+	case 0: case 4: return 4;	/* fp32, int32 */
+	case 1: case 2: return 2;	/* fp16, bf16 */
+	case 3: case 5: return 8;	/* fp64, int64 */
+	default: return 0;
+	}
+}
+
+static void status_set(enum runclient_status *status, char *verdict, char *detail,
+		       enum runclient_status stv, const char *v, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static void status_set(enum runclient_status *status, char *verdict, char *detail,
+		       enum runclient_status stv, const char *v, const char *fmt, ...)
+{
+	va_list ap;
+	*status = stv;
+	snprintf(verdict, 32, "%s", v);
+	va_start(ap, fmt);
+	vsnprintf(detail, RUN_DETAIL_MAX, fmt, ap);
+	va_end(ap);
+}
+
+#define ST(st) &(st)->status, (st)->verdict, (st)->detail
+
+/* ---- the runner's stderr: a thread keeps the tail ---- */
+
+static void *log_main(void *arg)
+{
+	struct runclient *rc = arg;
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(rc->err_fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (rc->echo_log)
+			fwrite(buf, 1, (size_t)n, stderr);
+		pthread_mutex_lock(&rc->log_mu);
+		size_t take = (size_t)n > LOG_TAIL ? LOG_TAIL : (size_t)n;
+		const char *src = buf + (size_t)n - take;
+		if (rc->log_len + take > LOG_TAIL) {
+			size_t drop = rc->log_len + take - LOG_TAIL;
+			memmove(rc->log, rc->log + drop, rc->log_len - drop);
+			rc->log_len -= drop;
+		}
+		memcpy(rc->log + rc->log_len, src, take);
+		rc->log_len += take;
+		pthread_mutex_unlock(&rc->log_mu);
+	}
+	return NULL;
+}
+
+void runclient_log_tail(struct runclient *rc, char *buf, size_t cap)
+{
+	if (!cap)
+		return;
+	pthread_mutex_lock(&rc->log_mu);
+	size_t n = rc->log_len < cap - 1 ? rc->log_len : cap - 1;
+	memcpy(buf, rc->log + rc->log_len - n, n);
+	buf[n] = 0;
+	pthread_mutex_unlock(&rc->log_mu);
+}
+
+/* The last non-empty line of the log, for one-line messages. */
+static void log_last_line(struct runclient *rc, char *out, size_t cap)
+{
+	char tail[LOG_TAIL + 1];
+	runclient_log_tail(rc, tail, sizeof tail);
+	size_t l = strlen(tail);
+	while (l && (tail[l - 1] == '\n' || tail[l - 1] == '\r'))
+		tail[--l] = 0;
+	char *nl = strrchr(tail, '\n');
+	snprintf(out, cap, "%s", nl ? nl + 1 : tail);
+}
+
+/* ---- process life ---- */
+
+static void describe_exit(int status, char *out, size_t cap)
+{
+	if (WIFSIGNALED(status))
+		snprintf(out, cap, "was killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
+	else
+		snprintf(out, cap, "ended (status 0x%x)", status);
+}
+
+/* Wait for the runner to end (killing it after grace_s), close everything,
+ * describe how it ended into why. */
+static void reap(struct runclient *rc, double grace_s, char *why, size_t cap)
+{
+	if (!rc->alive)
+		return;
+	int status = 0;
+	double until = util_now() + grace_s;
+	pid_t r;
+	while ((r = waitpid(rc->pid, &status, WNOHANG)) == 0 && util_now() < until)
+		usleep(2000);
+	if (r == 0) {
+		kill(rc->pid, SIGKILL);
+		while (waitpid(rc->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (why)
+		describe_exit(status, why, cap);
+	close(rc->to_fd);
+	close(rc->from_fd);
+	/* The runner is gone, so its stderr reaches EOF and the thread ends. */
+	pthread_join(rc->log_thread, NULL);
+	close(rc->err_fd);
+	rc->alive = false;
+}
+
+static void kill_runner(struct runclient *rc)
+{
+	if (rc->alive) {
+		kill(rc->pid, SIGKILL);
+		reap(rc, 5, NULL, 0);
+	}
+}
+
+static int spawn(struct runclient *rc, struct ka_err *e)
+{
+	int to[2], from[2], er[2];
+	if (pipe2(to, O_CLOEXEC))
+		return ka_err_set(e, "runclient: pipe: %s", strerror(errno));
+	if (pipe2(from, O_CLOEXEC)) {
+		close(to[0]), close(to[1]);
+		return ka_err_set(e, "runclient: pipe: %s", strerror(errno));
+	}
+	if (pipe2(er, O_CLOEXEC)) {
+		close(to[0]), close(to[1]), close(from[0]), close(from[1]);
+		return ka_err_set(e, "runclient: pipe: %s", strerror(errno));
+	}
+	char devbuf[16];
+	snprintf(devbuf, sizeof devbuf, "%d", rc->device);
+	char *argv[8];
+	int ac = 0;
+	argv[ac++] = rc->path;
+	if (rc->has_platform) {
+		argv[ac++] = "--platform";
+		argv[ac++] = rc->platform;
+	}
+	if (rc->device >= 0) {
+		argv[ac++] = "--device";
+		argv[ac++] = devbuf;
+	}
+	argv[ac] = NULL;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(to[0]), close(to[1]), close(from[0]), close(from[1]);
+		close(er[0]), close(er[1]);
+		return ka_err_set(e, "runclient: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls from here: ka may have threads. A
+		 * runner must not outlive ka (a kernel spinning forever would). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		if (dup2(to[0], 0) < 0 || dup2(from[1], 1) < 0 || dup2(er[1], 2) < 0)
+			_exit(127);
+		close_range(3, ~0u, 0);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	close(er[1]);
+	rc->pid = pid;
+	rc->to_fd = to[1];
+	rc->from_fd = from[0];
+	rc->err_fd = er[0];
+	/* Bigger pipes move large outputs in fewer wake-ups (best effort). */
+	fcntl(rc->from_fd, F_SETPIPE_SZ, 1 << 20);
+	rc->log_len = 0;
+	if (pthread_create(&rc->log_thread, NULL, log_main, rc)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(rc->to_fd), close(rc->from_fd), close(rc->err_fd);
+		return ka_err_set(e, "runclient: cannot start the log thread");
+	}
+	rc->alive = true;
+	rc->starts++;
+	return 0;
+}
+
+/* Send req (consumed) and wait for the reply. 0: *m filled; -2: timeout (the
+ * runner was killed); -3: the runner died (how, in why); -1: garbage or a
+ * failed send that was not a death (e). */
+static int exchange(struct runclient *rc, json_t *req, double timeout_s, struct proto_msg *m,
+		    char *why, size_t cap, struct ka_err *e)
+{
+	struct ka_err se;
+	int r = proto_send(rc->to_fd, req, 0, NULL, NULL, &se);
+	json_decref(req);
+	if (!r)
+		r = proto_recv(rc->from_fd, timeout_s, m, &se);
+	if (r == -2) {
+		kill_runner(rc);
+		return -2;
+	}
+	if (r) {
+		/* EOF or a broken pipe: the runner is dying or dead. */
+		reap(rc, 2.0, why, cap);
+		char last[512];
+		log_last_line(rc, last, sizeof last);
+		if (last[0]) {
+			size_t l = strlen(why);
+			snprintf(why + l, cap - l, "; last log line: %s", last);
+		}
+		return -3;
+	}
+	if (json_is_true(json_object_get(m->obj, "fatal")))
+		reap(rc, 5.0, NULL, 0);	/* it exits after a fatal reply */
+	return 0;
+}
+
+/* ---- hello ---- */
+
+static void jstr(json_t *o, const char *k, char *out, size_t cap)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	snprintf(out, cap, "%s", s ? s : "");
+}
+
+static int64_t jint(json_t *o, const char *k)
+{
+	return (int64_t)json_integer_value(json_object_get(o, k));
+}
+
+static void parse_device(json_t *d, struct device_info *o)
+{
+	memset(o, 0, sizeof *o);
+	jstr(d, "name", o->name, sizeof o->name);
+	jstr(d, "vendor", o->vendor, sizeof o->vendor);
+	jstr(d, "version", o->version, sizeof o->version);
+	jstr(d, "driver", o->driver, sizeof o->driver);
+	jstr(d, "platform", o->platform, sizeof o->platform);
+	jstr(d, "opencl_c_version", o->opencl_c_version, sizeof o->opencl_c_version);
+	jstr(d, "type", o->type, sizeof o->type);
+	jstr(d, "extensions", o->extensions, sizeof o->extensions);
+	o->compute_units = (int)jint(d, "compute_units");
+	o->max_clock_mhz = (int)jint(d, "max_clock_mhz");
+	o->address_bits = (int)jint(d, "address_bits");
+	o->max_work_group = jint(d, "max_work_group");
+	o->max_work_item_dims = (int)jint(d, "max_work_item_dims");
+	json_t *mis = json_object_get(d, "max_work_item_sizes");
+	for (int i = 0; i < 3; i++)
+		o->max_work_item_sizes[i] =
+			(int64_t)json_integer_value(json_array_get(mis, (size_t)i));
+	o->local_mem_bytes = jint(d, "local_mem_bytes");
+	o->global_mem_bytes = jint(d, "global_mem_bytes");
+	o->max_mem_alloc = jint(d, "max_mem_alloc");
+	o->cache_bytes = jint(d, "cache_bytes");
+	o->cache_line_bytes = jint(d, "cache_line_bytes");
+	o->base_addr_align = jint(d, "base_addr_align");
+	o->fp64 = json_is_true(json_object_get(d, "fp64"));
+	o->test_grade = json_is_true(json_object_get(d, "test_grade"));
+	o->flush_bytes = jint(d, "flush_bytes");
+	static const char *pv[7] = {"char", "short", "int", "long", "float", "double", "half"};
+	json_t *p = json_object_get(d, "preferred_vector_widths");
+	for (int i = 0; i < 7; i++)
+		o->pref_vec[i] = (int)jint(p, pv[i]);
+}
+
+static int reply_error(struct proto_msg *m, const char *what, struct ka_err *e)
+{
+	const char *err = json_string_value(json_object_get(m->obj, "error"));
+	return ka_err_set(e, "runner %s: %s", what, err ? err : "malformed reply");
+}
+
+static int do_hello(struct runclient *rc, struct ka_err *e)
+{
+	struct proto_msg m;
+	char why[256] = "";
+	int r = exchange(rc, json_pack("{s:s}", "op", "hello"), HELLO_TIMEOUT_S, &m, why,
+			 sizeof why, e);
+	if (r == -2)
+		return ka_err_set(e, "runner %s: no hello reply within %.0f s", rc->path,
+				  HELLO_TIMEOUT_S);
+	if (r == -3)
+		return ka_err_set(e, "runner %s %s before its hello", rc->path, why);
+	if (r)
+		return -1;
+	json_t *dev = json_object_get(m.obj, "device");
+	if (!json_is_true(json_object_get(m.obj, "ok")) || !json_is_object(dev)) {
+		r = reply_error(&m, "hello", e);
+		proto_msg_free(&m);
+		return r;
+	}
+	json_decref(rc->dev_raw);
+	rc->dev_raw = json_incref(dev);
+	parse_device(dev, &rc->dev);
+	proto_msg_free(&m);
+	return 0;
+}
+
+/* ---- load ---- */
+
+static json_t *load_request(int slot, const struct saved_load *s)
+{
+	json_error_t je;
+	json_t *plan = NULL;
+	if (s->plan && !(plan = json_loads(s->plan, 0, &je)))
+		return NULL;
+	json_t *ts = json_array();
+	for (int i = 0; i < s->n; i++)
+		json_array_append_new(ts, json_pack("{s:I,s:i}", "bytes", (json_int_t)s->bytes[i],
+						    "dtype", s->dtypes[i]));
+	json_t *req = json_pack("{s:s,s:i,s:o}", "op", "load", "slot", slot, "tensors", ts);
+	if (plan)
+		json_object_set_new(req, "plan", plan);
+	if (s->module)
+		json_object_set_new(req, "module", json_string(s->module));
+	if (s->native)
+		json_object_set_new(req, "native", json_string(s->native));
+	return req;
+}
+
+/* Send one load; 0 with st, or -1 with e. */
+static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
+		     struct run_status *st, struct ka_err *e)
+{
+	json_t *req = load_request(slot, s);
+	if (!req)
+		return ka_err_set(e, "runclient: the plan of slot %d is not JSON", slot);
+	struct proto_msg m;
+	char why[256] = "";
+	int r = exchange(rc, req, rc->load_timeout, &m, why, sizeof why, e);
+	if (r == -2) {
+		status_set(ST(st), RUNCLIENT_TIMEOUT, "timeout", "no load reply within %.0f s (building the "
+						    "program); the runner was killed",
+			   rc->load_timeout);
+		return 0;
+	}
+	if (r == -3) {
+		/* The compiler crashed on this source. */
+		status_set(ST(st), RUNCLIENT_VERDICT, "compile_error", "the runner %s while loading",
+			   why);
+		return 0;
+	}
+	if (r)
+		return -1;
+	int rc2 = 0;
+	const char *v = json_string_value(json_object_get(m.obj, "verdict"));
+	const char *d = json_string_value(json_object_get(m.obj, "detail"));
+	if (json_is_true(json_object_get(m.obj, "ok")))
+		status_set(ST(st), RUNCLIENT_OK, "", "%s", "");
+	else if (v && (!strcmp(v, "compile_error") || !strcmp(v, "launch_error") ||
+		       !strcmp(v, "runtime_fault")))
+		status_set(ST(st), RUNCLIENT_VERDICT, v, "%s", d ? d : "");
+	else
+		rc2 = reply_error(&m, "load", e);
+	proto_msg_free(&m);
+	return rc2;
+}
+
+static void saved_free(struct saved_load *s)
+{
+	free(s->plan);
+	free(s->module);
+	free(s->native);
+	memset(s, 0, sizeof *s);
+}
+
+/* Start the runner if it is not running, and give it back its slots. */
+static int ensure_alive(struct runclient *rc, struct ka_err *e)
+{
+	if (rc->alive)
+		return 0;
+	if (spawn(rc, e) || do_hello(rc, e)) {
+		kill_runner(rc);
+		return -1;
+	}
+	for (int s = 0; s < RUN_MAX_SLOTS; s++) {
+		if (!rc->slot[s].on)
+			continue;
+		struct run_status *st = xmalloc(sizeof *st);
+		int r = send_load(rc, s, &rc->slot[s], st, e);
+		if (!r && st->status != RUNCLIENT_OK)
+			r = ka_err_set(e, "runclient: reloading slot %d after a restart: %s: %.200s",
+				       s, st->verdict, st->detail);
+		free(st);
+		if (r) {
+			saved_free(&rc->slot[s]);
+			kill_runner(rc);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct runclient *runclient_start(const char *target, const char *platform, int device,
+				  struct ka_err *e)
+{
+	if (!target || (strcmp(target, "opencl") && strcmp(target, "cuda"))) {
+		ka_err_set(e, "runclient: unknown target '%s'", target ? target : "(null)");
+		return NULL;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct runclient *rc = xcalloc(1, sizeof *rc);
+	snprintf(rc->target, sizeof rc->target, "%s", target);
+	if (platform) {
+		rc->has_platform = true;
+		snprintf(rc->platform, sizeof rc->platform, "%s", platform);
+	}
+	rc->device = device;
+	rc->load_timeout = 300;
+	const char *ed = getenv("KA_RUNNER_LOG");
+	rc->echo_log = ed && !strcmp(ed, "1");
+	pthread_mutex_init(&rc->log_mu, NULL);
+	/* Beside the running program, or one level up (test binaries live in
+	 * $BUILD/tests, the runner in $BUILD). */
+	snprintf(rc->path, sizeof rc->path, "%s/ka-run-%s", util_exe_dir(), target);
+	if (access(rc->path, X_OK)) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s", util_exe_dir());
+		snprintf(rc->path, sizeof rc->path, "%s/ka-run-%s", dirname(dir), target);
+	}
+	if (access(rc->path, X_OK)) {
+		ka_err_set(e, "runclient: no runner program ka-run-%s beside %s (build it with make)",
+			   target, util_exe_dir());
+		pthread_mutex_destroy(&rc->log_mu);
+		free(rc);
+		return NULL;
+	}
+	if (ensure_alive(rc, e)) {
+		runclient_stop(rc);
+		return NULL;
+	}
+	return rc;
+}
+
+int runclient_hello(struct runclient *rc, json_t **device, struct ka_err *e)
+{
+	if (ensure_alive(rc, e))
+		return -1;
+	*device = json_incref(rc->dev_raw);
+	return 0;
+}
+
+const struct device_info *runclient_device(const struct runclient *rc)
+{
+	return &rc->dev;
+}
+
+int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_tensors,
+		   const uint64_t *bytes, const int *dtypes, const char *module,
+		   const char *native, struct run_status *st, struct ka_err *e)
+{
+	if (slot < 0 || slot >= RUN_MAX_SLOTS || n_tensors < 0 || n_tensors > RUN_MAX_TENSORS ||
+	    (!plan_json && !native))
+		return ka_err_set(e, "runclient_load: bad slot, tensor count or plan");
+	/* Replace: the old version of the slot must not be reloaded on a restart. */
+	saved_free(&rc->slot[slot]);
+	if (ensure_alive(rc, e))
+		return -1;
+	struct saved_load s = {.on = true, .n = n_tensors};
+	s.plan = plan_json ? xstrdup(plan_json) : NULL;
+	s.module = module ? xstrdup(module) : NULL;
+	s.native = native ? xstrdup(native) : NULL;
+	for (int i = 0; i < n_tensors; i++) {
+		s.bytes[i] = bytes[i];
+		s.dtypes[i] = dtypes[i];
+	}
+	int r = send_load(rc, slot, &s, st, e);
+	if (r || st->status != RUNCLIENT_OK) {
+		saved_free(&s);
+		return r;
+	}
+	rc->slot[slot] = s;
+	return 0;
+}
+
+/* ---- call ---- */
+
+static json_t *call_request(const struct run_call_req *q, struct ka_err *e)
+{
+	json_t *ins = json_array();
+	for (int i = 0; i < q->n_inputs; i++) {
+		const struct run_input *in = &q->in[i];
+		json_t *j = json_pack("{s:o,s:i}", "key", proto_u64(in->key), "kind", in->kind);
+		if (in->kind == 2) {
+			json_object_set_new(j, "lo", json_integer((json_int_t)in->lo));
+			json_object_set_new(j, "range", proto_u64(in->range));
+		} else {
+			json_t *a = json_real((double)in->a), *b = json_real((double)in->b);
+			if (!a || !b) {
+				json_decref(a), json_decref(b), json_decref(j), json_decref(ins);
+				ka_err_set(e, "runclient: input %d has a non-finite parameter", i);
+				return NULL;
+			}
+			json_object_set_new(j, "a", a);
+			json_object_set_new(j, "b", b);
+		}
+		json_array_append_new(ins, j);
+	}
+	json_t *req = json_pack("{s:s,s:i,s:o,s:o,s:b,s:b,s:s}", "op", "call", "slot", q->slot,
+				"inputs", ins, "poison", proto_u64(q->poison), "flush", q->flush,
+				"time", q->time, "return", q->sample ? "sample" : "all");
+	if (q->sample) {
+		json_t *smp = json_array();
+		for (int o = 0; o < q->n_outputs; o++) {
+			json_t *l = json_array();
+			for (int64_t k = 0; k < q->n_sample[o]; k++)
+				json_array_append_new(l, json_integer((json_int_t)q->sample_idx[o][k]));
+			json_array_append_new(smp, l);
+		}
+		json_object_set_new(req, "sample", smp);
+	}
+	return req;
+}
+
+static int get_hex_array(json_t *obj, const char *key, int n, uint64_t *out)
+{
+	json_t *a = json_object_get(obj, key);
+	if (!json_is_array(a) || json_array_size(a) != (size_t)n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(a, (size_t)i));
+		char *end;
+		if (!s || !*s || strlen(s) > 16)
+			return -1;
+		out[i] = strtoull(s, &end, 16);
+		if (*end)
+			return -1;
+	}
+	return 0;
+}
+
+static int get_int_array(json_t *obj, const char *key, int n, int64_t *out)
+{
+	json_t *a = json_object_get(obj, key);
+	if (!json_is_array(a) || json_array_size(a) != (size_t)n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		json_t *v = json_array_get(a, (size_t)i);
+		if (!json_is_integer(v))
+			return -1;
+		out[i] = json_integer_value(v);
+	}
+	return 0;
+}
+
+static int parse_call_reply(struct runclient *rc, const struct run_call_req *q,
+			    struct proto_msg *m, struct run_call_res *res, struct ka_err *e)
+{
+	const struct saved_load *s = &rc->slot[q->slot];
+	json_t *o = m->obj;
+	if (!json_is_true(json_object_get(o, "ok"))) {
+		const char *v = json_string_value(json_object_get(o, "verdict"));
+		const char *d = json_string_value(json_object_get(o, "detail"));
+		if (v && (!strcmp(v, "runtime_fault") || !strcmp(v, "launch_error"))) {
+			status_set(ST(res), RUNCLIENT_VERDICT, v, "%s", d ? d : "");
+			return 0;
+		}
+		return reply_error(m, "call", e);
+	}
+	int n_out = s->n - q->n_inputs;
+	int n_buf = (int)json_array_size(json_object_get(o, "canary_ok"));
+	res->n_inputs = q->n_inputs;
+	res->n_outputs = n_out;
+	json_t *t = json_object_get(o, "time_ns");
+	if (q->time && !json_is_number(t))
+		return ka_err_set(e, "runner call: reply without time_ns");
+	res->has_time = q->time;
+	res->time_ns = q->time ? json_number_value(t) : 0;
+	if (get_hex_array(o, "in_hash_before", q->n_inputs, res->in_hash_before) ||
+	    get_hex_array(o, "in_hash_after", q->n_inputs, res->in_hash_after) ||
+	    get_int_array(o, "unwritten", n_out, res->unwritten) ||
+	    get_int_array(o, "first_unwritten", n_out, res->first_unwritten) ||
+	    get_int_array(o, "nonfinite", n_out, res->nonfinite) || n_buf < s->n ||
+	    n_buf > RUN_MAX_BUFFERS || m->n_blobs != n_out)
+		return ka_err_set(e, "runner call: reply arrays do not match the slot's %d tensors",
+				  s->n);
+	res->n_buffers = n_buf;
+	for (int i = 0; i < n_buf; i++)
+		res->canary_ok[i] =
+			json_is_true(json_array_get(json_object_get(o, "canary_ok"), (size_t)i));
+	for (int k = 0; k < n_out; k++) {
+		int es = dtype_size(s->dtypes[q->n_inputs + k]);
+		size_t want = q->sample ? (size_t)q->n_sample[k] * (size_t)es
+					: (size_t)s->bytes[q->n_inputs + k];
+		if (m->blob_len[k] != want)
+			return ka_err_set(e, "runner call: output %d came back with %zu bytes, not %zu",
+					  k, m->blob_len[k], want);
+		res->out[k] = m->blob[k];
+		res->out_len[k] = m->blob_len[k];
+		m->blob[k] = NULL;
+	}
+	status_set(ST(res), RUNCLIENT_OK, "", "%s", "");
+	return 0;
+}
+
+int runclient_call(struct runclient *rc, const struct run_call_req *req,
+		   struct run_call_res *res, double timeout_s, struct ka_err *e)
+{
+	memset(res, 0, sizeof *res);
+	if (!req || req->slot < 0 || req->slot >= RUN_MAX_SLOTS || req->n_inputs < 0 ||
+	    req->n_inputs > RUN_MAX_TENSORS)
+		return ka_err_set(e, "runclient_call: bad slot or request");
+	if (ensure_alive(rc, e))
+		return -1;
+	const struct saved_load *s = &rc->slot[req->slot];
+	if (!s->on)
+		return ka_err_set(e, "runclient_call: slot %d is not loaded", req->slot);
+	if (req->n_inputs > s->n || (req->sample && req->n_outputs != s->n - req->n_inputs))
+		return ka_err_set(e, "runclient_call: %d inputs / %d sample lists do not fit slot "
+				     "%d's %d tensors",
+				  req->n_inputs, req->n_outputs, req->slot, s->n);
+	json_t *q = call_request(req, e);
+	if (!q)
+		return -1;
+	struct proto_msg m;
+	char why[768] = "";
+	double t0 = util_now();
+	int r = exchange(rc, q, timeout_s, &m, why, sizeof why, e);
+	res->wall_s = util_now() - t0;
+	if (r == -2) {
+		status_set(ST(res), RUNCLIENT_TIMEOUT, "timeout",
+			   "no reply within %.1f s; the runner was killed", timeout_s);
+		return 0;
+	}
+	if (r == -3) {
+		status_set(ST(res), RUNCLIENT_VERDICT, "runtime_fault",
+			   "the runner %s during the call", why);
+		return 0;
+	}
+	if (r)
+		return -1;
+	r = parse_call_reply(rc, req, &m, res, e);
+	proto_msg_free(&m);
+	return r;
+}
+
+void run_call_res_free(struct run_call_res *res)
+{
+	if (!res)
+		return;
+	for (int k = 0; k < RUN_MAX_TENSORS; k++) {
+		free(res->out[k]);
+		res->out[k] = NULL;
+		res->out_len[k] = 0;
+	}
+}
+
+int runclient_restart(struct runclient *rc, struct ka_err *e)
+{
+	kill_runner(rc);
+	return ensure_alive(rc, e);
+}
+
+int runclient_restarts(const struct runclient *rc)
+{
+	return rc->starts > 0 ? rc->starts - 1 : 0;
+}
+
+void runclient_set_load_timeout(struct runclient *rc, double seconds)
+{
+	if (seconds > 0)
+		rc->load_timeout = seconds;
+}
+
+void runclient_stop(struct runclient *rc)
+{
+	if (!rc)
+		return;
+	if (rc->alive) {
+		struct ka_err e;
+		json_t *q = json_pack("{s:s}", "op", "quit");
+		if (!proto_send(rc->to_fd, q, 0, NULL, NULL, &e)) {
+			struct proto_msg m;
+			if (!proto_recv(rc->from_fd, 2.0, &m, &e))
+				proto_msg_free(&m);
+		}
+		json_decref(q);
+		reap(rc, 2.0, NULL, 0);
+	}
+	for (int s = 0; s < RUN_MAX_SLOTS; s++)
+		saved_free(&rc->slot[s]);
+	json_decref(rc->dev_raw);
+	pthread_mutex_destroy(&rc->log_mu);
+	free(rc);
+}

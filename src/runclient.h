@@ -1,0 +1,167 @@
+/* runclient.h: the parent's side of a runner (ka-run-opencl, ka-run-cuda).
+ * A runclient starts the runner program found beside the ka binary, talks
+ * to it over a pipe pair (docs/runner-protocol.md, framing in proto.h) and
+ * turns its replies into C structs. It owns the runner's life: a call that
+ * runs past its timeout kills the runner; a runner that died (or said its
+ * device state is broken) is restarted on the next request and every slot it
+ * had loaded is loaded again, so callers see only a verdict for the call that
+ * failed.
+ *
+ * Not here: seeds, gold, comparison and verdicts beyond what the runner
+ * reports (grade.c decides). The runner's stderr is kept as a bounded tail
+ * for error messages (and echoed to our stderr when KA_RUNNER_LOG=1). */
+#ifndef KA_RUNCLIENT_H
+#define KA_RUNCLIENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "util.h"
+
+#define RUN_MAX_SLOTS 16
+#define RUN_MAX_TENSORS 64
+#define RUN_MAX_BUFFERS (RUN_MAX_TENSORS + 16)
+#define RUN_DETAIL_MAX (17 << 10)	/* a 16 KiB build log and its header */
+
+/* What became of a load or call. */
+enum runclient_status {
+	RUNCLIENT_OK = 0,
+	RUNCLIENT_VERDICT,	/* the candidate's fault: verdict names it */
+	RUNCLIENT_TIMEOUT,	/* no reply in time: the runner was killed */
+};
+
+/* verdict uses verdict.h's spelling: "compile_error" (build failed, missing
+ * kernel, disallowed option, or the compiler crashed the runner),
+ * "launch_error" (the plan does not match the real kernels), "runtime_fault"
+ * (an enqueue or the completion failed, or the runner died during a call),
+ * "timeout"; "" when OK. */
+struct run_status {
+	enum runclient_status status;
+	char verdict[32];
+	char detail[RUN_DETAIL_MAX];
+};
+
+/* The device as the runner's hello describes it (docs/runner-protocol.md). */
+struct device_info {
+	char name[256], vendor[256], version[256], driver[256], platform[256];
+	char opencl_c_version[256];
+	char type[16];			/* "gpu", "cpu" or "accelerator" */
+	int compute_units, max_clock_mhz, address_bits;
+	int64_t max_work_group;
+	int max_work_item_dims;
+	int64_t max_work_item_sizes[3];
+	int64_t local_mem_bytes, global_mem_bytes, max_mem_alloc;
+	int64_t cache_bytes, cache_line_bytes;
+	int64_t base_addr_align;	/* bytes */
+	bool fp64;
+	char extensions[8192];		/* truncated if longer */
+	int pref_vec[7];		/* preferred widths: char short int long float double half */
+	bool test_grade;		/* PoCL / any CPU device: results are test-grade */
+	int64_t flush_bytes;
+};
+
+/* One input's generator parameters (include/ka_gen.h). */
+struct run_input {
+	uint64_t key;
+	int kind;			/* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
+	float a, b;			/* NORMAL: mean, std; UNIFORM: lo, w */
+	int64_t lo;			/* INT: [lo, lo + range - 1], range >= 1 */
+	uint64_t range;
+};
+
+struct run_call_req {
+	int slot;
+	int n_inputs;			/* the slot's tensors after these are outputs */
+	int n_outputs;			/* needed with sample: one index list each */
+	struct run_input in[RUN_MAX_TENSORS];
+	uint64_t poison;		/* per-call poison seed */
+	int flush, time;
+	int sample;			/* 0: every output comes back whole */
+	const int64_t *sample_idx[RUN_MAX_TENSORS];	/* borrowed */
+	int64_t n_sample[RUN_MAX_TENSORS];
+};
+
+struct run_call_res {
+	enum runclient_status status;	/* the fields after detail are filled only
+					 * when OK */
+	char verdict[32];
+	char detail[RUN_DETAIL_MAX];
+	int has_time;
+	double time_ns;			/* START of the first op to END of the last */
+	int n_inputs;
+	uint64_t in_hash_before[RUN_MAX_TENSORS], in_hash_after[RUN_MAX_TENSORS];
+	int n_buffers;			/* inputs, outputs, then workspaces */
+	bool canary_ok[RUN_MAX_BUFFERS];
+	int n_outputs;
+	int64_t unwritten[RUN_MAX_TENSORS], first_unwritten[RUN_MAX_TENSORS];
+	int64_t nonfinite[RUN_MAX_TENSORS];
+	uint8_t *out[RUN_MAX_TENSORS];	/* owned: all bytes, or the sampled elements
+					 * in sample order */
+	size_t out_len[RUN_MAX_TENSORS];
+	double wall_s;			/* the parent's wall clock for the request */
+};
+
+struct runclient;
+
+/* Start the runner for target ("opencl" or "cuda"): <exe dir>/ka-run-<target>
+ * (or one directory up, where test binaries live), with --platform when
+ * platform is not NULL and --device when device >= 0. Says hello and keeps
+ * the device description. Ignores SIGPIPE for the whole process (a dead
+ * runner must not kill ka). NULL with e when the program is missing or it
+ * cannot open a device (e carries the runner's reason). Free with
+ * runclient_stop. */
+struct runclient *runclient_start(const char *target, const char *platform, int device,
+				  struct ka_err *e);
+
+/* The device description from hello: *device receives a new reference to
+ * the hello's "device" object (caller decrefs). 0, or -1 with e. */
+int runclient_hello(struct runclient *rc, json_t **device, struct ka_err *e);
+
+/* The same description as a struct (valid until runclient_stop). */
+const struct device_info *runclient_device(const struct runclient *rc);
+
+/* Load slot (0..15) with a plan (JSON text, docs/plan-format.md) and the task's
+ * tensors (inputs then outputs: byte sizes and ka_kernel.h dtype codes).
+ * module: CUDA object to load device code from, NULL for OpenCL. native: a
+ * trusted native baseline library (CUDA), usually NULL; with one, plan_json
+ * may be NULL. Returns 0 with st filled (status OK, VERDICT or TIMEOUT), or -1
+ * with e when the runner could not do it (a harness problem). The request is
+ * kept so that a restarted runner gets the slot again; a load that fails
+ * leaves the slot empty. Loads wait at most the load timeout
+ * (runclient_set_load_timeout, 300 s by default). */
+int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_tensors,
+		   const uint64_t *bytes, const int *dtypes, const char *module,
+		   const char *native, struct run_status *st, struct ka_err *e);
+
+/* Run one call on the loaded slot req->slot and wait at most timeout_s (<= 0:
+ * forever). Returns 0 with res filled (res->status: OK; TIMEOUT, the runner
+ * was killed; VERDICT "runtime_fault" for a failed enqueue or completion, or
+ * a runner death, whose signal the detail names), or -1 with e (harness
+ * problem). After TIMEOUT or a death the next request starts a new runner and
+ * reloads every slot. Free res with run_call_res_free (also after -1). */
+int runclient_call(struct runclient *rc, const struct run_call_req *req,
+		   struct run_call_res *res, double timeout_s, struct ka_err *e);
+
+/* Free the output buffers of res and zero them (the struct itself is the
+ * caller's). NULL is fine. */
+void run_call_res_free(struct run_call_res *res);
+
+/* Kill the runner now and start a new one, reloading every loaded slot.
+ * 0, or -1 with e. */
+int runclient_restart(struct runclient *rc, struct ka_err *e);
+
+/* How many times the runner was (re)started after the first start. */
+int runclient_restarts(const struct runclient *rc);
+
+/* Set the timeout for loads (seconds, > 0). */
+void runclient_set_load_timeout(struct runclient *rc, double seconds);
+
+/* The last bytes of the runner's stderr (at most 4 KiB), NUL-terminated, into
+ * buf of cap bytes. */
+void runclient_log_tail(struct runclient *rc, char *buf, size_t cap);
+
+/* Ask the runner to quit (killing it if it does not within 2 s), reap it and
+ * free rc. NULL is fine. */
+void runclient_stop(struct runclient *rc);
+
+#endif

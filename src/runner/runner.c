@@ -1,0 +1,391 @@
+/* runner.c: the request loop shared by every runner (see runner.h). It
+ * parses and bounds each request, keeps the per-slot plans, dispatches to the
+ * engine and writes exactly one reply per request. Everything it reads came
+ * from the parent (trusted) except the plan, which came from the recorder
+ * (untrusted candidate host code): plan_read and plan_check_refs bound it
+ * before an engine sees it. */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ka_gen.h"
+#include "task.h"
+#include "proto.h"
+
+int runner_dtype_size(int dtype)
+{
+	switch (dtype) {
+	case KA_DTYPE_FP32: case KA_DTYPE_INT32: return 4;
+	case KA_DTYPE_FP16: case KA_DTYPE_BF16: return 2;
+	case KA_DTYPE_FP64: case KA_DTYPE_INT64: return 8;
+	default: return 0;
+	}
+}
+
+int runner_take_stdio(int *in_fd, int *out_fd, struct ka_err *e)
+{
+	int in = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	int out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (in < 0 || out < 0)
+		return ka_err_set(e, "runner: cannot duplicate stdin/stdout: %s", strerror(errno));
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0)
+		return ka_err_set(e, "runner: cannot redirect stdin/stdout: %s", strerror(errno));
+	close(null);
+	*in_fd = in;
+	*out_fd = out;
+	return 0;
+}
+
+/* ---- replies ---- */
+
+static int reply_ok(int fd, json_t *obj, int n, const void *const *blobs, const size_t *lens)
+{
+	struct ka_err e;
+	json_object_set_new(obj, "ok", json_true());
+	int rc = proto_send(fd, obj, n, blobs, lens, &e);
+	json_decref(obj);
+	return rc;
+}
+
+static int reply_error(int fd, const char *msg)
+{
+	struct ka_err e;
+	json_t *obj = json_pack("{s:b,s:s}", "ok", 0, "error", msg);
+	int rc = proto_send(fd, obj, 0, NULL, NULL, &e);
+	json_decref(obj);
+	return rc;
+}
+
+static int reply_verdict(int fd, const struct runner_verdict *v)
+{
+	struct ka_err e;
+	json_t *obj = json_pack("{s:b,s:s,s:s}", "ok", 0, "verdict", v->verdict, "detail",
+				v->detail ? v->detail : "");
+	if (v->fatal)
+		json_object_set_new(obj, "fatal", json_true());
+	int rc = proto_send(fd, obj, 0, NULL, NULL, &e);
+	json_decref(obj);
+	return rc;
+}
+
+/* ---- request parsing ---- */
+
+static int get_slot(json_t *req, int *slot, struct ka_err *e)
+{
+	json_t *s = json_object_get(req, "slot");
+	if (!json_is_integer(s) || json_integer_value(s) < 0 ||
+	    json_integer_value(s) >= RUNNER_MAX_SLOTS)
+		return ka_err_set(e, "request: 'slot' missing or not in 0..%d", RUNNER_MAX_SLOTS - 1);
+	*slot = (int)json_integer_value(s);
+	return 0;
+}
+
+static int parse_tensors(json_t *req, struct runner_slot *s, struct ka_err *e)
+{
+	json_t *ts = json_object_get(req, "tensors");
+	if (!json_is_array(ts) || json_array_size(ts) > RUNNER_MAX_TENSORS)
+		return ka_err_set(e, "load: 'tensors' missing or over %d", RUNNER_MAX_TENSORS);
+	s->n_tensors = (int)json_array_size(ts);
+	for (int i = 0; i < s->n_tensors; i++) {
+		json_t *t = json_array_get(ts, (size_t)i);
+		json_t *b = json_object_get(t, "bytes"), *d = json_object_get(t, "dtype");
+		if (!json_is_integer(b) || json_integer_value(b) < 0 ||
+		    (uint64_t)json_integer_value(b) > RUNNER_MAX_TENSOR_BYTES)
+			return ka_err_set(e, "load: tensors[%d].bytes missing or out of range", i);
+		if (!json_is_integer(d) || !runner_dtype_size((int)json_integer_value(d)))
+			return ka_err_set(e, "load: tensors[%d].dtype missing or unknown", i);
+		s->bytes[i] = (uint64_t)json_integer_value(b);
+		s->dtype[i] = (int)json_integer_value(d);
+	}
+	const char *mod = json_string_value(json_object_get(req, "module"));
+	if (!mod)
+		mod = json_string_value(json_object_get(req, "cubin"));
+	if (mod && strlen(mod) >= sizeof s->module)
+		return ka_err_set(e, "load: 'module' path too long");
+	snprintf(s->module, sizeof s->module, "%s", mod ? mod : "");
+	const char *nat = json_string_value(json_object_get(req, "native"));
+	if (nat && strlen(nat) >= sizeof s->native)
+		return ka_err_set(e, "load: 'native' path too long");
+	snprintf(s->native, sizeof s->native, "%s", nat ? nat : "");
+	return 0;
+}
+
+static int parse_input(json_t *j, struct runner_input *in, int i, struct ka_err *e)
+{
+	json_t *kind = json_object_get(j, "kind");
+	if (!json_is_object(j) || proto_get_u64(j, "key", &in->key) || !json_is_integer(kind) ||
+	    json_integer_value(kind) < KA_GEN_NORMAL || json_integer_value(kind) > KA_GEN_INT)
+		return ka_err_set(e, "call: inputs[%d]: 'key' or 'kind' missing or bad", i);
+	in->kind = (int)json_integer_value(kind);
+	if (in->kind == KA_GEN_INT) {
+		json_t *lo = json_object_get(j, "lo");
+		if (!json_is_integer(lo) || proto_get_u64(j, "range", &in->range) || in->range == 0)
+			return ka_err_set(e, "call: inputs[%d]: 'lo' or 'range' missing or bad", i);
+		in->lo = json_integer_value(lo);
+	} else {
+		json_t *a = json_object_get(j, "a"), *b = json_object_get(j, "b");
+		if (!json_is_number(a) || !json_is_number(b))
+			return ka_err_set(e, "call: inputs[%d]: 'a' or 'b' missing", i);
+		in->a = (float)json_number_value(a);
+		in->b = (float)json_number_value(b);
+	}
+	return 0;
+}
+
+static void call_free(struct runner_call *c)
+{
+	for (int i = 0; i < RUNNER_MAX_TENSORS; i++)
+		free(c->sample_idx[i]);
+}
+
+static int parse_call(json_t *req, const struct runner_slot *s, struct runner_call *c,
+		      struct ka_err *e)
+{
+	json_t *ins = json_object_get(req, "inputs");
+	if (!json_is_array(ins) || json_array_size(ins) > (size_t)s->n_tensors)
+		return ka_err_set(e, "call: 'inputs' missing or more than the slot's %d tensors",
+				  s->n_tensors);
+	c->n_inputs = (int)json_array_size(ins);
+	c->n_outputs = s->n_tensors - c->n_inputs;
+	for (int i = 0; i < c->n_inputs; i++)
+		if (parse_input(json_array_get(ins, (size_t)i), &c->in[i], i, e))
+			return -1;
+	if (proto_get_u64(req, "poison", &c->poison))
+		return ka_err_set(e, "call: 'poison' missing or not hex");
+	c->flush = json_is_true(json_object_get(req, "flush"));
+	c->time = json_is_true(json_object_get(req, "time"));
+	const char *ret = json_string_value(json_object_get(req, "return"));
+	if (!ret || (strcmp(ret, "all") && strcmp(ret, "sample")))
+		return ka_err_set(e, "call: 'return' must be \"all\" or \"sample\"");
+	c->sample = !strcmp(ret, "sample");
+	if (!c->sample)
+		return 0;
+	json_t *smp = json_object_get(req, "sample");
+	if (!json_is_array(smp) || json_array_size(smp) != (size_t)c->n_outputs)
+		return ka_err_set(e, "call: 'sample' must hold one index list per output (%d)",
+				  c->n_outputs);
+	int64_t total = 0;
+	for (int o = 0; o < c->n_outputs; o++) {
+		json_t *l = json_array_get(smp, (size_t)o);
+		int t = c->n_inputs + o;
+		int64_t numel = (int64_t)(s->bytes[t] / (uint64_t)runner_dtype_size(s->dtype[t]));
+		size_t n = json_is_array(l) ? json_array_size(l) : 0;
+		total += (int64_t)n;
+		if (!json_is_array(l) || total > RUNNER_MAX_SAMPLE)
+			return ka_err_set(e, "call: sample[%d] not a list or over %d indices in all",
+					  o, RUNNER_MAX_SAMPLE);
+		c->n_sample[o] = (int64_t)n;
+		c->sample_idx[o] = xmalloc((n ? n : 1) * sizeof(int64_t));
+		for (size_t k = 0; k < n; k++) {
+			json_t *v = json_array_get(l, k);
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) >= numel)
+				return ka_err_set(e, "call: sample[%d][%zu] is not an index below %lld",
+						  o, k, (long long)numel);
+			c->sample_idx[o][k] = json_integer_value(v);
+		}
+	}
+	return 0;
+}
+
+/* ---- handlers: each returns 0 to go on, 1 to exit with 3 (fatal), -1 on a
+ * broken pipe ---- */
+
+static int reply_engine(int fd, int rc, struct runner_verdict *v, const struct ka_err *e)
+{
+	int sent;
+	if (rc > 0) {
+		sent = reply_verdict(fd, v);
+		free(v->detail);
+		if (sent)
+			return -1;
+		return v->fatal ? 1 : 0;
+	}
+	return reply_error(fd, e->msg) ? -1 : 0;
+}
+
+static int handle_load(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int fd)
+{
+	struct ka_err e = {{0}};
+	struct runner_verdict v = {0};
+	int slot;
+	if (get_slot(req, &slot, &e))
+		return reply_error(fd, e.msg) ? -1 : 0;
+	struct runner_slot *s = &slots[slot];
+	if (s->loaded) {
+		eng->unload(eng->ctx, slot);
+		plan_free(&s->plan);
+		s->loaded = false;
+	}
+	memset(s, 0, sizeof *s);
+	if (parse_tensors(req, s, &e))
+		return reply_error(fd, e.msg) ? -1 : 0;
+	json_t *jp = json_object_get(req, "plan");
+	int rc = 0;
+	if (json_is_object(jp)) {
+		char *text = json_dumps(jp, JSON_COMPACT);
+		rc = text ? plan_read(text, strlen(text), &s->plan, &e) : -1;
+		free(text);
+	} else if (s->native[0]) {
+		/* A trusted native baseline: the engine runs the library. */
+		snprintf(s->plan.target, sizeof s->plan.target, "%s", eng->target);
+	} else {
+		return reply_error(fd, "load: 'plan' missing or not an object") ? -1 : 0;
+	}
+	/* A plan that does not parse or points outside its buffers is the
+	 * candidate's launch_error, not a harness problem. */
+	if (!rc && strcmp(s->plan.target, eng->target))
+		rc = ka_err_set(&e, "plan: target is '%s', this runner replays '%s'",
+				s->plan.target, eng->target);
+	if (!rc)
+		rc = plan_check_refs(&s->plan, s->n_tensors, s->bytes, &e);
+	if (rc) {
+		plan_free(&s->plan);
+		v.verdict = "launch_error";
+		v.detail = xstrdup(e.msg);
+		return reply_engine(fd, 1, &v, &e);
+	}
+	rc = eng->load(eng->ctx, slot, s, &v, &e);
+	if (rc) {
+		eng->unload(eng->ctx, slot);
+		plan_free(&s->plan);
+		return reply_engine(fd, rc, &v, &e);
+	}
+	s->loaded = true;
+	return reply_ok(fd, json_object(), 0, NULL, NULL) ? -1 : 0;
+}
+
+static json_t *hex_array(const uint64_t *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, proto_u64(v[i]));
+	return a;
+}
+
+static json_t *int_array(const int64_t *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static int handle_call(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int fd)
+{
+	struct ka_err e = {{0}};
+	struct runner_verdict v = {0};
+	int slot;
+	if (get_slot(req, &slot, &e))
+		return reply_error(fd, e.msg) ? -1 : 0;
+	const struct runner_slot *s = &slots[slot];
+	if (!s->loaded)
+		return reply_error(fd, "call: slot is not loaded") ? -1 : 0;
+	struct runner_call *c = xcalloc(1, sizeof *c);
+	struct runner_result *res = xcalloc(1, sizeof *res);
+	int ret;
+	if (parse_call(req, s, c, &e)) {
+		ret = reply_error(fd, e.msg) ? -1 : 0;
+		goto out;
+	}
+	int rc = eng->call(eng->ctx, slot, s, c, res, &v, &e);
+	if (rc) {
+		ret = reply_engine(fd, rc, &v, &e);
+		goto out;
+	}
+	json_t *obj = json_object();
+	if (res->has_time)
+		json_object_set_new(obj, "time_ns", json_real(res->time_ns));
+	json_object_set_new(obj, "in_hash_before", hex_array(res->in_hash_before, c->n_inputs));
+	json_object_set_new(obj, "in_hash_after", hex_array(res->in_hash_after, c->n_inputs));
+	json_t *can = json_array();
+	for (int i = 0; i < res->n_buffers; i++)
+		json_array_append_new(can, json_boolean(res->canary_ok[i]));
+	json_object_set_new(obj, "canary_ok", can);
+	json_object_set_new(obj, "unwritten", int_array(res->unwritten, c->n_outputs));
+	json_object_set_new(obj, "first_unwritten", int_array(res->first_unwritten, c->n_outputs));
+	json_object_set_new(obj, "nonfinite", int_array(res->nonfinite, c->n_outputs));
+	const void *blobs[RUNNER_MAX_TENSORS];
+	for (int o = 0; o < c->n_outputs; o++)
+		blobs[o] = res->blob[o] ? (const void *)res->blob[o] : (const void *)"";
+	ret = reply_ok(fd, obj, c->n_outputs, blobs, res->blob_len) ? -1 : 0;
+out:
+	for (int o = 0; o < RUNNER_MAX_TENSORS; o++)
+		free(res->blob[o]);
+	call_free(c);
+	free(c);
+	free(res);
+	return ret;
+}
+
+int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
+{
+	/* A parent that went away must end the runner, not kill it with a
+	 * signal halfway through a reply. */
+	signal(SIGPIPE, SIG_IGN);
+	struct runner_slot *slots = xcalloc(RUNNER_MAX_SLOTS, sizeof *slots);
+	int status = 0;
+	for (;;) {
+		struct proto_msg m;
+		struct ka_err e = {{0}};
+		int r = proto_recv(in_fd, 0, &m, &e);
+		if (r) {
+			/* EOF: the parent closed our stdin; garbage: nothing
+			 * sensible can be answered on a desynchronised pipe. */
+			if (strstr(e.msg, "closed") == NULL)
+				fprintf(stderr, "ka-run: %s\n", e.msg);
+			break;
+		}
+		const char *op = json_string_value(json_object_get(m.obj, "op"));
+		int h = 0;
+		if (!op) {
+			h = reply_error(out_fd, "request without 'op'") ? -1 : 0;
+		} else if (!strcmp(op, "hello")) {
+			json_t *dev = json_object();
+			if (eng->hello(eng->ctx, dev, &e)) {
+				json_decref(dev);
+				h = reply_error(out_fd, e.msg) ? -1 : 0;
+			} else {
+				json_t *obj = json_object();
+				json_object_set_new(obj, "target", json_string(eng->target));
+				json_object_set_new(obj, "device", dev);
+				h = reply_ok(out_fd, obj, 0, NULL, NULL) ? -1 : 0;
+			}
+		} else if (!strcmp(op, "load")) {
+			h = handle_load(eng, slots, m.obj, out_fd);
+		} else if (!strcmp(op, "call")) {
+			h = handle_call(eng, slots, m.obj, out_fd);
+		} else if (!strcmp(op, "quit")) {
+			reply_ok(out_fd, json_object(), 0, NULL, NULL);
+			proto_msg_free(&m);
+			break;
+		} else {
+			char msg[128];
+			snprintf(msg, sizeof msg, "unknown op '%.40s'", op);
+			h = reply_error(out_fd, msg) ? -1 : 0;
+		}
+		proto_msg_free(&m);
+		if (h) {
+			status = h > 0 ? 3 : 1;
+			break;
+		}
+	}
+	/* After a fatal fault the device may hang on release: just exit. */
+	if (status == 3)
+		return status;
+	for (int i = 0; i < RUNNER_MAX_SLOTS; i++) {
+		if (slots[i].loaded)
+			eng->unload(eng->ctx, i);
+		plan_free(&slots[i].plan);
+	}
+	free(slots);
+	eng->destroy(eng->ctx);
+	return status;
+}

@@ -1,0 +1,118 @@
+/* runner.h: the target-independent half of a trusted runner (ka-run-opencl,
+ * ka-run-cuda). runner_serve reads requests from the parent (framing in
+ * proto.h, messages in docs/runner-protocol.md), parses and bounds them,
+ * keeps the per-slot plan and tensor sizes, and hands typed requests to one
+ * engine (struct runner_engine) that owns the device. It replies exactly once
+ * per request. It never runs candidate host code and never sees a secret: the
+ * generator keys arrive with each call.
+ *
+ * Not here: anything device specific (building, allocation, replay, timing).
+ * Those live in run_<target>.c behind struct runner_engine. */
+#ifndef KA_RUNNER_H
+#define KA_RUNNER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "plan.h"
+#include "util.h"
+
+#define RUNNER_MAX_SLOTS 16
+#define RUNNER_MAX_TENSORS 64	/* inputs + outputs (plan_check_refs' cap) */
+#define RUNNER_MAX_BUFFERS (RUNNER_MAX_TENSORS + PLAN_MAX_WORKSPACES)
+#define RUNNER_MAX_TENSOR_BYTES (16ull << 30)	/* also PROTO_MAX_BLOB */
+#define RUNNER_MAX_SAMPLE (1 << 20)		/* sampled indices per call, all outputs */
+#define RUNNER_MAX_LOG (16 << 10)		/* compile_error detail */
+#define RUNNER_CANARY_BYTES 4096
+#define RUNNER_CANARY_BYTE 0xC5
+
+/* What the loop keeps for a loaded slot; engines read it in load and call. */
+struct runner_slot {
+	bool loaded;
+	struct plan plan;		/* owned; refs already checked */
+	int n_tensors;			/* inputs then outputs */
+	uint64_t bytes[RUNNER_MAX_TENSORS];
+	int dtype[RUNNER_MAX_TENSORS];	/* enum ka_dtype (task.h; the codes of include/ka_kernel.h) */
+	char module[1024];		/* CUDA: path of the candidate object, or "" */
+	char native[1024];		/* a trusted native baseline library, or "";
+					 * with one the plan may be empty */
+};
+
+/* One input's generator parameters (include/ka_gen.h). */
+struct runner_input {
+	uint64_t key;
+	int kind;			/* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
+	float a, b;
+	int64_t lo;
+	uint64_t range;			/* >= 1 when kind is KA_GEN_INT */
+};
+
+/* A parsed call request. n_inputs + n_outputs == the slot's n_tensors. */
+struct runner_call {
+	int n_inputs, n_outputs;
+	struct runner_input in[RUNNER_MAX_TENSORS];
+	uint64_t poison;		/* per-call poison seed */
+	bool flush, time, sample;	/* sample: return only sample_idx elements */
+	int64_t n_sample[RUNNER_MAX_TENSORS];	/* per output */
+	int64_t *sample_idx[RUNNER_MAX_TENSORS]; /* per output, owned by the loop,
+						  * each index < the output's numel */
+};
+
+/* What an engine fills for a successful call. The loop frees blob[]. */
+struct runner_result {
+	bool has_time;
+	double time_ns;
+	uint64_t in_hash_before[RUNNER_MAX_TENSORS], in_hash_after[RUNNER_MAX_TENSORS];
+	int n_buffers;			/* tensors then workspaces */
+	bool canary_ok[RUNNER_MAX_BUFFERS];
+	int64_t unwritten[RUNNER_MAX_TENSORS], first_unwritten[RUNNER_MAX_TENSORS];
+	int64_t nonfinite[RUNNER_MAX_TENSORS];
+	uint8_t *blob[RUNNER_MAX_TENSORS];	/* per output; malloc'd */
+	size_t blob_len[RUNNER_MAX_TENSORS];
+};
+
+/* A candidate-caused failure: verdict is "compile_error", "launch_error" or
+ * "runtime_fault"; detail is malloc'd (the loop frees it). fatal: the device
+ * state may be broken; the runner replies, then exits so that the parent
+ * starts a fresh one. */
+struct runner_verdict {
+	const char *verdict;
+	char *detail;
+	bool fatal;
+};
+
+/* Engine functions return 0 (done), 1 (v filled: the candidate's fault) or -1
+ * (e filled: the runner could not do it, a harness problem). */
+struct runner_engine {
+	const char *target;	/* "opencl" or "cuda": a plan's target must match */
+	void *ctx;
+	/* Fill the reply's "device" object (docs/runner-protocol.md, hello). */
+	int (*hello)(void *ctx, json_t *device, struct ka_err *e);
+	/* Build and validate slot s (already parsed, refs checked) and allocate
+	 * its buffers. A previous load of the slot was unloaded before. */
+	int (*load)(void *ctx, int slot, const struct runner_slot *s, struct runner_verdict *v,
+		    struct ka_err *e);
+	/* Run one call on a loaded slot; fill res (blobs malloc'd). */
+	int (*call)(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *c,
+		    struct runner_result *res, struct runner_verdict *v, struct ka_err *e);
+	/* Release everything of a slot (safe on a slot never loaded). */
+	void (*unload)(void *ctx, int slot);
+	/* Release everything (at exit). */
+	void (*destroy)(void *ctx);
+};
+
+/* Bytes of one element of a dtype code, or 0 if the code is unknown. */
+int runner_dtype_size(int dtype);
+
+/* Serve requests from in_fd, reply on out_fd, until "quit" or EOF on in_fd.
+ * Returns the process exit status: 0 after quit/EOF, 3 after a fatal verdict
+ * (the reply was sent first), 1 if the parent's pipe broke. */
+int runner_serve(struct runner_engine *eng, int in_fd, int out_fd);
+
+/* Move the protocol off fds 0 and 1 before the engine starts: the returned
+ * fds carry the protocol, fd 1 becomes a copy of fd 2 (so that kernel printf,
+ * which PoCL writes to stdout, lands in the log and cannot forge a reply) and
+ * fd 0 reads /dev/null. 0, or -1 with e. */
+int runner_take_stdio(int *in_fd, int *out_fd, struct ka_err *e);
+
+#endif
