@@ -36,7 +36,7 @@
  *     clGetProgramBuildInfo, clCreateKernel, clSetKernelArg,
  *     clEnqueueNDRangeKernel, clCreateBuffer (device scratch, no host
  *     pointer), clCreateSubBuffer, clEnqueueFillBuffer, clEnqueueCopyBuffer,
- *     clGetDeviceInfo, clGetKernelWorkGroupInfo, clRelease*/clRetain*; enqueue
+ *     clGetDeviceInfo, clGetKernelWorkGroupInfo, clRelease* and clRetain*; enqueue
  *     on `queue` only.
  *
  * Return 0 on success; any other value is reported as launch_error. */
