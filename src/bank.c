@@ -395,11 +395,12 @@ static int compile_with(char **argv, const char *src, const char *ext, char *sum
 	}
 	char *file = xasprintf("%s/ref%s", dir, ext);
 	char *obj = xasprintf("%s/ref.o", dir);
-	char *args[32];
+	/* LC_ALL=C: plain ASCII messages whatever the caller's locale. */
+	char *args[32] = {"env", "LC_ALL=C"};
 	int n = 0;
-	for (; argv[n] && n < 31; n++)
-		args[n] = !strcmp(argv[n], "SRC") ? file : !strcmp(argv[n], "OUT") ? obj : argv[n];
-	args[n] = NULL;
+	for (; argv[n] && n < 29; n++)
+		args[n + 2] = !strcmp(argv[n], "SRC") ? file : !strcmp(argv[n], "OUT") ? obj : argv[n];
+	args[n + 2] = NULL;
 	struct ka_err e;
 	char *log = NULL;
 	int st = -1;

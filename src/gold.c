@@ -134,9 +134,10 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 		goto done;
 	if (util_write_file(csrc, src, strlen(src), e))
 		goto done;
-	char *argv[] = {"cc",	 "-std=c17", "-O2",	 "-fopenmp", "-ffp-contract=off",
-			"-fPIC", "-shared",  incl,	 "-o",	     tmp,
-			csrc,	 "-lm",	     NULL};
+	/* LC_ALL=C: plain ASCII messages whatever the caller's locale. */
+	char *argv[] = {"env",	  "LC_ALL=C", "cc",	 "-std=c17", "-O2", "-fopenmp",
+			"-ffp-contract=off", "-fPIC", "-shared", incl,	     "-o",  tmp,
+			csrc,	  "-lm",      NULL};
 	int status = util_run(argv, NULL, GOLD_CC_TIMEOUT_S, GOLD_LOG_CAP, &log, NULL, NULL, e);
 	if (status < 0)
 		goto done;

@@ -240,7 +240,8 @@ static int cmd_gen(int argc, char **argv)
 	if (dtype < 0 || kind < 0 || ((v = opt_value(argc, argv, "--a")) && parse_float(v, &a)) ||
 	    ((v = opt_value(argc, argv, "--b")) && parse_float(v, &b)) ||
 	    ((v = opt_value(argc, argv, "--lo")) && parse_i64(v, &lo)) ||
-	    ((v = opt_value(argc, argv, "--range")) && parse_u64(v, 0, &range)) || range == 0 ||
+	    ((v = opt_value(argc, argv, "--range")) && parse_u64(v, 0, &range)) ||
+	    (kind == 2 && range == 0) ||
 	    parse_u64(opt_value(argc, argv, "--key"), 16, &key) ||
 	    parse_i64(opt_value(argc, argv, "--n"), &n) || n < 0 || n > CLC_MAX_N) {
 		fprintf(stderr, "ka-clc gen: bad or missing --dtype, --kind, --a, --b, --lo, "

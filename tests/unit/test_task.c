@@ -117,7 +117,7 @@ static void test_task_ref_compile_error(void)
 	CHECK(g == NULL);
 	CHECK_STR(e.msg, "tests/data/tasks_bad/ref_compile_error/ref.c: does not compile as C: "
 			 "tests/data/tasks_bad/ref_compile_error/ref.c:7:20: error: "
-			 "\xe2\x80\x98undeclared_thing\xe2\x80\x99 undeclared (first use in this "
+			 "'undeclared_thing' undeclared (first use in this "
 			 "function)");
 	task_free(t);
 }

@@ -1,0 +1,222 @@
+/* test_gold.c: the CPU gold on the fixture tasks in tests/data/tasks_good:
+ * full gold against an independent computation, gold of sampled items equal
+ * to the full gold at those items (and nothing else written), the boundary
+ * items, and .npy files written and read back. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gold.h"
+#include "ka_gen.h"
+#include "ka_test.h"
+#include "npy.h"
+#include "task.h"
+#include "util.h"
+
+static void test_gold_full_add_scale(void)
+{
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_load("tests/data/tasks_good/add_scale", &e);
+	CHECK(t != NULL);
+	struct gold *g = gold_open(t, &e);
+	if (!g)
+		printf("# %s\n", e.msg);
+	CHECK(g != NULL);
+	struct ka_shape sh = {{1031}};
+	void *in[KA_MAX_TENSORS];
+	double *out[KA_MAX_TENSORS];
+	CHECK(gold_inputs_new(t, &sh, 5, 0, 0, in, &e) == 0);
+	CHECK(gold_outputs_new(t, &sh, 0, out, &e) == 0);
+	CHECK(gold_compute(g, &sh, in, out, NULL, 0, &e) == 0);
+	int bad = 0;
+	const float *x = in[0];
+	const uint16_t *y = in[1];
+	for (int i = 0; i < 1031; i++)
+		bad += out[0][i] != 2.0 * (double)x[i] + (double)ka_f16_to_f32(y[i]);
+	/* An item outside the grid is refused. */
+	int64_t wrong = 1031;
+	int rc = gold_compute(g, &sh, in, out, &wrong, 1, &e);
+	gold_buffers_free(in, t->n_inputs);
+	gold_buffers_free((void **)out, t->n_outputs);
+	gold_close(g);
+	task_free(t);
+	gold_close(NULL);
+	CHECK(bad == 0);
+	CHECK(rc == -1);
+	CHECK_STR(e.msg, "gold: item 1031 is outside [0, 1031)");
+}
+
+static void test_gold_sampled_equals_full(void)
+{
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_load("tests/data/tasks_good/row_dot", &e);
+	CHECK(t != NULL);
+	struct gold *g = gold_open(t, &e);
+	CHECK(g != NULL);
+	struct ka_shape sh = {{5, 300, 33}};
+	void *in[KA_MAX_TENSORS];
+	double *full[KA_MAX_TENSORS], *part[KA_MAX_TENSORS];
+	CHECK(gold_inputs_new(t, &sh, 9, 0, 0, in, &e) == 0);
+	CHECK(gold_outputs_new(t, &sh, 0, full, &e) == 0);
+	CHECK(gold_outputs_new(t, &sh, 0, part, &e) == 0);
+	CHECK(gold_compute(g, &sh, in, full, NULL, 0, &e) == 0);
+	int64_t *items = NULL, n = 0;
+	CHECK(gold_sample_items(t, &sh, 77, 100, &items, &n, &e) == 0);
+	CHECK(gold_compute(g, &sh, in, part, items, n, &e) == 0);
+	/* Owned elements (2 per item) match bit for bit; the rest stay 0. */
+	char *owned = xcalloc(3000, 1);
+	int bad = 0;
+	for (int64_t k = 0; k < n; k++)
+		owned[2 * items[k]] = owned[2 * items[k] + 1] = 1;
+	for (int i = 0; i < 3000; i++) {
+		if (owned[i])
+			bad += memcmp(&part[0][i], &full[0][i], sizeof(double)) != 0;
+		else
+			bad += part[0][i] != 0.0;
+	}
+	/* Spot-check the full gold against a direct sum for item (b=2, m=7). */
+	int64_t item = 2 * 300 + 7;
+	const uint16_t *x = in[0];
+	const int32_t *w = in[1];
+	double s = 0, u = 0;
+	for (int k = 0; k < 33; k++) {
+		double v = ka_bf16_to_f32(x[item * 33 + k]);
+		s += v * w[k];
+		u += v;
+	}
+	int direct = full[0][2 * item] == s && full[0][2 * item + 1] == u;
+	free(owned);
+	free(items);
+	gold_buffers_free(in, t->n_inputs);
+	gold_buffers_free((void **)full, t->n_outputs);
+	gold_buffers_free((void **)part, t->n_outputs);
+	gold_close(g);
+	task_free(t);
+	CHECK(n >= 100);
+	CHECK(bad == 0);
+	CHECK(direct);
+}
+
+static int contains(const int64_t *v, int64_t n, int64_t x)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static void test_gold_boundary_items(void)
+{
+	struct ka_err e = {{0}};
+	struct ka_task *t2 = task_load("tests/data/tasks_good/row_dot", &e);
+	struct ka_task *t1 = task_load("tests/data/tasks_good/add_scale", &e);
+	CHECK(t1 && t2);
+	int64_t *v = NULL, n = 0;
+	/* 2-D grid 5 x 300: edges of dim 0 are rows b=0 and b=4 (64 evenly
+	 * spread items each), edges of dim 1 are columns m=0 and m=299 (5
+	 * items each, 4 shared with the rows): 128 + 6 = 134 items. */
+	struct ka_shape sh2 = {{5, 300, 33}};
+	CHECK(gold_sample_items(t2, &sh2, 1, 0, &v, &n, &e) == 0);
+	CHECK(n == 134);
+	static const int64_t must[] = {0, 299, 300, 599, 600, 899, 900, 1199, 1200, 1499};
+	for (size_t i = 0; i < sizeof must / sizeof *must; i++)
+		CHECK(contains(v, n, must[i]));
+	for (int64_t i = 1; i < n; i++)
+		CHECK(v[i - 1] < v[i]);
+	CHECK(v[0] == 0 && v[n - 1] == 1499);
+	free(v);
+	/* Random items are distinct, sorted, deterministic in the seed. */
+	int64_t *a = NULL, *b = NULL, *c = NULL, na, nb, nc;
+	CHECK(gold_sample_items(t2, &sh2, 42, 500, &a, &na, &e) == 0);
+	CHECK(gold_sample_items(t2, &sh2, 42, 500, &b, &nb, &e) == 0);
+	CHECK(gold_sample_items(t2, &sh2, 43, 500, &c, &nc, &e) == 0);
+	int same = na == nb && !memcmp(a, b, (size_t)na * sizeof *a);
+	int differ = na != nc || memcmp(a, c, (size_t)na * sizeof *a);
+	int sorted = 1;
+	for (int64_t i = 1; i < na; i++)
+		sorted &= a[i - 1] < a[i];
+	free(a);
+	free(b);
+	free(c);
+	CHECK(na >= 500 && na <= 500 + 134);
+	CHECK(same && differ && sorted);
+	/* 1-D: the boundary is the first and the last item. */
+	struct ka_shape sh1 = {{1031}};
+	CHECK(gold_sample_items(t1, &sh1, 1, 0, &v, &n, &e) == 0);
+	CHECK(n == 2 && v[0] == 0 && v[1] == 1030);
+	free(v);
+	/* Asking for at least every item gives every item. */
+	struct ka_shape small = {{5}};
+	CHECK(gold_sample_items(t1, &small, 1, 5, &v, &n, &e) == 0);
+	CHECK(n == 5 && v[0] == 0 && v[4] == 4);
+	free(v);
+	task_free(t1);
+	task_free(t2);
+}
+
+static void test_gold_npy_roundtrip(void)
+{
+	char tmpl[] = "/tmp/ka-test-npy-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	char *path = xasprintf("%s/a.npy", dir);
+	double d[6] = {1.5, -2, 3, 4, 5, 6.25};
+	int64_t dims[2] = {2, 3};
+	struct ka_err e = {{0}};
+	CHECK(npy_write(path, KA_DTYPE_FP64, 2, dims, d, &e) == 0);
+	char *raw = NULL;
+	size_t len = 0;
+	CHECK(util_read_file(path, 1 << 20, &raw, &len, &e) == 0);
+	/* 10 bytes of preamble + a 118-byte header ending in '\n' = 128. */
+	static const char hdr[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+	int ok = len == 128 + 48 && !memcmp(raw, "\x93NUMPY\x01\x00\x76\x00", 10) &&
+		 !memcmp(raw + 10, hdr, sizeof hdr - 1) && raw[127] == '\n' && raw[126] == ' ' &&
+		 !memcmp(raw + 128, d, 48);
+	free(raw);
+	CHECK(ok);
+	static const struct {
+		enum ka_dtype dt;
+		const char *descr;
+	} types[] = {{KA_DTYPE_FP32, "<f4"}, {KA_DTYPE_FP16, "<f2"}, {KA_DTYPE_BF16, "<u2"},
+		     {KA_DTYPE_FP64, "<f8"}, {KA_DTYPE_INT32, "<i4"}, {KA_DTYPE_INT64, "<i8"}};
+	unsigned char buf[7 * 8];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 37 + 1);
+	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+		int64_t one[1] = {7};
+		CHECK_STR(npy_descr(types[i].dt), types[i].descr);
+		CHECK(npy_write(path, types[i].dt, 1, one, buf, &e) == 0);
+		struct npy_array a;
+		CHECK(npy_read(path, 1 << 20, &a, &e) == 0);
+		int same = a.dtype == types[i].dt && a.ndim == 1 && a.dims[0] == 7 && a.numel == 7 &&
+			   !memcmp(a.data, buf, 7 * task_dtype_size(types[i].dt));
+		npy_array_free(&a);
+		CHECK(same);
+	}
+	/* A scalar, and a file that is not .npy. */
+	CHECK(npy_write(path, KA_DTYPE_FP32, 0, NULL, buf, &e) == 0);
+	struct npy_array a;
+	CHECK(npy_read(path, 1 << 20, &a, &e) == 0);
+	CHECK(a.ndim == 0 && a.numel == 1);
+	npy_array_free(&a);
+	CHECK(util_write_file(path, "hello", 5, &e) == 0);
+	CHECK(npy_read(path, 1 << 20, &a, &e) == -1);
+	char *want = xasprintf("%s: not a .npy file", path);
+	int msg_ok = !strcmp(e.msg, want);
+	free(want);
+	util_rmtree(dir);
+	free(path);
+	CHECK(msg_ok);
+}
+
+int main(void)
+{
+	RUN(test_gold_full_add_scale);
+	RUN(test_gold_sampled_equals_full);
+	RUN(test_gold_boundary_items);
+	RUN(test_gold_npy_roundtrip);
+	TEST_EXIT();
+}
