@@ -39,7 +39,10 @@ PARENT_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) 
                $(shell pkg-config --libs lua5.4 2>/dev/null) -lm -ldl -lpthread -fopenmp
 LUA_CFLAGS  := $(shell pkg-config --cflags lua5.4 2>/dev/null)
 
-PROGS := $(BUILD)/ka $(BUILD)/ka-record-opencl $(BUILD)/ka-record-cuda
+PROGS := $(BUILD)/ka $(BUILD)/ka-record-opencl
+ifneq ($(wildcard src/recorder/record_cuda.c),)
+PROGS += $(BUILD)/ka-record-cuda
+endif
 ifeq ($(HAVE_OPENCL),1)
 PROGS += $(BUILD)/ka-run-opencl $(BUILD)/ka-clc
 endif

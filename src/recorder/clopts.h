@@ -1,0 +1,57 @@
+/* clopts.h: the OpenCL build options a candidate may pass to clBuildProgram.
+ * A whitelist, because the runner hands options to a real compiler (PoCL
+ * passes them on to clang): -I / -include would read the runner's files and
+ * -Xclang -load would run code in it. Used by the recording API (early, clear
+ * record_error) and by the parent (src/record.c) on every plan, since a plan
+ * is candidate output and could have been written by hand. Header-only so
+ * that both programs compile the same rule. */
+#ifndef KA_CLOPTS_H
+#define KA_CLOPTS_H
+
+#include <stdio.h>
+#include <string.h>
+
+/* 1 if every whitespace-separated token of opts is allowed: -D<name>[=<v>]
+ * (or -D followed by a separate token), -U<name>, -cl-<anything>, -w,
+ * -Werror, -g. Quotes, backslashes and non-printable bytes are refused
+ * outright. 0 otherwise, with the first refused token copied into bad. */
+static inline int clopts_allowed(const char *opts, char *bad, size_t badcap)
+{
+	const char *s = opts ? opts : "";
+	for (const char *c = s; *c; c++)
+		if (*c == '"' || *c == '\'' || *c == '\\' || (unsigned char)*c < 0x20 ||
+		    (unsigned char)*c > 0x7e) {
+			snprintf(bad, badcap, "%s", "quote, backslash or control character");
+			return 0;
+		}
+	int want_macro = 0;
+	while (*s) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		size_t n = strcspn(s, " ");
+		char tok[256];
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < 255 ? n : 255), s);
+		s += n;
+		if (want_macro) {
+			want_macro = 0;
+			if (tok[0] != '-')
+				continue;
+		}
+		if (!strcmp(tok, "-D")) {
+			want_macro = 1;
+			continue;
+		}
+		if ((!strncmp(tok, "-D", 2) || !strncmp(tok, "-U", 2)) && tok[2] != '-')
+			continue;
+		if (!strncmp(tok, "-cl-", 4) || !strcmp(tok, "-w") || !strcmp(tok, "-Werror") ||
+		    !strcmp(tok, "-g"))
+			continue;
+		snprintf(bad, badcap, "%s", tok);
+		return 0;
+	}
+	return 1;
+}
+
+#endif
