@@ -142,7 +142,7 @@ static int check_params(const struct model_params *p, struct ka_err *e)
 /* Built-in prices, USD per million input / output tokens. A name matches
  * when the key occurs in it as a whole dash-separated stem (so
  * "anthropic.claude-3-5-sonnet-20240620-v1:0" is claude-3-5-sonnet); the
- * longest matching key wins. */
+ * longest matching key wins, a prices file's key on a tie. */
 struct price {
 	const char *key;
 	double in, out;
@@ -217,9 +217,9 @@ static int load_prices(struct model *m, struct ka_err *e)
 			}
 		}
 		json_decref(root);
-		if (m->priced)
-			return 0;
 	}
+	/* A built-in key wins only when it is longer than the file's match, so
+	 * overriding "gpt-4o" leaves "gpt-4o-mini" at its own price. */
 	for (size_t i = 0; i < sizeof builtin_prices / sizeof builtin_prices[0]; i++) {
 		const struct price *pr = &builtin_prices[i];
 		if (price_matches(m->price_name, pr->key) && strlen(pr->key) > best) {
@@ -243,13 +243,13 @@ static void curl_init(void)
 struct model *model_open(const char *spec, const struct model_params *p, struct ka_err *e)
 {
 	if (!spec || !*spec)
-		return ka_err_set(e, "model: empty spec (expected backend:argument, e.g. "
+		return ka_err_set(e, "empty model spec (expected backend:argument, e.g. "
 				     "openai:gpt-4o)"),
 		       NULL;
 	const char *colon = strchr(spec, ':');
 	if (!colon)
 		return ka_err_set(e,
-				  "model: spec '%s' has no backend (expected backend:argument; "
+				  "model spec '%s' has no backend (expected backend:argument; "
 				  "backends: openai, anthropic, bedrock, cmd, replay, archive)",
 				  spec),
 		       NULL;
@@ -260,7 +260,7 @@ struct model *model_open(const char *spec, const struct model_params *p, struct 
 			be = backends[i];
 	if (!be)
 		return ka_err_set(e,
-				  "model: unknown backend '%.*s' in '%s' (backends: openai, "
+				  "unknown backend '%.*s' in model spec '%s' (backends: openai, "
 				  "anthropic, bedrock, cmd, replay, archive)",
 				  (int)(bl > 64 ? 64 : bl), spec, spec),
 		       NULL;
@@ -664,12 +664,12 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	}
 	if (rc != CURLE_OK) {
 		if (rc == CURLE_OPERATION_TIMEDOUT)
-			model_fail(rep, be, "no reply within %g s from %s (after %d attempts)",
-				   m->p.timeout_s, x->h.url, x->attempt);
+			model_fail(rep, be, "no reply within %g s from %s (%d attempt%s)",
+				   m->p.timeout_s, x->h.url, x->attempt, x->attempt == 1 ? "" : "s");
 		else
-			model_fail(rep, be, "%s: %s (%s, after %d attempts)", x->h.url,
+			model_fail(rep, be, "%s: %s (%s; %d attempt%s)", x->h.url,
 				   curl_easy_strerror(rc), x->errbuf[0] ? x->errbuf : "no detail",
-				   x->attempt);
+				   x->attempt, x->attempt == 1 ? "" : "s");
 		if (can_retry && retryable_curl(rc)) {
 			*delay = backoff(m, x->attempt);
 			return XFER_RETRY;
@@ -679,7 +679,8 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	if (status == 429 || status == 408 || status >= 500) {
 		char msg[256];
 		error_text(x->buf, x->len, msg, sizeof msg);
-		model_fail(rep, be, "HTTP %ld: %s (after %d attempts)", status, msg, x->attempt);
+		model_fail(rep, be, "HTTP %ld: %s (%d attempt%s)", status, msg, x->attempt,
+			   x->attempt == 1 ? "" : "s");
 		if (!can_retry)
 			return XFER_DONE;
 		curl_off_t ra = -1;

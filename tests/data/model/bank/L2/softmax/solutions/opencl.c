@@ -1,0 +1,1 @@
+/* softmax: OpenCL only (test fixture) */
