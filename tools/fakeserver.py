@@ -20,8 +20,9 @@ request with the same fixture, prompt and seed gets R[min(i, last)]. Each R:
   huge_completion_bytes N (a completion of N bytes), truncate_bytes N (cut
   the JSON body after N bytes).
 Without a marker the completion echoes the request's parameters and holds one
-```cuda block. Usage: fakeserver.py [--port 0] [--fixtures DIR]; prints the
-port on its first line, then serves until killed. Test tooling only: it
+```cuda block. Usage: fakeserver.py [--port 0] [--fixtures DIR]
+[--exit-on-stdin-eof]; prints the port on its first line, then serves until
+killed (or until its stdin closes). Test tooling only: it
 trusts its input and binds 127.0.0.1.
 """
 import argparse
@@ -314,12 +315,19 @@ class Server(ThreadingHTTPServer):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--exit-on-stdin-eof", action="store_true",
+                    help="exit when stdin closes (so a crashed test leaves no server)")
     ap.add_argument("--fixtures", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "model"))
     args = ap.parse_args()
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args.fixtures)
     print(srv.server_address[1], flush=True)
+    if args.exit_on_stdin_eof:
+        def watch():
+            sys.stdin.buffer.read()
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@
  * backends, spec errors, prices and the cache. Run from the repository root
  * (tests/run.sh does). Tests that need the server SKIP without python3. */
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -30,17 +31,22 @@ static char tmpdir[256];
 
 static int server_start(void)
 {
-	int pfd[2];
-	if (pipe(pfd) != 0)
+	/* The server's stdin is a pipe only we hold: if this test dies, the
+	 * pipe closes and the server exits (--exit-on-stdin-eof). */
+	int pfd[2], life[2];
+	if (pipe(pfd) != 0 || pipe2(life, O_CLOEXEC) != 0)
 		return -1;
 	srv_pid = fork();
 	if (srv_pid == 0) {
 		dup2(pfd[1], 1);
+		dup2(life[0], 0);
 		close(pfd[0]);
-		execlp("python3", "python3", "tools/fakeserver.py", "--port", "0", (char *)NULL);
+		execlp("python3", "python3", "tools/fakeserver.py", "--port", "0",
+		       "--exit-on-stdin-eof", (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
+	close(life[0]);
 	char line[32] = {0};
 	size_t k = 0;
 	while (k + 1 < sizeof line) {
