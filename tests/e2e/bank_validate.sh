@@ -92,3 +92,25 @@ check_usage bank_usage_missing 2 "ka bank: missing action (list, show or validat
 check_usage bank_usage_nobank 2 "ka bank: /nonexistent-bank: not a bank folder" list --bank /nonexistent-bank
 check_usage bank_usage_notask 2 "ka bank: no task 'nope' in tests/data/tasks_good" show --bank tests/data/tasks_good nope
 check_usage bank_help 0 "usage: ka bank list|show|validate" --help
+
+# docs/task.schema.json agrees with task_load on the fixtures (where a schema
+# can tell): good tasks and the public bank validate, schema-level bad
+# fixtures do not.
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	if python3 - <<'PY' >"$tmp/py" 2>&1; then
+import glob, json, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open("docs/task.schema.json")))
+for f in glob.glob("tests/data/tasks_good/*/task.json") + glob.glob("bank/public/*/*/task.json"):
+    errs = list(v.iter_errors(json.load(open(f))))
+    assert not errs, (f, errs[0].message)
+for case in ("unknown_dtype", "wrong_type", "unknown_field"):
+    f = f"tests/data/tasks_bad/{case}/task.json"
+    assert list(v.iter_errors(json.load(open(f)))), f + " passes the schema"
+PY
+		pass bank_schema_agrees
+	else
+		fail bank_schema_agrees "$(tail -1 "$tmp/py")"
+	fi
+else
+	echo "SKIP bank_schema_agrees: no python3 jsonschema"
+fi
