@@ -183,6 +183,30 @@ static void kill_runner(struct runclient *rc)
 	}
 }
 
+/* The runner gets only the variables a driver needs, never ka's own
+ * environment: on PoCL a candidate's kernel can read the runner's memory, and
+ * ka's environment may hold model API keys. */
+static const char *const ENV_KEEP[] = {"PATH=", "HOME=", "TMPDIR=", "LD_LIBRARY_PATH=",
+				       "XDG_CACHE_HOME=", "KA_HOME=", "POCL_", "OCL_ICD_",
+				       "OPENCL_", "CUDA_", "NVIDIA_", "__NV_", NULL};
+
+static char **runner_env(void)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	for (char **v = environ; v && *v; v++)
+		n++;
+	char **env = xcalloc(n + 1, sizeof *env);
+	for (char **v = environ; v && *v; v++)
+		for (int i = 0; ENV_KEEP[i]; i++)
+			if (!strncmp(*v, ENV_KEEP[i], strlen(ENV_KEEP[i]))) {
+				env[k++] = *v;
+				break;
+			}
+	env[k] = NULL;
+	return env;
+}
+
 static int spawn(struct runclient *rc, struct ka_err *e)
 {
 	int to[2], from[2], er[2];
@@ -210,9 +234,11 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 		argv[ac++] = devbuf;
 	}
 	argv[ac] = NULL;
+	char **env = runner_env();
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
+		free(env);
 		close(to[0]), close(to[1]), close(from[0]), close(from[1]);
 		close(er[0]), close(er[1]);
 		return ka_err_set(e, "runclient: fork: %s", strerror(errno));
@@ -226,9 +252,10 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 		if (dup2(to[0], 0) < 0 || dup2(from[1], 1) < 0 || dup2(er[1], 2) < 0)
 			_exit(127);
 		close_range(3, ~0u, 0);
-		execv(argv[0], argv);
+		execve(argv[0], argv, env);
 		_exit(127);
 	}
+	free(env);
 	close(to[0]);
 	close(from[1]);
 	close(er[1]);
@@ -696,6 +723,8 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req,
 		return -1;
 	r = parse_call_reply(rc, req, &m, res, e);
 	proto_msg_free(&m);
+	if (r)
+		run_call_res_free(res);
 	return r;
 }
 
@@ -719,6 +748,11 @@ int runclient_restart(struct runclient *rc, struct ka_err *e)
 int runclient_restarts(const struct runclient *rc)
 {
 	return rc->starts > 0 ? rc->starts - 1 : 0;
+}
+
+int runclient_pid(const struct runclient *rc)
+{
+	return rc->alive ? (int)rc->pid : -1;
 }
 
 void runclient_set_load_timeout(struct runclient *rc, double seconds)

@@ -9,7 +9,10 @@
  *
  * Not here: seeds, gold, comparison and verdicts beyond what the runner
  * reports (grade.c decides). The runner's stderr is kept as a bounded tail
- * for error messages (and echoed to our stderr when KA_RUNNER_LOG=1). */
+ * for error messages (and echoed to our stderr when KA_RUNNER_LOG=1). The
+ * runner gets a minimal environment (PATH, HOME, driver variables), never
+ * ka's secrets. One runclient is used by one thread at a time; the runner is
+ * killed when the thread that started it exits (PR_SET_PDEATHSIG). */
 #ifndef KA_RUNCLIENT_H
 #define KA_RUNCLIENT_H
 
@@ -152,6 +155,9 @@ int runclient_restart(struct runclient *rc, struct ka_err *e);
 
 /* How many times the runner was (re)started after the first start. */
 int runclient_restarts(const struct runclient *rc);
+
+/* The runner's process id, or -1 when none is running (diagnostics, tests). */
+int runclient_pid(const struct runclient *rc);
 
 /* Set the timeout for loads (seconds, > 0). */
 void runclient_set_load_timeout(struct runclient *rc, double seconds);

@@ -694,6 +694,16 @@ static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p
 		}
 		group *= op->block[d];
 	}
+	size_t reqd[3] = {0, 0, 0};
+	clGetKernelWorkGroupInfo(k, o->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd, reqd,
+				 NULL);
+	for (uint32_t d = 0; has_local && reqd[0] && d < op->work_dim; d++)
+		if (reqd[d] != op->block[d]) {
+			snprintf(why, cap, "launch of %s: local size differs from its "
+					   "reqd_work_group_size",
+				 kname);
+			return -1;
+		}
 	if (has_local && (group > o->max_wg || group > kwg)) {
 		snprintf(why, cap, "launch of %s: work-group of %llu items is over the limit %zu",
 			 kname, (unsigned long long)group, kwg < o->max_wg ? kwg : o->max_wg);
@@ -941,7 +951,9 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 		err |= clSetKernelArg(k, 8, sizeof range, &range);
 		if (err)
 			return ka_err_set(e, "runner: generator arguments: %s", cl_err_name(err));
-		size_t g = (size_t)n;
+		/* The kernel ignores items past n: a round global size lets the
+		 * driver pick a good work-group. */
+		size_t g = (size_t)((n + 255) / 256 * 256);
 		err = clEnqueueNDRangeKernel(o->q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
 	}
 	if (err)

@@ -162,9 +162,20 @@ static void test_timing(void)
 	CHECK(res.status == RUNCLIENT_OK);
 	CHECK(res.has_time && res.time_ns > 0);
 	CHECK(res.wall_s * 1e9 >= res.time_ns);
-	printf("# affine over %d floats: %.0f ns (wall %.3f ms)\n", N, res.time_ns,
-	       res.wall_s * 1e3);
+	printf("# affine over %d floats: %.0f ns (wall %.3f ms with a %.0f MiB flush)\n", N,
+	       res.time_ns, res.wall_s * 1e3, runclient_device(rc)->flush_bytes / 1048576.0);
 	run_call_res_free(&res);
+	/* The per-call overhead of the protocol (no flush), for docs/PERF.md. */
+	double wall = 0;
+	for (int c = 0; c < 20; c++) {
+		req_init(&q, 0, 78 + c);
+		q.time = 1;
+		CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+		CHECK(res.time_ns > 0);
+		wall += res.wall_s;
+		run_call_res_free(&res);
+	}
+	printf("# mean wall per call without flush: %.3f ms\n", wall / 20 * 1e3);
 }
 
 static void test_sample(void)
@@ -462,6 +473,63 @@ static void test_death_restart(void)
 	run_call_res_free(&res);
 }
 
+/* The runner does not inherit ka's environment (it may hold API keys, and
+ * on PoCL a kernel can read the runner's memory). */
+static void test_runner_env(void)
+{
+	setenv("KA_TEST_SECRET_KEY", "sk-do-not-leak", 1);
+	struct ka_err e;
+	CHECK(runclient_restart(rc, &e) == 0);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/environ", runclient_pid(rc));
+	static char env[1 << 16];
+	FILE *f = fopen(path, "rb");
+	CHECK(f != NULL);
+	size_t len = fread(env, 1, sizeof env - 1, f);
+	fclose(f);
+	env[len] = 0;
+	int has_secret = 0, has_path = 0;
+	for (size_t i = 0; i < len; i += strlen(env + i) + 1) {
+		has_secret |= !strncmp(env + i, "KA_TEST_SECRET_KEY=", 19);
+		has_path |= !strncmp(env + i, "PATH=", 5);
+	}
+	unsetenv("KA_TEST_SECRET_KEY");
+	CHECK(!has_secret);
+	CHECK(has_path);
+	/* The restart gave the runner its slots back. */
+	struct run_call_req q;
+	struct run_call_res res;
+	req_init(&q, 0, 31);
+	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+	run_call_res_free(&res);
+}
+
+/* Kernel printf goes to the runner's log, not into the protocol stream. */
+static void test_kernel_printf(void)
+{
+	static const char *SRC_PRINTF =
+		"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
+		"  size_t i = get_global_id(0);\n"
+		"  if (i < 8) printf(\"{\\\"ok\\\":true} forged reply %d\\n\", (int)i);\n"
+		"  if (i < n) y[i] = x[i]; }\n";
+	struct run_status st;
+	CHECK(load(7, plan_of(SRC_PRINTF, "k"), &st) == RUNCLIENT_OK);
+	struct run_call_req q;
+	struct run_call_res res;
+	req_init(&q, 7, 8);
+	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+	CHECK(res.unwritten[0] == 0);
+	run_call_res_free(&res);
+	usleep(100000);
+	char tail[4096];
+	runclient_log_tail(rc, tail, sizeof tail);
+	CHECK(strstr(tail, "forged reply") != NULL);
+	/* The conversation is still in step. */
+	req_init(&q, 0, 9);
+	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+	run_call_res_free(&res);
+}
+
 int main(void)
 {
 	const char *build = getenv("BUILD");
@@ -491,6 +559,8 @@ int main(void)
 	RUN(test_slots_interleaved);
 	RUN(test_timeout_restart);
 	RUN(test_death_restart);
+	RUN(test_runner_env);
+	RUN(test_kernel_printf);
 	runclient_stop(rc);
 	TEST_EXIT();
 }
