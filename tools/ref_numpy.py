@@ -43,7 +43,7 @@ import tempfile
 TOL = 1e-12
 FLOOR = 1e-2
 CTYPE = {"fp32": "float", "fp16": "ka_half", "bf16": "ka_bf16", "fp64": "double",
-         "int32": "int32_t", "int64": "int64_t"}
+         "int32": "int", "int64": "ka_i64"}
 
 
 # ---- task.json helpers (no NumPy needed) ----------------------------------
