@@ -1,0 +1,254 @@
+/* cmd_track.c: `ka --track NAME [options]`, the entrypoint of the tracks
+ * (argv[0] is "ka", argv[1] is "--track" or "--track=NAME"). Parses the
+ * options of the capability track into struct capability_opts and runs it;
+ * names the tracks this version does not have. Runs nothing itself. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "track.h"
+#include "util.h"
+
+#define CMD "--track"
+
+static void usage(FILE *f)
+{
+	fputs("usage: ka --track capability --api-model SPEC [--tier medium] [options]\n\n"
+	      "Track 1, capability: k one-shot samples of every task from a model, each\n"
+	      "graded for correctness against the fp64 gold and timed against the eager and\n"
+	      "compiled baselines, scored and written to OUT/scorecard.json. Every step is\n"
+	      "journaled in OUT/journal.sqlite: killed and started again with the same\n"
+	      "arguments, the run continues where it stopped (docs/capability.md).\n\n"
+	      "options:\n"
+	      "  --api-model SPEC   the model (also --model): openai:NAME[@URL], anthropic:NAME,\n"
+	      "                     bedrock:ID[@REGION], cmd:COMMAND, replay:FILE,\n"
+	      "                     archive:BANK (docs/models.md)\n"
+	      "  --k N              samples per task (default 5)\n"
+	      "  --tier T           L1|easy, L2|medium, L3|hard or all (default all)\n"
+	      "  --bank PATH        task bank (default: bank/public)\n"
+	      "  --split S          public (default) or heldout (needs --bank)\n"
+	      "  --target T         cuda, opencl or auto (default auto: cuda when ka-run-cuda\n"
+	      "                     is built and a GPU is visible, else opencl)\n"
+	      "  --out DIR          output folder (default out)\n"
+	      "  --fresh            discard an earlier run in DIR instead of continuing it\n"
+	      "  --gpus LIST        CUDA devices to grade on, e.g. 0,1 (default: all visible)\n"
+	      "  --platform SUBSTR  OpenCL platform (default: the first that works)\n"
+	      "  --concurrency N    model requests in flight (default 16)\n"
+	      "  --seed N           base sampling seed; sample i is sent seed + i (default 0)\n"
+	      "  --temperature X    sampling temperature (default 0.7)\n"
+	      "  --max-tokens N     reply cap (default 8192)\n"
+	      "  --prompt FILE      solver prompt template (default prompts/solver.md)\n"
+	      "  --model-kind K     open or closed, for the scorecard (default: guessed)\n"
+	      "  --prices FILE      price table for cost accounting\n"
+	      "  --max-seconds S    cap of each timing phase (default 60)\n"
+	      "  --min-samples N    timing samples per side before stopping (default 20)\n"
+	      "  --max-samples N    timing sample cap per side (default 500)\n"
+	      "  --no-timing        correctness only (no speedups)\n"
+	      "  --quiet            no progress line, only the scorecard path\n"
+	      "  --verbose          one line per graded sample, and timing totals\n\n"
+	      "tracks: capability. Not available in this version: rsi, procedure, harness,\n"
+	      "frontier, controls.\n"
+	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
+	      "continue), 2 bad usage or bad input.\n",
+	      f);
+}
+
+/* "easy" -> "L1", ...; NULL for "all"; *bad = 1 if unknown. */
+static const char *parse_tier(const char *s, int *bad)
+{
+	*bad = 0;
+	if (!strcasecmp(s, "all"))
+		return NULL;
+	if (!strcasecmp(s, "L1") || !strcasecmp(s, "easy"))
+		return "L1";
+	if (!strcasecmp(s, "L2") || !strcasecmp(s, "medium"))
+		return "L2";
+	if (!strcasecmp(s, "L3") || !strcasecmp(s, "hard"))
+		return "L3";
+	*bad = 1;
+	return NULL;
+}
+
+static int run_capability(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"api-model", required_argument, 0, 'm'},
+		{"model", required_argument, 0, 'm'},
+		{"model-kind", required_argument, 0, 'K'},
+		{"k", required_argument, 0, 'k'},
+		{"tier", required_argument, 0, 't'},
+		{"bank", required_argument, 0, 'b'},
+		{"split", required_argument, 0, 'S'},
+		{"target", required_argument, 0, 'T'},
+		{"out", required_argument, 0, 'o'},
+		{"fresh", no_argument, 0, 'F'},
+		{"gpus", required_argument, 0, 'g'},
+		{"platform", required_argument, 0, 'P'},
+		{"concurrency", required_argument, 0, 'c'},
+		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'e'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"prompt", required_argument, 0, 'p'},
+		{"prices", required_argument, 0, 'r'},
+		{"max-seconds", required_argument, 0, 'X'},
+		{"min-samples", required_argument, 0, 'n'},
+		{"max-samples", required_argument, 0, 'N'},
+		{"no-timing", no_argument, 0, 'Z'},
+		{"quiet", no_argument, 0, 'q'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct capability_opts o;
+	capability_opts_default(&o);
+	int64_t v;
+	int bad;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': o.model = optarg; break;
+		case 'K':
+			if (strcmp(optarg, "open") && strcmp(optarg, "closed"))
+				return cli_usage_error(CMD, "--model-kind must be open or closed, not '%s'",
+						       optarg);
+			o.model_kind = optarg;
+			break;
+		case 'k':
+			if (cli_parse_i64(optarg, 1, 1000, &v))
+				return cli_usage_error(CMD, "--k: '%s' is not in 1..1000", optarg);
+			o.k = (int)v;
+			break;
+		case 't':
+			o.tier = parse_tier(optarg, &bad);
+			if (bad)
+				return cli_usage_error(CMD, "--tier: unknown tier '%s' (L1, L2, L3, easy, "
+							    "medium, hard or all)",
+						       optarg);
+			break;
+		case 'b': o.bank = optarg; break;
+		case 'S':
+			if (strcmp(optarg, "public") && strcmp(optarg, "heldout"))
+				return cli_usage_error(CMD, "--split must be public or heldout, not '%s'",
+						       optarg);
+			o.split = optarg;
+			break;
+		case 'T':
+			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") && strcmp(optarg, "auto"))
+				return cli_usage_error(CMD, "--target must be cuda, opencl or auto, not '%s'",
+						       optarg);
+			o.target = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--out: empty folder name");
+			o.out = optarg;
+			break;
+		case 'F': o.fresh = 1; break;
+		case 'g': o.gpus = optarg; break;
+		case 'P': o.platform = optarg; break;
+		case 'c':
+			if (cli_parse_i64(optarg, 1, 1024, &v))
+				return cli_usage_error(CMD, "--concurrency: '%s' is not in 1..1024", optarg);
+			o.concurrency = (int)v;
+			break;
+		case 's':
+			if (cli_parse_i64(optarg, 0, INT64_MAX / 2, &v))
+				return cli_usage_error(CMD, "--seed: '%s' is not a non-negative integer",
+						       optarg);
+			o.seed = v;
+			break;
+		case 'e':
+			if (cli_parse_double(optarg, &o.temperature) || o.temperature < 0 ||
+			    o.temperature > 2)
+				return cli_usage_error(CMD, "--temperature: '%s' is not in [0, 2]", optarg);
+			break;
+		case 'x':
+			if (cli_parse_i64(optarg, 1, 1000000, &v))
+				return cli_usage_error(CMD, "--max-tokens: '%s' is not in 1..1000000",
+						       optarg);
+			o.max_tokens = (int)v;
+			break;
+		case 'p': o.prompt = optarg; break;
+		case 'r': o.prices = optarg; break;
+		case 'X':
+			if (cli_parse_double(optarg, &o.proto.max_seconds) || !(o.proto.max_seconds > 0) ||
+			    o.proto.max_seconds > 3600)
+				return cli_usage_error(CMD, "--max-seconds: '%s' is not in (0, 3600]",
+						       optarg);
+			break;
+		case 'n':
+			if (cli_parse_i64(optarg, 1, 500, &v))
+				return cli_usage_error(CMD, "--min-samples: '%s' is not in 1..500", optarg);
+			o.proto.min_samples = (int)v;
+			break;
+		case 'N':
+			if (cli_parse_i64(optarg, 1, 100000, &v))
+				return cli_usage_error(CMD, "--max-samples: '%s' is not in 1..100000",
+						       optarg);
+			o.proto.max_samples = (int)v;
+			break;
+		case 'Z': o.proto.timing = 0; break;
+		case 'q': o.quiet = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'h': usage(stdout); return KA_EXIT_OK;
+		default: return cli_bad_option(CMD, c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!o.model)
+		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	if (o.proto.min_samples > o.proto.max_samples)
+		return cli_usage_error(CMD, "--min-samples is above --max-samples");
+	if (!strcmp(o.split, "heldout") && !o.bank)
+		return cli_usage_error(CMD, "--split heldout needs --bank (the held-out bank is "
+					    "never in the repository)");
+	if (o.quiet && o.verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	return track_capability_run(&o);
+}
+
+int cmd_track(int argc, char **argv)
+{
+	/* argv: ka --track NAME opts... or ka --track=NAME opts... */
+	const char *name;
+	int first;
+	if (!strncmp(argv[1], "--track=", 8)) {
+		name = argv[1] + 8;
+		first = 2;
+	} else {
+		if (argc < 3 || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+			if (argc >= 3) {
+				usage(stdout);
+				return KA_EXIT_OK;
+			}
+			return cli_usage_error(CMD, "a track name is required (capability)");
+		}
+		name = argv[2];
+		first = 3;
+	}
+	int avail = track_available(name);
+	if (avail < 0)
+		return cli_usage_error(CMD, "unknown track '%s' (this version has: capability)", name);
+	if (avail == 0) {
+		fprintf(stderr,
+			"ka --track: the '%s' track is not available in this version of ka (this "
+			"version has: capability)\n",
+			name);
+		return KA_EXIT_USAGE;
+	}
+	/* Hand getopt an argv whose [0] names the command. */
+	int n = argc - first + 1;
+	char **sub = xcalloc((size_t)n + 1, sizeof *sub);
+	sub[0] = (char *)CMD;
+	for (int i = first; i < argc; i++)
+		sub[i - first + 1] = argv[i];
+	int rc = run_capability(n, sub);
+	free(sub);
+	return rc;
+}
