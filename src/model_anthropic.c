@@ -53,9 +53,12 @@ static int anthropic_build(struct model *m, const struct model_request *r, int64
 				 m->p.max_tokens, "messages", msgs, "temperature",
 				 m->p.temperature);
 	if (!body)
-		return ka_err_set(e, "anthropic: cannot encode the request (prompt not UTF-8?)");
-	if (r->system && *r->system)
-		json_object_set_new(body, "system", json_string(r->system));
+		return ka_err_set(e, "anthropic: the prompt is not valid UTF-8");
+	if (r->system && *r->system &&
+	    json_object_set_new(body, "system", json_string(r->system)) != 0) {
+		json_decref(body);
+		return ka_err_set(e, "anthropic: the system prompt is not valid UTF-8");
+	}
 	/* Recent models refuse temperature and top_p together: send top_p only
 	 * when the run asks for one. The API has no seed. */
 	if (m->p.top_p < 1.0)

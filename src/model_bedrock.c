@@ -295,9 +295,12 @@ static int bedrock_build(struct model *m, const struct model_request *r, int64_t
 	json_t *body = json_pack("{s:[{s:s, s:o}], s:o}", "messages", "role", "user", "content",
 				 content, "inferenceConfig", cfg);
 	if (!body)
-		return ka_err_set(e, "bedrock: cannot encode the request (prompt not UTF-8?)");
-	if (r->system && *r->system)
-		json_object_set_new(body, "system", json_pack("[{s:s}]", "text", r->system));
+		return ka_err_set(e, "bedrock: the prompt is not valid UTF-8");
+	if (r->system && *r->system &&
+	    json_object_set_new(body, "system", json_pack("[{s:s}]", "text", r->system)) != 0) {
+		json_decref(body);
+		return ka_err_set(e, "bedrock: the system prompt is not valid UTF-8");
+	}
 	model_http_body(h, body);
 
 	char date[17];

@@ -59,16 +59,24 @@ static int openai_build(struct model *m, const struct model_request *r, int64_t 
 			struct model_http *h, struct ka_err *e)
 {
 	struct openai *o = m->impl;
+	/* json_string refuses bytes that are not UTF-8: say so rather than send
+	 * a request without the prompt. */
+	json_t *user = json_string(r->prompt ? r->prompt : "");
+	json_t *sys = r->system && *r->system ? json_string(r->system) : NULL;
+	if (!user || (r->system && *r->system && !sys)) {
+		json_decref(user);
+		json_decref(sys);
+		return ka_err_set(e, "openai: the %s is not valid UTF-8", user ? "system prompt"
+										   : "prompt");
+	}
 	json_t *msgs = json_array();
-	if (r->system && *r->system)
-		json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "system", "content",
-						      r->system));
-	json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "user", "content",
-					      r->prompt ? r->prompt : ""));
+	if (sys)
+		json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "system", "content", sys));
+	json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "user", "content", user));
 	json_t *body = json_pack("{s:s, s:o, s:I}", "model", o->model, "messages", msgs, "seed",
 				 (json_int_t)seed);
 	if (!body)
-		return ka_err_set(e, "openai: cannot encode the request (prompt not UTF-8?)");
+		return ka_err_set(e, "openai: cannot encode the request");
 	if (o->reasoning) {
 		json_object_set_new(body, "max_completion_tokens", json_integer(m->p.max_tokens));
 	} else {

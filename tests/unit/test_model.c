@@ -574,13 +574,15 @@ static void test_bad_replies(void)
 		const char *prompt;
 		int ok;
 		const char *err;
+		int attempts;
 	} cases[] = {
-	    {"fine", 1, NULL},
-	    {"[[fixture:not_json]]", 0, "anthropic: reply is not JSON"},
-	    {"[[fixture:truncated]]", 0, "anthropic: reply is not JSON"},
-	    {"[[fixture:huge]]", 0, "anthropic: reply over the cap of 4194304 bytes"},
-	    {"[[fixture:bad_request]]", 0, "anthropic: HTTP 400: max_tokens: 999999 > 8192"},
-	    {"also fine", 1, NULL},
+	    {"fine", 1, NULL, 1},
+	    {"[[fixture:not_json]]", 0, "anthropic: reply is not JSON", 1},
+	    {"[[fixture:truncated]]", 0, "anthropic: reply is not JSON", 1},
+	    {"[[fixture:huge]]", 0, "anthropic: reply over the cap of 4194304 bytes", 1},
+	    {"[[fixture:bad_request]]", 0, "anthropic: HTTP 400: max_tokens: 999999 > 8192", 1},
+	    {"bad \xff\xfe bytes", 0, "anthropic: the prompt is not valid UTF-8", 0},
+	    {"also fine", 1, NULL, 1},
 	};
 	enum { N = sizeof cases / sizeof cases[0] };
 	struct model_request q[N];
@@ -593,12 +595,12 @@ static void test_bad_replies(void)
 		if (!cases[i].ok) {
 			CHECK(contains(b->r[i].error, cases[i].err));
 			CHECK(b->r[i].text == NULL && b->r[i].code == NULL);
-			CHECK(b->r[i].attempts == 1);
 		}
+		CHECK(b->r[i].attempts == cases[i].attempts);
 	}
 	struct model_stats st;
 	model_get_stats(m, &st);
-	CHECK(st.requests == N && st.failed == 4);
+	CHECK(st.requests == N && st.failed == 5 && st.attempts == 6);
 	batch_free(b);
 	model_close(m);
 	free(spec);
