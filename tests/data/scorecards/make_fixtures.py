@@ -75,7 +75,9 @@ def capability(rng, m, p_ok, speed_mu, split="heldout", k=5, sources=None):
             s["tokens"] = {"in": 1800 + rng.randrange(400), "out": 600 + rng.randrange(900)}
             s["cost_usd"] = round(s["tokens"]["in"] * 3e-6 + s["tokens"]["out"] * 15e-6, 6)
             s["latency_s"] = round(4 + 20 * rng.random(), 3)
-            if sources is not None:
+            # Sources exist for sample 0 of the first three tasks; the fourth
+            # names one that is missing (the board says so).
+            if sources is not None and i == 0 and len(tasks) < 4:
                 s["source_path"] = "src/%s.s%d.cu" % (name, i)
             samples.append(s)
         tasks.append({"name": name, "tier": tier, "samples": samples})
@@ -168,7 +170,7 @@ def main():
     write("good/cap_hostile.json", h)
 
     write("good/wrsi_qwen7b.json", weight_rsi(rng, qwen7, 5, 0.42, lambda r: 0.03 / r ** 0.3, 0.02, 0.015, 0.03, 0.02))
-    write("good/wrsi_llama8b.json", weight_rsi(rng, llama, 12, 0.38, lambda r: 0.02 - 0.006 * r, 0.01, 0.01, 0.18, 0.07))
+    write("good/wrsi_llama8b.json", weight_rsi(rng, llama, 12, 0.38, lambda r: 0.02 - 0.006 * r, 0.012, 0.006, 0.18, 0.07))
     write("good/wrsi_deepseek.json", weight_rsi(rng, dsc, 12, 0.35, lambda r: 0.012 / r, 0.012, 0.01, 0.05, 0.03))
     for tier, name, anchor, c0, g in [("small", "Qwen2.5-Coder-1.5B", "Qwen2.5-Coder-1.5B (frozen)", 0.22, 0.012),
                                       ("mid", "Qwen2.5-Coder-7B", "Qwen2.5-Coder-7B (frozen)", 0.31, 0.02),
