@@ -119,8 +119,7 @@ int bank_scan(const char *path, struct bank_list *out, struct ka_err *e)
 	return rc;
 }
 
-int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out,
-		 struct ka_err *e)
+int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out, struct ka_err *e)
 {
 	struct bank_list all = {0};
 	int have_all = 0, rc = 0;
@@ -223,7 +222,8 @@ static int is_ka_include(const char *line, size_t len)
 	if (i >= len || (line[i] != '"' && line[i] != '<'))
 		return 0;
 	i++;
-	return len - i >= 8 && (!strncmp(line + i, "ka_gen.h", 8) || !strncmp(line + i, "ka_ref.h", 8));
+	return len - i >= 8 &&
+	       (!strncmp(line + i, "ka_gen.h", 8) || !strncmp(line + i, "ka_ref.h", 8));
 }
 
 /* Append text with its includes of the KernelAscent headers blanked (line
@@ -282,16 +282,18 @@ static char *ref_source(const struct ka_task *t, int cuda)
 			buf_add(&b, ", const %s *__restrict__ in_%s",
 				task_dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
 		for (int j = 0; j < t->n_outputs; j++)
-			buf_add(&b, ", %s *__restrict__ out_%s", task_dtype_ctype(t->outputs[j].dtype),
-				t->outputs[j].name);
-		buf_add(&b, ")\n{\n\tlong long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
+			buf_add(&b, ", %s *__restrict__ out_%s",
+				task_dtype_ctype(t->outputs[j].dtype), t->outputs[j].name);
+		buf_add(
+		    &b,
+		    ")\n{\n\tlong long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n");
 	} else {
 		buf_add(&b, "__kernel void ka_ref_kernel(long n");
 		for (int p = 0; p < t->n_params; p++)
 			buf_add(&b, ", long p_%s", t->params[p]);
 		for (int k = 0; k < t->n_inputs; k++)
-			buf_add(&b, ", __global const %s *in_%s", task_dtype_ctype(t->inputs[k].dtype),
-				t->inputs[k].name);
+			buf_add(&b, ", __global const %s *in_%s",
+				task_dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
 		for (int j = 0; j < t->n_outputs; j++)
 			buf_add(&b, ", __global %s *out_%s", task_dtype_ctype(t->outputs[j].dtype),
 				t->outputs[j].name);
@@ -369,8 +371,8 @@ static void log_summary(const char *log, char *out, size_t cap)
 			size_t len = nl ? (size_t)(nl - p) : strlen(p);
 			int want = len > 0 && (pass == 1 || memmem(p, len, "error:", 6));
 			if (want && used + 4 < cap) {
-				int w = snprintf(out + used, cap - used, "%s%.*s", lines ? " | " : "",
-						 (int)len, p);
+				int w = snprintf(out + used, cap - used, "%s%.*s",
+						 lines ? " | " : "", (int)len, p);
 				used = w > 0 && used + (size_t)w < cap ? used + (size_t)w : cap - 1;
 				lines++;
 			}
@@ -398,8 +400,10 @@ static int compile_with(char **argv, const char *src, const char *ext, char *sum
 	/* LC_ALL=C: plain ASCII messages whatever the caller's locale. */
 	char *args[32] = {"env", "LC_ALL=C"};
 	int n = 0;
-	for (; argv[n] && n < 29; n++)
-		args[n + 2] = !strcmp(argv[n], "SRC") ? file : !strcmp(argv[n], "OUT") ? obj : argv[n];
+	for (; n < 29 && argv[n]; n++)
+		args[n + 2] = !strcmp(argv[n], "SRC")	? file
+			      : !strcmp(argv[n], "OUT") ? obj
+							: argv[n];
 	args[n + 2] = NULL;
 	struct ka_err e;
 	char *log = NULL;
@@ -454,7 +458,8 @@ static int check_outputs(const struct ka_task *t, const struct ka_shape *sh, dou
 		for (int64_t i = 0; i < n; i++) {
 			double v = out[j][i];
 			if (!isfinite(v)) {
-				snprintf(why, cap, "output '%s' is not finite (%g) at element %lld at %s",
+				snprintf(why, cap,
+					 "output '%s' is not finite (%g) at element %lld at %s",
 					 t->outputs[j].name, v, (long long)i, shs);
 				return -1;
 			}
@@ -462,7 +467,8 @@ static int check_outputs(const struct ka_task *t, const struct ka_shape *sh, dou
 			same += v == out[j][0];
 		}
 		if (nonzero == 0) {
-			snprintf(why, cap, "output '%s' is all zero at %s", t->outputs[j].name, shs);
+			snprintf(why, cap, "output '%s' is all zero at %s", t->outputs[j].name,
+				 shs);
 			return -1;
 		}
 		if (same == n)
@@ -531,7 +537,14 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 			vadd(&v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
 			goto done;
 		}
-		char *argv[] = {(char *)tools->nvcc, "-c", "-x", "cu", "-arch=sm_90a", "-o", "OUT", "SRC",
+		char *argv[] = {(char *)tools->nvcc,
+				"-c",
+				"-x",
+				"cu",
+				"-arch=sm_90a",
+				"-o",
+				"OUT",
+				"SRC",
 				NULL};
 		int st = compile_with(argv, src, ".cu", sum, sizeof sum);
 		free(src);
@@ -601,8 +614,8 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 	}
 	for (int j = 0; j < t->n_outputs; j++) {
 		if (const_all & (1u << j)) {
-			vadd(&v, "%s: degenerate: output '%s' is constant on every check shape", t->dir,
-			     t->outputs[j].name);
+			vadd(&v, "%s: degenerate: output '%s' is constant on every check shape",
+			     t->dir, t->outputs[j].name);
 			goto done;
 		}
 	}
@@ -615,8 +628,9 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 			goto done;
 		}
 	}
-	vadd(&d, "; gold on %d check shapes (%lld items): finite, not constant; each input changes "
-		 "the output (",
+	vadd(&d,
+	     "; gold on %d check shapes (%lld items): finite, not constant; each input changes "
+	     "the output (",
 	     t->n_checks, (long long)total_items);
 	for (int k = 0; k < t->n_inputs; k++)
 		vadd(&d, "%s%s", k ? ", " : "", t->inputs[k].name);

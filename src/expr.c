@@ -27,7 +27,7 @@ enum expr_op {
 
 struct expr_node {
 	enum expr_op op;
-	int64_t val;	/* EXPR_OP_INT: the value; EXPR_OP_NAME: the name index */
+	int64_t val; /* EXPR_OP_INT: the value; EXPR_OP_NAME: the name index */
 	struct expr_node *l, *r;
 };
 
@@ -179,8 +179,8 @@ static struct expr_node *parse_atom(struct expr_parser *p)
 		}
 		if (!p->failed) {
 			p->failed = 1;
-			ka_err_set(p->e, "unknown name '%.*s' at %zu", (int)(len > 40 ? 40 : len), w,
-				   start);
+			ka_err_set(p->e, "unknown name '%.*s' at %zu", (int)(len > 40 ? 40 : len),
+				   w, start);
 		}
 		return NULL;
 	}
@@ -275,7 +275,8 @@ struct expr *expr_parse(const char *text, const char names[][KA_NAMELEN], int n,
 		text = "";
 	size_t len = strlen(text);
 	if (len > EXPR_MAX_TEXT) {
-		ka_err_set(e, "expression is %zu characters, over the cap of %d", len, EXPR_MAX_TEXT);
+		ka_err_set(e, "expression is %zu characters, over the cap of %d", len,
+			   EXPR_MAX_TEXT);
 		return NULL;
 	}
 	struct expr_parser p = {.s = text, .names = names, .n_names = n, .e = e};
@@ -301,8 +302,7 @@ struct expr *expr_parse(const char *text, const char names[][KA_NAMELEN], int n,
 	return x;
 }
 
-static int eval_node(const struct expr_node *n, const int64_t *vals, int64_t *out,
-		     struct ka_err *e)
+static int eval_node(const struct expr_node *n, const int64_t *vals, int64_t *out, struct ka_err *e)
 {
 	int64_t a, b;
 	switch (n->op) {

@@ -109,8 +109,8 @@ static void log_summary(const char *log, char *out, size_t cap)
 			size_t len = nl ? (size_t)(nl - p) : strlen(p);
 			int want = len > 0 && (pass == 1 || memmem(p, len, "error:", 6));
 			if (want && used + 4 < cap) {
-				int w = snprintf(out + used, cap - used, "%s%.*s", lines ? " | " : "",
-						 (int)len, p);
+				int w = snprintf(out + used, cap - used, "%s%.*s",
+						 lines ? " | " : "", (int)len, p);
 				used = w > 0 && used + (size_t)w < cap ? used + (size_t)w : cap - 1;
 				lines++;
 			}
@@ -135,9 +135,10 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 	if (util_write_file(csrc, src, strlen(src), e))
 		goto done;
 	/* LC_ALL=C: plain ASCII messages whatever the caller's locale. */
-	char *argv[] = {"env",	  "LC_ALL=C", "cc",	 "-std=c17", "-O2", "-fopenmp",
-			"-ffp-contract=off", "-fPIC", "-shared", incl,	     "-o",  tmp,
-			csrc,	  "-lm",      NULL};
+	char *argv[] = {
+	    "env",   "LC_ALL=C", "cc", "-std=c17", "-O2", "-fopenmp", "-ffp-contract=off",
+	    "-fPIC", "-shared",	 incl, "-o",	   tmp,	  csrc,	      "-lm",
+	    NULL};
 	int status = util_run(argv, NULL, GOLD_CC_TIMEOUT_S, GOLD_LOG_CAP, &log, NULL, NULL, e);
 	if (status < 0)
 		goto done;
@@ -275,7 +276,8 @@ int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64
 	if ((int64_t)n_random >= count) {
 		int64_t *all = malloc((size_t)count * sizeof *all);
 		if (!all)
-			return ka_err_set(e, "gold: out of memory for %lld items", (long long)count);
+			return ka_err_set(e, "gold: out of memory for %lld items",
+					  (long long)count);
 		for (int64_t i = 0; i < count; i++)
 			all[i] = i;
 		*items = all;
@@ -303,8 +305,8 @@ int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64
 			/* j-th of k evenly spread indices into the edge, in row-major
 			 * order over the other dimensions. */
 			int64_t idx = k == 1 ? 0
-					     : (int64_t)((unsigned __int128)j * (uint64_t)(plane - 1) /
-							 (uint64_t)(k - 1));
+					     : (int64_t)((unsigned __int128)j *
+							 (uint64_t)(plane - 1) / (uint64_t)(k - 1));
 			int64_t coord[KA_MAX_DIMS];
 			for (int q = nd - 1; q >= 0; q--) {
 				if (q == d) {
@@ -339,7 +341,8 @@ static int tensor_bytes(const struct ka_task *t, const struct ka_tensor_spec *s,
 	if (__builtin_mul_overflow((size_t)numel, elem, &bytes))
 		return ka_err_set(e, "%s: size overflows", s->name);
 	if (cap_bytes && bytes > cap_bytes)
-		return ka_err_set(e, "%s: %zu bytes, over the cap of %zu", s->name, bytes, cap_bytes);
+		return ka_err_set(e, "%s: %zu bytes, over the cap of %zu", s->name, bytes,
+				  cap_bytes);
 	*out = bytes;
 	return 0;
 }

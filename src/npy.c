@@ -11,8 +11,8 @@
 #define NPY_HEADER_CAP 4096
 
 static const char *const npy_descrs[] = {
-	[KA_DTYPE_FP32] = "<f4", [KA_DTYPE_FP16] = "<f2",  [KA_DTYPE_BF16] = "<u2",
-	[KA_DTYPE_FP64] = "<f8", [KA_DTYPE_INT32] = "<i4", [KA_DTYPE_INT64] = "<i8",
+    [KA_DTYPE_FP32] = "<f4", [KA_DTYPE_FP16] = "<f2",  [KA_DTYPE_BF16] = "<u2",
+    [KA_DTYPE_FP64] = "<f8", [KA_DTYPE_INT32] = "<i4", [KA_DTYPE_INT64] = "<i8",
 };
 
 const char *npy_descr(enum ka_dtype dt)
@@ -20,8 +20,8 @@ const char *npy_descr(enum ka_dtype dt)
 	return (unsigned)dt < 6 ? npy_descrs[dt] : "?";
 }
 
-int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims,
-	      const void *data, struct ka_err *e)
+int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims, const void *data,
+	      struct ka_err *e)
 {
 	if (ndim < 0 || ndim > KA_MAX_DIMS || (unsigned)dt >= 6)
 		return ka_err_set(e, "%s: bad array description", path);
@@ -43,8 +43,16 @@ int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims,
 	memset(hdr + n, ' ', pad);
 	hdr[n + (int)pad] = '\n';
 	size_t hlen = (size_t)n + pad + 1;
-	unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-				 (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+	unsigned char pre[10] = {0x93,
+				 'N',
+				 'U',
+				 'M',
+				 'P',
+				 'Y',
+				 1,
+				 0,
+				 (unsigned char)(hlen & 0xff),
+				 (unsigned char)(hlen >> 8)};
 	size_t bytes = (size_t)numel * task_dtype_size(dt);
 
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());

@@ -31,8 +31,8 @@ const char *npy_descr(enum ka_dtype dt);
 /* Write data (numel = product of dims; ndim 0..KA_MAX_DIMS, 0 = scalar) to
  * path, through a temporary file and a rename, so a failed write leaves no
  * partial file. The caller keeps data. 0 or -1 with e ("path: problem"). */
-int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims,
-	      const void *data, struct ka_err *e);
+int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims, const void *data,
+	      struct ka_err *e);
 
 /* Read path (at most cap bytes of data) into a. 0, or -1 with e and a left
  * empty. */

@@ -14,9 +14,9 @@
 
 #include "gen.h"
 
-#define TASK_JSON_CAP (1u << 20)     /* task.json */
-#define TASK_REF_CAP (256u << 10)    /* ref.c */
-#define TASK_TEXT_CAP (64u << 10)    /* description, torch */
+#define TASK_JSON_CAP (1u << 20)  /* task.json */
+#define TASK_REF_CAP (256u << 10) /* ref.c */
+#define TASK_TEXT_CAP (64u << 10) /* description, torch */
 #define TASK_PARAM_MAX (INT64_C(1) << 40)
 #define TASK_CHECK_NUMEL_CAP (INT64_C(1) << 27) /* per tensor, on check shapes */
 
@@ -28,9 +28,9 @@ static const struct {
 	const char *name, *ctype;
 	size_t size;
 } task_dtypes[] = {
-	[KA_DTYPE_FP32] = {"fp32", "float", 4},    [KA_DTYPE_FP16] = {"fp16", "ka_half", 2},
-	[KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2},  [KA_DTYPE_FP64] = {"fp64", "double", 8},
-	[KA_DTYPE_INT32] = {"int32", "int", 4},    [KA_DTYPE_INT64] = {"int64", "ka_i64", 8},
+    [KA_DTYPE_FP32] = {"fp32", "float", 4},   [KA_DTYPE_FP16] = {"fp16", "ka_half", 2},
+    [KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2}, [KA_DTYPE_FP64] = {"fp64", "double", 8},
+    [KA_DTYPE_INT32] = {"int32", "int", 4},   [KA_DTYPE_INT64] = {"int64", "ka_i64", 8},
 };
 
 size_t task_dtype_size(enum ka_dtype d)
@@ -62,14 +62,14 @@ static int dtype_parse(const char *s, enum ka_dtype *out)
 /* ---- errors -------------------------------------------------------------- */
 
 struct loader {
-	const char *file;	/* "<dir>/task.json" */
+	const char *file; /* "<dir>/task.json" */
 	struct ka_err *e;
 	struct ka_task *t;
 };
 
 /* "file: field: problem". Returns -1. */
 static int bad(struct loader *c, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int bad(struct loader *c, const char *field, const char *fmt, ...)
 {
 	char msg[KA_ERRLEN];
@@ -83,14 +83,21 @@ static int bad(struct loader *c, const char *field, const char *fmt, ...)
 static const char *json_kind(const json_t *j)
 {
 	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
 	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
 	}
 }
 
@@ -108,7 +115,8 @@ static int check_keys(struct loader *c, const char *field, const json_t *obj,
 {
 	const char *key;
 	json_t *v;
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		int ok = 0;
 		for (const char *const *a = allowed; *a; a++)
 			ok |= !strcmp(*a, key);
@@ -135,8 +143,8 @@ static int is_ident(const char *s)
 	size_t n = 0;
 	for (; s[n]; n++) {
 		char ch = s[n];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '_'))
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_'))
 			return 0;
 	}
 	return n < KA_NAMELEN;
@@ -204,7 +212,8 @@ static int get_shape(struct loader *c, const char *field, const json_t *j, struc
 	memset(sh, 0, sizeof *sh);
 	const char *key;
 	json_t *v;
-	json_object_foreach((json_t *)j, key, v) {
+	json_object_foreach((json_t *)j, key, v)
+	{
 		int k = -1;
 		for (int i = 0; i < t->n_params; i++)
 			if (!strcmp(t->params[i], key))
@@ -490,7 +499,8 @@ int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t
 		if (task_numel(t, &t->inputs[k], sh, &n, e))
 			return -1;
 		if (numel_cap > 0 && n > numel_cap)
-			return ka_err_set(e, "inputs[%d].shape: %lld elements, over the cap of %lld",
+			return ka_err_set(e,
+					  "inputs[%d].shape: %lld elements, over the cap of %lld",
 					  k, (long long)n, (long long)numel_cap);
 	}
 	for (int k = 0; k < t->n_outputs; k++) {
@@ -498,7 +508,8 @@ int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t
 		if (task_numel(t, s, sh, &n, e))
 			return -1;
 		if (numel_cap > 0 && n > numel_cap)
-			return ka_err_set(e, "outputs[%d].shape: %lld elements, over the cap of %lld",
+			return ka_err_set(e,
+					  "outputs[%d].shape: %lld elements, over the cap of %lld",
 					  k, (long long)n, (long long)numel_cap);
 		snprintf(f, sizeof f, "outputs[%d].per_item", k);
 		if (eval_field(s->per_item, sh, f, &v, e))
@@ -553,7 +564,8 @@ int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape 
 	while (*p) {
 		const char *eq = strchr(p, '=');
 		if (!eq)
-			return ka_err_set(e, "shape '%.80s': expected NAME=VALUE at '%.40s'", text, p);
+			return ka_err_set(e, "shape '%.80s': expected NAME=VALUE at '%.40s'", text,
+					  p);
 		size_t nl = (size_t)(eq - p);
 		int k = -1;
 		for (int i = 0; i < t->n_params; i++)
@@ -571,19 +583,20 @@ int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape 
 		size_t vl = end ? (size_t)(end - v) : strlen(v);
 		char num[32];
 		if (vl == 0 || vl >= sizeof num)
-			return ka_err_set(e, "shape '%.80s': bad value for '%s'", text, t->params[k]);
+			return ka_err_set(e, "shape '%.80s': bad value for '%s'", text,
+					  t->params[k]);
 		memcpy(num, v, vl);
 		num[vl] = 0;
 		int64_t x = 0;
 		for (size_t i = 0; i < vl; i++) {
-			if (num[i] < '0' || num[i] > '9' ||
-			    __builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, num[i] - '0', &x))
+			if (num[i] < '0' || num[i] > '9' || __builtin_mul_overflow(x, 10, &x) ||
+			    __builtin_add_overflow(x, num[i] - '0', &x))
 				return ka_err_set(e, "shape '%.80s': bad value '%s' for '%s'", text,
 						  num, t->params[k]);
 		}
 		if (x < 1 || x > TASK_PARAM_MAX)
-			return ka_err_set(e, "shape '%.80s': %s=%lld is out of range [1, 2^40]", text,
-					  t->params[k], (long long)x);
+			return ka_err_set(e, "shape '%.80s': %s=%lld is out of range [1, 2^40]",
+					  text, t->params[k], (long long)x);
 		sh->v[k] = x;
 		p = end ? end + 1 : v + vl;
 		if (end && !*p)
@@ -633,10 +646,9 @@ static int load_json(struct loader *c, const json_t *root)
 					   "params",	"inputs",    "outputs",	    "items",
 					   "bench",	"checks",    "tolerance",   "libraries",
 					   "min_bytes", "min_flops", NULL};
-	static const char *const required[] = {"name",   "tier",  "description", "torch",
-					       "params", "inputs", "outputs",    "items",
-					       "bench",  "checks", "tolerance",  "min_bytes",
-					       "min_flops", NULL};
+	static const char *const required[] = {
+	    "name",  "tier",  "description", "torch",	  "params",    "inputs",    "outputs",
+	    "items", "bench", "checks",	     "tolerance", "min_bytes", "min_flops", NULL};
 	struct ka_task *t = c->t;
 	char f[64];
 	if (!json_is_object(root))
@@ -717,10 +729,12 @@ static int load_json(struct loader *c, const json_t *root)
 				return -1;
 			const char *s = json_string_value(l);
 			int known = 0;
-			for (size_t k = 0; k < sizeof task_known_libs / sizeof *task_known_libs; k++)
+			for (size_t k = 0; k < sizeof task_known_libs / sizeof *task_known_libs;
+			     k++)
 				known |= !strcmp(task_known_libs[k], s);
 			if (!known)
-				return bad(c, f, "unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
+				return bad(c, f,
+					   "unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
 			for (int k = 0; k < t->n_libs; k++)
 				if (!strcmp(t->libs[k], s))
 					return bad(c, f, "duplicate library '%s'", s);

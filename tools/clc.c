@@ -94,7 +94,8 @@ static int clc_device(const char *want, cl_device_id *dev)
 		if (want && !strstr(name, want))
 			continue;
 		cl_uint nd = 0;
-		if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, dev, &nd) == CL_SUCCESS && nd > 0)
+		if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, dev, &nd) == CL_SUCCESS &&
+		    nd > 0)
 			return 0;
 	}
 	fprintf(stderr, "ka-clc: no OpenCL device%s%s\n", want ? " on a platform matching " : "",
@@ -218,8 +219,8 @@ static int parse_float(const char *s, float *out)
 
 static int cmd_gen(int argc, char **argv)
 {
-	static const char *const known[] = {"--dtype", "--kind", "--a",	  "--b",	"--lo",
-					    "--range", "--key",	 "--n",	  "--platform", NULL};
+	static const char *const known[] = {"--dtype", "--kind", "--a", "--b",	      "--lo",
+					    "--range", "--key",	 "--n", "--platform", NULL};
 	static const char *const dtypes[] = {"fp32", "fp16", "bf16", "fp64", "int32", "int64"};
 	static const size_t sizes[] = {4, 2, 2, 8, 4, 8};
 	static const char *const kinds[] = {"normal", "uniform", "int"};
@@ -241,8 +242,7 @@ static int cmd_gen(int argc, char **argv)
 	    ((v = opt_value(argc, argv, "--b")) && parse_float(v, &b)) ||
 	    ((v = opt_value(argc, argv, "--lo")) && parse_i64(v, &lo)) ||
 	    ((v = opt_value(argc, argv, "--range")) && parse_u64(v, 0, &range)) ||
-	    (kind == 2 && range == 0) ||
-	    parse_u64(opt_value(argc, argv, "--key"), 16, &key) ||
+	    (kind == 2 && range == 0) || parse_u64(opt_value(argc, argv, "--key"), 16, &key) ||
 	    parse_i64(opt_value(argc, argv, "--n"), &n) || n < 0 || n > CLC_MAX_N) {
 		fprintf(stderr, "ka-clc gen: bad or missing --dtype, --kind, --a, --b, --lo, "
 				"--range, --key or --n\n");
@@ -282,8 +282,8 @@ static int cmd_gen(int argc, char **argv)
 		fprintf(stderr, "ka-clc: cannot create an OpenCL context/queue (%d)\n", err);
 		goto done;
 	}
-	prog = clc_build(ctx, dev, src, fp64 ? "-DKA_GEN_KERNELS -DKA_GEN_FP64" : "-DKA_GEN_KERNELS",
-			 stderr);
+	prog = clc_build(ctx, dev, src,
+			 fp64 ? "-DKA_GEN_KERNELS -DKA_GEN_FP64" : "-DKA_GEN_KERNELS", stderr);
 	if (!prog) {
 		rc = 1;
 		goto done;

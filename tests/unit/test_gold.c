@@ -180,7 +180,7 @@ static void test_gold_npy_roundtrip(void)
 	static const struct {
 		enum ka_dtype dt;
 		const char *descr;
-	} types[] = {{KA_DTYPE_FP32, "<f4"}, {KA_DTYPE_FP16, "<f2"}, {KA_DTYPE_BF16, "<u2"},
+	} types[] = {{KA_DTYPE_FP32, "<f4"}, {KA_DTYPE_FP16, "<f2"},  {KA_DTYPE_BF16, "<u2"},
 		     {KA_DTYPE_FP64, "<f8"}, {KA_DTYPE_INT32, "<i4"}, {KA_DTYPE_INT64, "<i8"}};
 	unsigned char buf[7 * 8];
 	for (size_t i = 0; i < sizeof buf; i++)
@@ -191,8 +191,8 @@ static void test_gold_npy_roundtrip(void)
 		CHECK(npy_write(path, types[i].dt, 1, one, buf, &e) == 0);
 		struct npy_array a;
 		CHECK(npy_read(path, 1 << 20, &a, &e) == 0);
-		int same = a.dtype == types[i].dt && a.ndim == 1 && a.dims[0] == 7 && a.numel == 7 &&
-			   !memcmp(a.data, buf, 7 * task_dtype_size(types[i].dt));
+		int same = a.dtype == types[i].dt && a.ndim == 1 && a.dims[0] == 7 &&
+			   a.numel == 7 && !memcmp(a.data, buf, 7 * task_dtype_size(types[i].dt));
 		npy_array_free(&a);
 		CHECK(same);
 	}
