@@ -111,8 +111,8 @@ enum symcheck_verdict symcheck_run(const unsigned char *elf, size_t len,
 		snprintf(detail, cap, "not a 64-bit x86-64 ELF shared object");
 		return SYMCHECK_BAD_ELF;
 	}
-	char unsupported[256] = "";
-	int n_dynsym = 0;
+	char unsupported[256] = "", forbidden[512] = "";
+	int n_dynsym = 0, n_forbidden = 0;
 	for (uint32_t i = 0; i < eh.e_shnum; i++) {
 		const Elf64_Shdr *sh = section(elf, len, &eh, i);
 		if (sh->sh_type != SHT_DYNSYM && sh->sh_type != SHT_DYNAMIC)
@@ -160,13 +160,21 @@ enum symcheck_verdict symcheck_run(const unsigned char *elf, size_t len,
 				continue;
 			}
 			if (!symcheck_libc_allowed(name)) {
-				snprintf(detail, cap,
-					 "host code imports %.200s, which is not on the sandbox's "
-					 "allow-list",
-					 name);
-				return SYMCHECK_FORBIDDEN;
+				/* name every one (up to the buffer), so the verdict
+				 * shows the offending calls together */
+				size_t fl = strlen(forbidden);
+				if (fl + strlen(name) + 3 < sizeof forbidden)
+					snprintf(forbidden + fl, sizeof forbidden - fl, "%s%s",
+						 fl ? ", " : "", name);
+				n_forbidden++;
 			}
 		}
+	}
+	if (n_forbidden) {
+		snprintf(detail, cap,
+			 "host code imports %s, which %s not on the sandbox's allow-list",
+			 forbidden, n_forbidden > 1 ? "are" : "is");
+		return SYMCHECK_FORBIDDEN;
 	}
 	if (n_dynsym == 0) {
 		snprintf(detail, cap, "no dynamic symbol table");
