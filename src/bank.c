@@ -203,8 +203,9 @@ static void buf_add(struct bank_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* True if the line is an #include of ka_gen.h or ka_ref.h. */
-static int is_ka_include(const char *line, size_t len)
+/* True if the line is an #include of ka_gen.h or ka_ref.h (any #include when
+ * any_header is set). */
+static int is_ka_include(const char *line, size_t len, int any_header)
 {
 	size_t i = 0;
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
@@ -222,20 +223,24 @@ static int is_ka_include(const char *line, size_t len)
 	if (i >= len || (line[i] != '"' && line[i] != '<'))
 		return 0;
 	i++;
+	if (any_header)
+		return 1;
 	return len - i >= 8 &&
 	       (!strncmp(line + i, "ka_gen.h", 8) || !strncmp(line + i, "ka_ref.h", 8));
 }
 
 /* Append text with its includes of the KernelAscent headers blanked (line
- * count kept, so #line positions stay right). */
-static void add_inlined(struct bank_buf *b, const char *name, const char *text)
+ * count kept, so #line positions stay right). For OpenCL every #include goes:
+ * the runner builds only sources that read no files, and the system headers
+ * sit in branches OpenCL C never takes. */
+static void add_inlined(struct bank_buf *b, const char *name, const char *text, int any_header)
 {
 	buf_add(b, "#line 1 \"%s\"\n", name);
 	const char *p = text;
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		if (is_ka_include(p, len))
+		if (is_ka_include(p, len, any_header))
 			buf_add(b, "/* (inlined above) */\n");
 		else
 			buf_add(b, "%.*s\n", (int)len, p);
@@ -268,10 +273,10 @@ static char *ref_source(const struct ka_task *t, int cuda)
 		" * ka_ref_kernel(n, params..., inputs..., outputs...) runs ref() for\n"
 		" * items 0..n-1, one %s per item. */\n",
 		t->name, cuda ? "CUDA" : "OpenCL C", cuda ? "thread" : "work item");
-	add_inlined(&b, "ka_gen.h", gen);
-	add_inlined(&b, "ka_ref.h", ref);
+	add_inlined(&b, "ka_gen.h", gen, !cuda);
+	add_inlined(&b, "ka_ref.h", ref, !cuda);
 	char *refname = xasprintf("%s/ref.c", t->dir);
-	add_inlined(&b, refname, t->ref_src);
+	add_inlined(&b, refname, t->ref_src, !cuda);
 	free(refname);
 	buf_add(&b, "#line 1 \"ka_ref_kernel\"\n");
 	if (cuda) {

@@ -198,40 +198,41 @@ static void shape_free(struct shape_state *st)
 }
 
 /* The recorder request: the tensors as the candidate will see them, the
- * parameters and the device (docs/plan-format.md). */
+ * parameters and the device (docs/plan-format.md), plus what the target adds
+ * (CUDA: the kernels' parameter layouts). NULL with e on failure. */
 static char *record_request(const struct grade_session *s, const struct ka_task *t,
-			    const struct shape_state *st, const json_t *extra)
+			    const struct shape_state *st, const json_t *extra, struct ka_err *e)
 {
-	json_t *req = json_object();
-	json_object_set_new(req, "target", json_string(s->ops->name));
-	json_t *ts = json_array();
+	struct record_tensor ts[2 * KA_MAX_TENSORS];
+	memset(ts, 0, sizeof ts);
 	for (int i = 0; i < st->n_tensors; i++) {
 		const struct ka_tensor_spec *sp =
 			i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];
-		json_t *shape = json_array();
-		for (int d = 0; d < sp->ndim; d++) {
-			int64_t v = 0;
-			expr_eval(sp->shape[d], st->sh.v, &v, NULL);
-			json_array_append_new(shape, json_integer(v));
-		}
-		json_array_append_new(ts, json_pack("{s:s,s:i,s:i,s:o,s:I,s:I}", "name", sp->name,
-						    "dtype", (int)sp->dtype, "ndim", sp->ndim,
-						    "shape", shape, "numel",
-						    (json_int_t)st->numel[i], "bytes",
-						    (json_int_t)st->bytes[i]));
+		ts[i].name = sp->name;
+		ts[i].dtype = (int32_t)sp->dtype;
+		ts[i].ndim = sp->ndim;
+		for (int d = 0; d < sp->ndim; d++)
+			expr_eval(sp->shape[d], st->sh.v, &ts[i].shape[d], NULL);
+		ts[i].numel = st->numel[i];
+		ts[i].bytes = st->bytes[i];
 	}
-	json_object_set_new(req, "tensors", ts);
-	json_object_set_new(req, "n_inputs", json_integer(t->n_inputs));
-	json_t *names = json_array(), *vals = json_array();
-	for (int i = 0; i < t->n_params; i++) {
-		json_array_append_new(names, json_string(t->params[i]));
-		json_array_append_new(vals, json_integer(st->sh.v[i]));
+	const char *names[KA_MAX_PARAMS];
+	for (int i = 0; i < t->n_params; i++)
+		names[i] = t->params[i];
+	char *dev = json_dumps(s->device, JSON_COMPACT);
+	char *text = record_request_json(s->ops->name, t->n_inputs, t->n_outputs, ts, t->n_params,
+					 names, st->sh.v, dev, e);
+	free(dev);
+	if (!text || !extra)
+		return text;
+	json_t *req = json_loads(text, 0, NULL);
+	free(text);
+	if (!req) {
+		ka_err_set(e, "recorder request: cannot merge the target's fields");
+		return NULL;
 	}
-	json_object_set_new(req, "params", json_pack("{s:o,s:o}", "names", names, "values", vals));
-	json_object_set(req, "device", s->device);
-	if (extra)
-		json_object_update(req, (json_t *)extra);
-	char *text = json_dumps(req, JSON_COMPACT);
+	json_object_update(req, (json_t *)extra);
+	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	return text;
 }
@@ -589,7 +590,9 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	char *bench_sig = NULL;
 	for (int i = 0; i < n_shapes; i++) {
 		struct shape_state *st = &shapes[i];
-		char *reqj = record_request(s, t, st, cc.record_extra);
+		char *reqj = record_request(s, t, st, cc.record_extra, e);
+		if (!reqj)
+			goto out;
 		struct plan plan;
 		struct record_result rr;
 		int x = record_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan, &rr, e);
