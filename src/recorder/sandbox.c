@@ -441,15 +441,16 @@ int sandbox_enter(const char *so_path, int cpu_s, struct sandbox_report *r, stru
 	clearenv();
 
 	/* 5. identities: as real root without a user namespace become nobody;
-	 * in a user namespace drop every capability */
-	if (!r->userns && uid == 0) {
-		r->drop_ids = setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0;
-	} else {
-		struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-		struct __user_cap_data_struct d[2];
-		memset(d, 0, sizeof d);
-		r->drop_ids = syscall(SYS_capset, &h, d) == 0;
-	}
+	 * in every case end with no capability at all */
+	int nobody = 0;
+	if (!r->userns && uid == 0)
+		nobody = setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0;
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof d);
+	int nocaps = syscall(SYS_capset, &h, d) == 0;
+	r->drop_ids = nobody || nocaps;
+	const char *ids = nobody && nocaps ? "nobody,no_caps" : nobody ? "nobody" : nocaps ? "no_caps" : "off";
 
 	/* 6. rlimits */
 	int cpu = cpu_s > 0 ? cpu_s : 10;
@@ -510,11 +511,10 @@ int sandbox_enter(const char *so_path, int cpu_s, struct sandbox_report *r, stru
 	r->seccomp = 1;
 
 	snprintf(r->text, sizeof r->text,
-		 "sandbox: pgroup=%s userns=%s netns=%s mountns=%s chroot=%s %s=%s rlimits=%s "
+		 "sandbox: pgroup=%s userns=%s netns=%s mountns=%s chroot=%s ids=%s rlimits=%s "
 		 "no_new_privs=%s nondumpable=%s landlock=%s seccomp=%s",
 		 r->pgroup ? "on" : "off", r->userns ? "on" : "off", r->netns ? "on" : "off",
-		 r->mountns ? "on" : "off", r->chroot ? "on" : "off",
-		 (!r->userns && uid == 0) ? "uid_nobody" : "no_caps", r->drop_ids ? "on" : "off",
+		 r->mountns ? "on" : "off", r->chroot ? "on" : "off", ids,
 		 r->rlimits ? "on" : "off", r->no_new_privs ? "on" : "off",
 		 r->nondumpable ? "on" : "off", r->landlock ? "on" : "off",
 		 r->seccomp ? "on" : "off");

@@ -60,6 +60,7 @@ static const struct verdict_case cases[] = {
 	{"ok_one_kernel", "ok", ""},
 	{"ok_two_kernels_workspace", "ok", ""},
 	{"ok_static_cache", "ok", ""},
+	{"ok_libm", "ok", ""},
 	{"forbidden_fopen", "forbidden", "imports fclose, fopen, which are not"},
 	{"forbidden_socket", "forbidden", "socket"},
 	{"forbidden_fork", "forbidden", "fork"},
