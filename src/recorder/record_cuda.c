@@ -348,6 +348,13 @@ static int cuda_finish(struct plan *p, struct ka_err *e)
 }
 
 static const char *const cuda_libraries[] = CUDAC_LIBRARIES;
+
+/* The candidate's object needs libstdc++ and libgcc_s, which cannot be opened
+ * once the sandbox is up: referencing one of their symbols keeps them among
+ * the recorder's own dependencies (the linker may drop an unused -lstdc++). */
+int __cxa_guard_acquire(int64_t *guard);
+void _Unwind_Resume(void *exception);
+void *const record_cuda_keep_cxx_[] = {(void *)__cxa_guard_acquire, (void *)_Unwind_Resume};
 static const char *const cuda_exports[] = {CUDAC_RECORDER_EXPORTS(CUDAC_STR_) NULL};
 
 const struct record_target record_target = {

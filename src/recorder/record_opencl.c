@@ -90,7 +90,9 @@ static struct {
 	char name[256], vendor[256], version[128], driver[128], platform[256], cversion[128],
 		profile[64], extensions[8192];
 	cl_device_type type;
-	cl_uint compute_units, clock_mhz, align_bits, cacheline, vendor_id, wg_multiple;
+	cl_uint compute_units, clock_mhz, align_bits, cacheline, vendor_id, wg_multiple, addr_bits,
+		max_dims, pref[7] /* char short int long float double half */;
+	char platform_version[128];
 	size_t max_wg, item[3], max_param;
 	cl_ulong local_mem, global_mem, max_alloc, cache_bytes, max_constant;
 	int fp64, fp16;
@@ -234,8 +236,19 @@ static int ocl_prepare(const struct record_request *req, struct ka_err *e)
 	int cpu = dev.type == CL_DEVICE_TYPE_CPU;
 	dev.compute_units = (cl_uint)jnum(d, "compute_units", 1);
 	dev.clock_mhz = (cl_uint)jnum(d, "max_clock_mhz", 1000);
-	dev.align_bits = (cl_uint)jnum(d, "base_addr_align", 1024);
-	dev.cacheline = (cl_uint)jnum(d, "cacheline_bytes", cpu ? 64 : 128);
+	jstr(d, "platform_version", dev.platform_version, sizeof dev.platform_version,
+	     dev.version);
+	/* bytes, as the runner reports it; OpenCL answers in bits */
+	uint64_t align = jnum(d, "base_addr_align", 128);
+	dev.align_bits = align > 0 && align <= (1u << 20) ? (cl_uint)(8 * align) : 0;
+	dev.cacheline = (cl_uint)jnum(d, "cache_line_bytes", cpu ? 64 : 128);
+	dev.addr_bits = (cl_uint)jnum(d, "address_bits", 64);
+	dev.max_dims = (cl_uint)jnum(d, "max_work_item_dims", 3);
+	static const char *const vec[7] = {"char", "short", "int", "long", "float", "double", "half"};
+	static const cl_uint vec_cpu[7] = {16, 8, 4, 2, 4, 2, 0}, vec_gpu[7] = {1, 1, 1, 1, 1, 1, 0};
+	json_t *pv = json_object_get(d, "preferred_vector_widths");
+	for (int i = 0; i < 7; i++)
+		dev.pref[i] = (cl_uint)jnum(pv, vec[i], cpu ? vec_cpu[i] : vec_gpu[i]);
 	dev.vendor_id = (cl_uint)jnum(d, "vendor_id", 0);
 	dev.wg_multiple = (cl_uint)jnum(d, "preferred_wg_multiple", cpu ? 8 : 32);
 	dev.max_wg = (size_t)jnum(d, "max_work_group", 256);
@@ -254,8 +267,12 @@ static int ocl_prepare(const struct record_request *req, struct ka_err *e)
 	dev.max_constant = jnum(d, "max_constant_bytes", 65536);
 	dev.fp64 = json_is_true(json_object_get(d, "fp64"));
 	dev.fp16 = json_is_true(json_object_get(d, "fp16"));
-	if (dev.max_wg == 0 || dev.align_bits < 8 || dev.align_bits % 8)
-		return ka_err_set(e, "request: device: max_work_group or base_addr_align is invalid");
+	if (!dev.fp64)
+		dev.pref[5] = 0;
+	if (dev.max_wg == 0 || dev.align_bits == 0 || (dev.align_bits & (dev.align_bits - 1)) ||
+	    dev.max_dims < 1 || dev.max_dims > 3)
+		return ka_err_set(e, "request: device: max_work_group, max_work_item_dims or "
+				     "base_addr_align (bytes, a power of 2) is invalid");
 
 	g_n_tensors = req->n_inputs + req->n_outputs;
 	for (int i = 0; i < g_n_tensors; i++) {
@@ -359,7 +376,7 @@ cl_int clGetPlatformInfo(cl_platform_id platform, cl_platform_info param, size_t
 	case CL_PLATFORM_PROFILE:
 		return ANSWER_STR(dev.profile);
 	case CL_PLATFORM_VERSION:
-		return ANSWER_STR(dev.version);
+		return ANSWER_STR(dev.platform_version);
 	case CL_PLATFORM_NAME:
 		return ANSWER_STR(dev.platform);
 	case CL_PLATFORM_VENDOR:
@@ -408,43 +425,36 @@ cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, v
 	case CL_DEVICE_MAX_COMPUTE_UNITS:
 		return ANSWER(dev.compute_units);
 	case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS:
-		u = 3;
-		return ANSWER(u);
+		return ANSWER(dev.max_dims);
 	case CL_DEVICE_MAX_WORK_ITEM_SIZES:
 		return answer(dev.item, sizeof dev.item, size, out, ret);
 	case CL_DEVICE_MAX_WORK_GROUP_SIZE:
 		return ANSWER(dev.max_wg);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
-		u = dev.type == CL_DEVICE_TYPE_CPU ? 16 : 1;
-		return ANSWER(u);
+		return ANSWER(dev.pref[0]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
-		u = dev.type == CL_DEVICE_TYPE_CPU ? 8 : 1;
-		return ANSWER(u);
+		return ANSWER(dev.pref[1]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
-	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
-		u = dev.type == CL_DEVICE_TYPE_CPU ? 4 : 1;
-		return ANSWER(u);
+		return ANSWER(dev.pref[2]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
-		u = dev.type == CL_DEVICE_TYPE_CPU ? 2 : 1;
-		return ANSWER(u);
+		return ANSWER(dev.pref[3]);
+	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
+		return ANSWER(dev.pref[4]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
-		u = dev.fp64 ? (dev.type == CL_DEVICE_TYPE_CPU ? 2 : 1) : 0;
-		return ANSWER(u);
+		return ANSWER(dev.pref[5]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
 	case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-		u = dev.fp16 ? 1 : 0;
-		return ANSWER(u);
+		return ANSWER(dev.pref[6]);
 	case CL_DEVICE_MAX_CLOCK_FREQUENCY:
 		return ANSWER(dev.clock_mhz);
 	case CL_DEVICE_ADDRESS_BITS:
-		u = 64;
-		return ANSWER(u);
+		return ANSWER(dev.addr_bits);
 	case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
 		return ANSWER(dev.max_alloc);
 	case CL_DEVICE_IMAGE_SUPPORT:
@@ -1022,6 +1032,10 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
 		return CL_INVALID_GLOBAL_WORK_SIZE;
 	}
 	size_t group = 1;
+	if (work_dim > dev.max_dims) {
+		record_fail("%s: work_dim %u, over the device's %u", call, work_dim, dev.max_dims);
+		return CL_INVALID_WORK_DIMENSION;
+	}
 	for (cl_uint d = 0; d < work_dim; d++) {
 		if (global_work_size[d] > ((size_t)1 << 40)) {
 			record_fail("%s: global size %zu in dimension %u is over 2^40", call,

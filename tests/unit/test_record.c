@@ -23,7 +23,7 @@ static const char *device_json =
 	"\"driver\":\"6.0\",\"type\":\"cpu\",\"compute_units\":2,\"max_work_group\":4096,"
 	"\"max_work_item_sizes\":[4096,4096,4096],\"local_mem_bytes\":65536,"
 	"\"global_mem_bytes\":4294967296,\"max_mem_alloc\":1073741824,\"cache_bytes\":1048576,"
-	"\"fp64\":true,\"extensions\":\"cl_khr_fp64\",\"base_addr_align\":1024}";
+	"\"fp64\":true,\"extensions\":\"cl_khr_fp64\",\"base_addr_align\":128}";
 
 /* Compile a fixture and record it. 0 on success of the harness. */
 static int record_fixture(const char *name, struct plan *p, struct record_result *r,
