@@ -118,3 +118,14 @@ src/board_assets.c: $(wildcard web/*.js web/*.css) tools/embed.sh
 	sh tools/embed.sh $(wildcard web/*.js web/*.css) > $@.tmp && mv $@.tmp $@
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# The main job (README): track 1 with the archive: model (the bank's verified
+# solutions) on the best target here (CUDA with a GPU, else OpenCL on PoCL),
+# timing capped for a CPU. Needs no GPU, network or credentials.
+MAIN_OUT  ?= out
+MAIN_ARGS ?= --max-seconds 2 --min-samples 5
+.PHONY: main
+main: all
+	$(BUILD)/ka --track capability --api-model archive:bank/public --tier all --target auto \
+	    --out $(MAIN_OUT) --fresh $(MAIN_ARGS)
+	@echo "main: scorecard at $(MAIN_OUT)/scorecard.json"
