@@ -1,0 +1,689 @@
+/* cudac.c: compile a CUDA candidate for the recorder (see cudac.h).
+ * Order of checks: #include lines (before anything runs), nvcc with fixed
+ * flags in a private directory under a time limit, the compiler's own list of
+ * files it read (-MD), the object's undefined dynamic symbols, and the
+ * kernels' parameter layouts from the cubin. The cache holds the object (or
+ * the compile log) under a key over the source, the arch, the flag string,
+ * the nvcc version and the allowed libraries; the checks after compilation
+ * run again on every hit, so a cache hit is judged by the current policy. */
+#include "cudac.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The fixed flags (besides -arch, -I, -MD/-MF, -o and the source). Part of
+ * the cache key. */
+static const char *const nvcc_flags[] = {"-O3",	  "-std=c++17", "-cudart",   "none",
+					 "-Xcompiler", "-fPIC",	"-shared",   NULL};
+
+/* ---- symbols ---- */
+
+/* The same list as the recorder's symcheck (src/recorder/symcheck.c). */
+static const char *const libc_allowed[] = {
+	"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
+	"strcpy", "strncpy", "strcat", "strncat", "strchr", "strrchr", "strstr", "strspn",
+	"strcspn", "strdup", "strndup", "stpcpy", "__memcpy_chk", "__memmove_chk", "__memset_chk",
+	"__strcpy_chk", "__strncpy_chk", "__strcat_chk", "__strncat_chk", "__stpcpy_chk",
+	"__snprintf_chk", "__sprintf_chk", "__vsnprintf_chk", "__vsprintf_chk", "__printf_chk",
+	"__fprintf_chk", "__vfprintf_chk", "__vprintf_chk", "snprintf", "sprintf", "vsnprintf",
+	"vsprintf", "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs", "fputc",
+	"putc", "fwrite", "fflush", "stdout", "stderr", "malloc", "calloc", "realloc",
+	"reallocarray", "free", "aligned_alloc", "posix_memalign", "strtol", "strtoll", "strtoul",
+	"strtoull", "strtod", "strtof", "atoi", "atol", "atoll", "atof", "abs", "labs", "llabs",
+	"div", "ldiv", "lldiv", "qsort", "bsearch", "__ctype_b_loc", "__ctype_tolower_loc",
+	"__ctype_toupper_loc", "tolower", "toupper", "isdigit", "isalpha", "isalnum", "isspace",
+	"isupper", "islower", "isxdigit", "abort", "__assert_fail", "__stack_chk_fail",
+	"__errno_location", "__cxa_finalize", "__gmon_start__", "_ITM_deregisterTMCloneTable",
+	"_ITM_registerTMCloneTable", "sqrt", "sqrtf", "cbrt", "cbrtf", "exp", "expf", "exp2",
+	"exp2f", "expm1", "expm1f", "log", "logf", "log2", "log2f", "log10", "log10f", "log1p",
+	"log1pf", "pow", "powf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round",
+	"roundf", "lround", "lroundf", "llround", "llroundf", "trunc", "truncf", "rint", "rintf",
+	"lrint", "lrintf", "nearbyint", "nearbyintf", "fmod", "fmodf", "remainder", "remainderf",
+	"fmin", "fminf", "fmax", "fmaxf", "fma", "fmaf", "fdim", "fdimf", "sin", "sinf", "cos",
+	"cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2",
+	"atan2f", "sinh", "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "acosh", "atanh",
+	"erf", "erff", "erfc", "erfcf", "tgamma", "tgammaf", "lgamma", "lgammaf", "hypot",
+	"hypotf", "ldexp", "ldexpf", "frexp", "frexpf", "modf", "modff", "copysign", "copysignf",
+	"ilogb", "ilogbf", "scalbn", "scalbnf", "nextafter", "nextafterf", "sincos", "sincosf",
+	NULL,
+};
+
+static int in_list(const char *name, const char *const *list)
+{
+	for (int i = 0; list && list[i]; i++)
+		if (!strcmp(name, list[i]))
+			return 1;
+	return 0;
+}
+
+int cudac_libc_allowed(const char *name)
+{
+	return in_list(name, libc_allowed);
+}
+
+static int lib_allowed(const char *lib, const char *const *libs)
+{
+	return in_list(lib, libs);
+}
+
+/* 0 if every undefined symbol of so is acceptable under libs; else 1 with
+ * why naming the first one that is not. -1 with e if the file is unreadable. */
+static int check_symbols(const char *so, const char *const *libs, char *why, size_t cap,
+			 struct ka_err *e)
+{
+	struct elf_symlist l;
+	struct ka_err pe;
+	if (elf_dynsyms(so, &l, &pe)) {
+		snprintf(why, cap, "the compiled object cannot be checked: %s", pe.msg);
+		return 1;
+	}
+	int bad = 0;
+	for (int i = 0; i < l.n && !bad; i++) {
+		const struct elf_sym *s = &l.s[i];
+		if (s->defined)
+			continue;
+		switch (cudac_sym_classify(s->name)) {
+		case CUDAC_SYM_PROVIDED:
+		case CUDAC_SYM_CUDA: /* the recorder answers record_error naming it */
+			break;
+		case CUDAC_SYM_LIBRARY:
+			if (!lib_allowed(cudac_sym_library(s->name), libs)) {
+				snprintf(why, cap, "host code calls %s: %s is not allowed by this "
+						   "task's policy", s->name, cudac_sym_library(s->name));
+				bad = 1;
+			}
+			break;
+		case CUDAC_SYM_OTHER_CUDA:
+			snprintf(why, cap, "host code calls %s: that CUDA library is not available",
+				 s->name);
+			bad = 1;
+			break;
+		case CUDAC_SYM_OTHER:
+			if (!cudac_libc_allowed(s->name)) {
+				snprintf(why, cap, "host code imports %s, which is not on the "
+						   "allow-list (docs/cuda-target.md)", s->name);
+				bad = 1;
+			}
+			break;
+		}
+	}
+	elf_symlist_free(&l);
+	(void)e;
+	return bad;
+}
+
+/* ---- includes ---- */
+
+static const char *const std_headers[] = {
+	"assert.h", "float.h", "limits.h", "math.h", "stdbool.h", "stddef.h", "stdint.h",
+	"stdio.h", "stdlib.h", "string.h", "inttypes.h", "stdalign.h", "stdarg.h",
+	"cstdint", "cstddef", "cmath", "cstdio", "cstdlib", "cstring", "climits", "cfloat",
+	"cassert", "cinttypes", "type_traits", "utility", "algorithm", "limits", "array",
+	"tuple", "functional", "numeric", "initializer_list", "new", "cstdarg", NULL,
+};
+
+static const char *const cuda_headers[] = {
+	"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cudaTypedefs.h", "cuda_fp16.h",
+	"cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "mma.h", "cuda_pipeline.h",
+	"cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_primitives.h",
+	"cooperative_groups.h", "vector_types.h", "vector_functions.h",
+	"device_launch_parameters.h", "math_constants.h", "cuda_occupancy.h", "ka_kernel.h",
+	NULL,
+};
+
+static const char *const cublas_headers[] = {"cublas_v2.h", "cublas_api.h", NULL};
+static const char *const cublaslt_headers[] = {"cublasLt.h", NULL};
+static const char *const cudnn_headers[] = {"cudnn.h", NULL};
+
+/* "cuda/barrier", "cuda/std/cstdint", "cooperative_groups/reduce.h": one or two
+ * components of lower-case letters, digits and '_' (a final ".h" allowed). */
+static int cuda_subdir_header(const char *name)
+{
+	const char *rest = NULL;
+	if (!strncmp(name, "cuda/std/", 9))
+		rest = name + 9;
+	else if (!strncmp(name, "cuda/", 5))
+		rest = name + 5;
+	else if (!strncmp(name, "cooperative_groups/", 19))
+		rest = name + 19;
+	if (!rest || !*rest)
+		return 0;
+	size_t n = strlen(rest);
+	if (n > 2 && !strcmp(rest + n - 2, ".h"))
+		n -= 2;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)rest[i]) || isdigit((unsigned char)rest[i]) ||
+		      rest[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int header_allowed(const char *name, const char *const *libs)
+{
+	if (in_list(name, std_headers) || in_list(name, cuda_headers) || cuda_subdir_header(name))
+		return 1;
+	if (lib_allowed("cublas", libs) && in_list(name, cublas_headers))
+		return 1;
+	if (lib_allowed("cublasLt", libs) && in_list(name, cublaslt_headers))
+		return 1;
+	if (lib_allowed("cudnn", libs) &&
+	    (in_list(name, cudnn_headers) || (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
+		return 1;
+	return 0;
+}
+
+/* Translation phases 1-3 as far as directives care: line splices removed,
+ * comments replaced by a space (outside string and character literals), and
+ * the digraph %: spelled '#'. Newlines are kept so line numbers hold. */
+static char *strip_source(const char *t, size_t n, size_t *out_len)
+{
+	char *s = xmalloc(n + 1);
+	size_t o = 0;
+	char quote = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == '\\' && i + 1 < n && t[i + 1] == '\n') {
+			i++;
+			continue;
+		}
+		if (t[i] == '\\' && i + 2 < n && t[i + 1] == '\r' && t[i + 2] == '\n') {
+			i += 2;
+			continue;
+		}
+		if (quote) {
+			if (t[i] == '\\' && i + 1 < n) {
+				s[o++] = t[i++];
+				s[o++] = t[i];
+				continue;
+			}
+			if (t[i] == quote || t[i] == '\n')
+				quote = 0;
+			s[o++] = t[i];
+			continue;
+		}
+		if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
+			size_t j = i + 2;
+			while (j + 1 < n && !(t[j] == '*' && t[j + 1] == '/')) {
+				if (t[j] == '\n')
+					s[o++] = '\n';
+				j++;
+			}
+			s[o++] = ' ';
+			i = j + 1;
+			continue;
+		}
+		if (t[i] == '/' && i + 1 < n && t[i + 1] == '/') {
+			while (i + 1 < n && t[i + 1] != '\n') {
+				if (t[i + 1] == '\\' && i + 2 < n && t[i + 2] == '\n')
+					i++; /* a spliced // comment goes on */
+				i++;
+			}
+			s[o++] = ' ';
+			continue;
+		}
+		if (t[i] == '%' && i + 1 < n && t[i + 1] == ':') {
+			s[o++] = '#';
+			i++;
+			continue;
+		}
+		if (t[i] == '"' || t[i] == '\'')
+			quote = t[i];
+		s[o++] = t[i];
+	}
+	s[o] = 0;
+	*out_len = o;
+	return s;
+}
+
+int cudac_check_includes(const char *text, size_t text_len, const char *const *libs, char *why,
+			 size_t cap)
+{
+	size_t len;
+	char *src = strip_source(text, text_len, &len);
+	int rc = 0, line = 1;
+	for (size_t i = 0; i < len && !rc; line++) {
+		size_t eol = i;
+		while (eol < len && src[eol] != '\n')
+			eol++;
+		size_t p = i;
+		while (p < eol && isspace((unsigned char)src[p]))
+			p++;
+		if (p < eol && src[p] == '#') {
+			p++;
+			while (p < eol && isspace((unsigned char)src[p]))
+				p++;
+			size_t w = p;
+			while (w < eol && (isalnum((unsigned char)src[w]) || src[w] == '_'))
+				w++;
+			int is_inc = (w - p == 7 && !strncmp(src + p, "include", 7)) ||
+				     (w - p == 12 && !strncmp(src + p, "include_next", 12)) ||
+				     (w - p == 6 && !strncmp(src + p, "import", 6)) ||
+				     (w - p == 5 && !strncmp(src + p, "embed", 5));
+			if (is_inc) {
+				p = w;
+				while (p < eol && isspace((unsigned char)src[p]))
+					p++;
+				char name[256];
+				size_t n = 0;
+				int ok = p < eol && (src[p] == '<' || src[p] == '"');
+				if (ok) {
+					char close = src[p] == '<' ? '>' : '"';
+					p++;
+					while (p < eol && src[p] != close && n + 1 < sizeof name)
+						name[n++] = src[p++];
+					ok = p < eol && src[p] == close && n > 0;
+				}
+				name[n] = 0;
+				if (!ok) {
+					snprintf(why, cap, "line %d: #include of a macro or a malformed "
+							   "name is not allowed", line);
+					rc = -1;
+				} else if (name[0] == '/' || strstr(name, "..") || strchr(name, '\\')) {
+					snprintf(why, cap, "line %d: #include \"%s\": absolute paths "
+							   "and '..' are forbidden", line, name);
+					rc = -1;
+				} else if (!header_allowed(name, libs)) {
+					snprintf(why, cap, "line %d: #include <%s> is not an allowed "
+							   "header", line, name);
+					rc = -1;
+				}
+			}
+		}
+		i = eol + 1;
+	}
+	free(src);
+	return rc;
+}
+
+/* ---- nvcc ---- */
+
+static const char *find_nvcc(const char *given)
+{
+	static char path[PATH_MAX];
+	if (given && *given)
+		return given;
+	const char *home = getenv("CUDA_HOME");
+	if (home && *home) {
+		snprintf(path, sizeof path, "%s/bin/nvcc", home);
+		if (access(path, X_OK) == 0)
+			return path;
+	}
+	const char *pathenv = getenv("PATH");
+	if (pathenv) {
+		char *dup = xstrdup(pathenv), *save = NULL;
+		for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			snprintf(path, sizeof path, "%s/nvcc", d);
+			if (access(path, X_OK) == 0) {
+				free(dup);
+				return path;
+			}
+		}
+		free(dup);
+	}
+	if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
+		return "/usr/local/cuda/bin/nvcc";
+	return NULL;
+}
+
+const char *cudac_nvcc_version(const char *nvcc)
+{
+	static char version[128];
+	static int done;
+	if (done)
+		return version[0] ? version : NULL;
+	done = 1;
+	nvcc = find_nvcc(nvcc);
+	if (!nvcc)
+		return NULL;
+	char *argv[] = {(char *)nvcc, "--version", NULL};
+	char *out = NULL;
+	struct ka_err e;
+	int st = util_run(argv, NULL, 30, 4096, &out, NULL, NULL, &e);
+	if (st == 0 && out) {
+		const char *r = strstr(out, "release ");
+		if (r) {
+			size_t n = strcspn(r, "\n");
+			if (n >= sizeof version)
+				n = sizeof version - 1;
+			memcpy(version, r, n);
+			version[n] = 0;
+		}
+	}
+	free(out);
+	return version[0] ? version : NULL;
+}
+
+static int arch_ok(const char *arch)
+{
+	if (!arch || strncmp(arch, "sm_", 3) || !isdigit((unsigned char)arch[3]))
+		return 0;
+	const char *p = arch + 3;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == 'a' || *p == 'f')
+		p++;
+	return *p == 0 && p - arch < 12;
+}
+
+/* Every file nvcc read (deps, make syntax) must be the source itself or lie
+ * under one of the system directories, after resolving links. */
+static int check_deps(const char *deps_path, const char *workdir, const char *const *dirs,
+		      char *why, size_t cap)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct ka_err e;
+	if (util_read_file(deps_path, 1 << 22, &text, &len, &e)) {
+		snprintf(why, cap, "nvcc wrote no dependency list");
+		return -1;
+	}
+	int rc = 0;
+	char *colon = strchr(text, ':');
+	char *save = NULL;
+	for (char *tok = strtok_r(colon ? colon + 1 : text, " \t\r\n\\", &save); tok && !rc;
+	     tok = strtok_r(NULL, " \t\r\n\\", &save)) {
+		if (tok[strlen(tok) - 1] == ':')
+			continue;
+		char *path = tok[0] == '/' ? xstrdup(tok) : xasprintf("%s/%s", workdir, tok);
+		char *canon = realpath(path, NULL);
+		int ok = 0;
+		if (canon) {
+			char *wcanon = realpath(workdir, NULL);
+			size_t wl = wcanon ? strlen(wcanon) : 0;
+			if (wcanon && !strncmp(canon, wcanon, wl) && canon[wl] == '/')
+				ok = 1;
+			free(wcanon);
+			for (int i = 0; !ok && dirs[i]; i++) {
+				size_t l = strlen(dirs[i]);
+				if (l && !strncmp(canon, dirs[i], l) && canon[l] == '/')
+					ok = 1;
+			}
+		}
+		if (!ok) {
+			snprintf(why, cap, "the compilation read '%s', outside the allowed headers",
+				 tok);
+			rc = -1;
+		}
+		free(canon);
+		free(path);
+	}
+	free(text);
+	return rc;
+}
+
+static uint64_t cache_key(const char *src, size_t len, const struct cudac_opts *o,
+			  const char *version)
+{
+	uint64_t h = util_hash64(src, len, 0xc0dac);
+	h = util_hash64(o->arch, strlen(o->arch), h);
+	for (int i = 0; nvcc_flags[i]; i++)
+		h = util_hash64(nvcc_flags[i], strlen(nvcc_flags[i]) + 1, h);
+	h = util_hash64(version, strlen(version), h);
+	/* Library list, order-independent. */
+	uint64_t libs = 0;
+	for (int i = 0; o->libs && o->libs[i]; i++)
+		libs ^= util_hash64(o->libs[i], strlen(o->libs[i]), 7);
+	return util_mix64(h ^ libs);
+}
+
+void cudac_result_free(struct cudac_result *r)
+{
+	if (!r)
+		return;
+	free(r->so_path);
+	elf_kernels_free(&r->kernels);
+	memset(r, 0, sizeof *r);
+}
+
+/* Checks after a successful compile (and on every cache hit). */
+static void post_checks(const char *so, const struct cudac_opts *o, struct cudac_result *r)
+{
+	char why[1024];
+	struct ka_err e;
+	if (check_symbols(so, o->libs, why, sizeof why, &e)) {
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "%s", why);
+		return;
+	}
+	uint8_t *fb = NULL;
+	size_t fbl = 0;
+	if (elf_section(so, ".nv_fatbin", &fb, &fbl, &e) ||
+	    elf_fatbin_kernels(fb, fbl, &r->kernels, &e)) {
+		/* nvcc made this object, so an unreadable fat binary means the
+		 * source bent the output (e.g. a hand-made section). */
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "the object's device code cannot be read: %s",
+			 e.msg);
+		free(fb);
+		return;
+	}
+	free(fb);
+	r->verdict = VERDICT_OK;
+	r->so_path = xstrdup(so);
+}
+
+int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struct cudac_result *r,
+		  struct ka_err *e)
+{
+	memset(r, 0, sizeof *r);
+	char why[1024];
+	if (!arch_ok(o->arch))
+		return ka_err_set(e, "cudac: bad architecture '%s'", o->arch ? o->arch : "(null)");
+	if (len > CUDAC_MAX_SOURCE) {
+		r->verdict = VERDICT_COMPILE_ERROR;
+		snprintf(r->detail, sizeof r->detail, "source is %zu bytes, over the cap of %u", len,
+			 CUDAC_MAX_SOURCE);
+		return 0;
+	}
+	if (cudac_check_includes(src, len, o->libs, why, sizeof why)) {
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "%s", why);
+		return 0;
+	}
+	const char *nvcc = find_nvcc(o->nvcc);
+	const char *version = nvcc ? cudac_nvcc_version(nvcc) : NULL;
+	if (!nvcc || !version)
+		return ka_err_set(e, "cudac: nvcc not found or not runnable");
+	if (util_mkdirs(o->cache_dir, e))
+		return -1;
+	uint64_t key = cache_key(src, len, o, version);
+	char *so = xasprintf("%s/cu-%016llx.so", o->cache_dir, (unsigned long long)key);
+	char *errf = xasprintf("%s/cu-%016llx.err", o->cache_dir, (unsigned long long)key);
+	char *work = NULL, *log = NULL;
+	int rc = -1;
+	if (access(so, R_OK) == 0) {
+		r->cached = 1;
+		post_checks(so, o, r);
+		rc = 0;
+		goto out;
+	}
+	char *cached_log = NULL;
+	size_t cl = 0;
+	if (util_read_file(errf, sizeof r->detail - 1, &cached_log, &cl, NULL) == 0) {
+		r->cached = 1;
+		r->verdict = VERDICT_COMPILE_ERROR;
+		snprintf(r->detail, sizeof r->detail, "%s", cached_log);
+		free(cached_log);
+		rc = 0;
+		goto out;
+	}
+	/* A private directory holding only the source and include/ka_kernel.h. */
+	work = xasprintf("%s/tmp-XXXXXX", o->cache_dir);
+	if (!mkdtemp(work)) {
+		ka_err_set(e, "%s: %s", work, strerror(errno));
+		goto out;
+	}
+	char *hdr_src = o->include_dir ? xasprintf("%s/ka_kernel.h", o->include_dir)
+				       : xasprintf("%s/include/ka_kernel.h", util_data_root());
+	char *hdr = NULL;
+	size_t hl = 0;
+	char *inc = xasprintf("%s/include", work);
+	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
+	char *cu = xasprintf("%s/candidate.cu", work);
+	int setup = util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_mkdirs(inc, e) ||
+		    util_write_file(hdr_dst, hdr, hl, e) || util_write_file(cu, src, len, e);
+	free(hdr);
+	free(hdr_src);
+	free(hdr_dst);
+	free(inc);
+	free(cu);
+	if (setup)
+		goto out;
+	char *archflag = xasprintf("-arch=%s", o->arch);
+	char *argv[32];
+	int a = 0;
+	argv[a++] = (char *)nvcc;
+	for (int i = 0; nvcc_flags[i]; i++)
+		argv[a++] = (char *)nvcc_flags[i];
+	argv[a++] = archflag;
+	argv[a++] = "-Iinclude";
+	argv[a++] = "-MD";
+	argv[a++] = "-MF";
+	argv[a++] = "deps.d";
+	argv[a++] = "-o";
+	argv[a++] = "candidate.so";
+	argv[a++] = "candidate.cu";
+	argv[a] = NULL;
+	int trunc = 0;
+	double t0 = util_now();
+	double limit = o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S;
+	int st = util_run(argv, work, limit, CUDAC_MAX_LOG, &log, NULL, &trunc, e);
+	r->seconds = util_now() - t0;
+	free(archflag);
+	if (st < 0)
+		goto out;
+	if (st != 0) {
+		r->verdict = VERDICT_COMPILE_ERROR;
+		snprintf(r->detail, sizeof r->detail, "%s%s%s",
+			 st == 124 ? "nvcc ran over its time limit\n" : "", log,
+			 trunc ? "\n[log truncated]" : "");
+		/* Cache the failure, but not a timeout (it may be load). */
+		if (st != 124)
+			util_write_file(errf, r->detail, strlen(r->detail), NULL);
+		rc = 0;
+		goto out;
+	}
+	char *cuda_root = realpath(nvcc, NULL); /* .../bin/nvcc -> toolkit root */
+	char *cuda_dir = NULL;
+	if (cuda_root) {
+		char *slash = strrchr(cuda_root, '/');
+		if (slash)
+			*slash = 0;
+		slash = strrchr(cuda_root, '/');
+		if (slash)
+			*slash = 0;
+		char *inc_dir = xasprintf("%s/include", cuda_root);
+		cuda_dir = realpath(inc_dir, NULL);
+		free(inc_dir);
+	}
+	const char *dirs[] = {cuda_root ? cuda_root : "/nonexistent",
+			      cuda_dir ? cuda_dir : "/nonexistent", "/usr/include", "/usr/lib/gcc",
+			      NULL};
+	char *deps = xasprintf("%s/deps.d", work);
+	int deps_bad = check_deps(deps, work, dirs, why, sizeof why);
+	free(deps);
+	free(cuda_root);
+	free(cuda_dir);
+	if (deps_bad) {
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "%s", why);
+		rc = 0;
+		goto out;
+	}
+	char *built = xasprintf("%s/candidate.so", work);
+	int mv = rename(built, so);
+	free(built);
+	if (mv != 0) {
+		ka_err_set(e, "%s: cannot store the compiled candidate: %s", so, strerror(errno));
+		goto out;
+	}
+	post_checks(so, o, r);
+	rc = 0;
+out:
+	if (work)
+		util_rmtree(work);
+	free(work);
+	free(log);
+	free(so);
+	free(errf);
+	return rc;
+}
+
+int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
+		       const struct cudac_opts *o, int jobs, struct cudac_result *r, int *rc,
+		       struct ka_err *e)
+{
+	if (jobs <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = c > 0 ? (int)c : 1;
+	}
+	/* Phase 1: children compile into the cache (one per distinct source).
+	 * Phase 2: this process reads every result from the cache, so results
+	 * need no transport and identical sources share one nvcc run. */
+	uint64_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);
+	for (int i = 0; i < n; i++)
+		h[i] = util_hash64(srcs[i], lens[i], 1);
+	if (n > 1 && jobs > 1) {
+		int running = 0;
+		for (int i = 0; i <= n; i++) {
+			while (running > 0 && (running >= jobs || i == n)) {
+				int st;
+				if (waitpid(-1, &st, 0) > 0 || errno != EINTR)
+					running--;
+			}
+			if (i == n)
+				break;
+			int dup = 0;
+			for (int j = 0; j < i && !dup; j++)
+				dup = h[j] == h[i] && lens[j] == lens[i] &&
+				      !memcmp(srcs[j], srcs[i], lens[i]);
+			if (dup)
+				continue;
+			fflush(NULL);
+			pid_t pid = fork();
+			if (pid == 0) {
+				struct cudac_result cr;
+				struct ka_err ce;
+				int x = cudac_compile(srcs[i], lens[i], o, &cr, &ce);
+				cudac_result_free(&cr);
+				_exit(x ? 1 : 0);
+			}
+			if (pid > 0)
+				running++;
+		}
+	}
+	free(h);
+	int all = 0;
+	for (int i = 0; i < n; i++) {
+		rc[i] = cudac_compile(srcs[i], lens[i], o, &r[i], &e[i]);
+		if (rc[i])
+			all = -1;
+	}
+	return all;
+}
+
+json_t *cudac_kernels_json(const struct elf_kernels *ks)
+{
+	json_t *arr = json_array();
+	for (int i = 0; ks && i < ks->n; i++) {
+		const struct elf_kernel *k = &ks->k[i];
+		json_t *ps = json_array();
+		for (int p = 0; p < k->n_params; p++)
+			json_array_append_new(ps, json_pack("{s:i,s:i}", "offset",
+							    (int)k->params[p].offset, "size",
+							    (int)k->params[p].size));
+		json_array_append_new(
+			arr, json_pack("{s:s,s:o,s:i,s:i,s:I,s:I,s:I,s:i}", "name", k->name,
+				       "params", ps, "param_bytes", (int)k->param_bytes, "num_regs",
+				       k->num_regs, "static_smem", (json_int_t)k->static_smem,
+				       "local_bytes", (json_int_t)k->local_bytes, "const_bytes",
+				       (json_int_t)k->const_bytes, "max_threads", k->max_threads));
+	}
+	return arr;
+}

@@ -1,0 +1,25 @@
+// expect: record_error
+// Times itself with events.
+#include <cuda_runtime.h>
+#include "ka_kernel.h"
+
+__global__ void add_kernel(const float *x, const float *y, float *z, long long n)
+{
+	long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i < n)
+		z[i] = x[i] + y[i];
+}
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	cudaEvent_t t0, t1;
+	cudaEventCreate(&t0);
+	cudaEventCreate(&t1);
+	cudaEventRecord(t0, stream);
+	long long n = a->inputs[0].numel;
+	add_kernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(
+		(const float *)a->inputs[0].ptr, (const float *)a->inputs[1].ptr,
+		(float *)a->outputs[0].ptr, n);
+	cudaEventRecord(t1, stream);
+	return 0;
+}

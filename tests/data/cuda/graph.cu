@@ -1,0 +1,26 @@
+// expect: record_error
+// Captures its launch into a CUDA graph.
+#include <cuda_runtime.h>
+#include "ka_kernel.h"
+
+__global__ void add_kernel(const float *x, const float *y, float *z, long long n)
+{
+	long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i < n)
+		z[i] = x[i] + y[i];
+}
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	cudaGraph_t g;
+	cudaGraphExec_t ge;
+	long long n = a->inputs[0].numel;
+	cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+	add_kernel<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(
+		(const float *)a->inputs[0].ptr, (const float *)a->inputs[1].ptr,
+		(float *)a->outputs[0].ptr, n);
+	cudaStreamEndCapture(stream, &g);
+	cudaGraphInstantiate(&ge, g, 0);
+	cudaGraphLaunch(ge, stream);
+	return 0;
+}

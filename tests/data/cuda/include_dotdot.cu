@@ -1,0 +1,4 @@
+// expect: forbidden
+// Includes a file outside its directory.
+/* a comment */ #include "../x.h"
+#include "ka_kernel.h"

@@ -1,0 +1,22 @@
+// expect: ok
+// Correct elementwise add: z = x + y over N elements, one launch with <<<>>>.
+#include <cuda_runtime.h>
+#include "ka_kernel.h"
+
+__global__ void add_kernel(const float *x, const float *y, float *z, long long n)
+{
+	long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i < n)
+		z[i] = x[i] + y[i];
+}
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	long long n = a->inputs[0].numel;
+	int block = 256;
+	unsigned grid = (unsigned)((n + block - 1) / block);
+	add_kernel<<<grid, block, 0, stream>>>((const float *)a->inputs[0].ptr,
+					       (const float *)a->inputs[1].ptr,
+					       (float *)a->outputs[0].ptr, n);
+	return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}

@@ -1,0 +1,243 @@
+/* test_record_cuda.c: the CUDA record stage end to end, without a GPU: each
+ * fixture in tests/data/cuda/ is compiled by cudac (nvcc, fixed flags,
+ * checks) and, when that is ok, recorded by $BUILD/ka-record-cuda in its
+ * sandbox from a request holding the H200 properties and the module's kernel
+ * layouts. The verdict must be the fixture's `// expect:` line; ok plans are
+ * checked for their launch signature, relocations and attributes. SKIPs
+ * everything when nvcc or the recorder is missing. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cudac.h"
+#include "ka_test.h"
+#include "plan.h"
+
+static char root[PATH_MAX], build[PATH_MAX + 64], recorder[PATH_MAX + 128], work[PATH_MAX];
+
+/* Expected plan facts for the ok fixtures (N = 1000 floats). */
+static const struct {
+	const char *file;
+	const char *signature;
+	int relocs;	/* over all launch arguments */
+	int status;
+	uint32_t cluster0, smem, max_dyn;
+} plans[] = {
+	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0},
+	{"ok_two_kernels.cu", "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;",
+	 5, 0, 0, 0, 0},
+	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536},
+	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0},
+	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0},
+	{"kernel_never_ends.cu", "_Z4spinPf<1x1x1,32x1x1>;", 1, 0, 0, 0, 0},
+};
+
+static const char *const fixtures[] = {
+	"ok_elementwise.cu", "ok_two_kernels.cu", "ok_cluster.cu",	 "ok_queries.cu",
+	"own_stream.cu",     "default_stream.cu", "events.cu",		 "graph.cu",
+	"device_sync.cu",    "h2d_copy.cu",	  "cublas.cu",		 "fopen.cu",
+	"system.cu",	     "include_abs.cu",	  "include_dotdot.cu", "host_segfault.cu",
+	"host_loop.cu",	     "device_cache.cu",	  "kernel_never_ends.cu", NULL,
+};
+
+static int have_tools(void)
+{
+	return cudac_nvcc_version(NULL) != NULL && access(recorder, X_OK) == 0;
+}
+
+static void expect_of(const char *src, char *out, size_t cap)
+{
+	const char *p = strstr(src, "// expect: ");
+	out[0] = 0;
+	if (p)
+		sscanf(p + 11, "%63s", out);
+	(void)cap;
+}
+
+/* Run the recorder on so; returns the verdict name and fills *plan_json
+ * (caller frees) for "ok"/"launch_error". */
+static const char *record(const char *so, const struct elf_kernels *ks, const char *name,
+			  char **plan_json, char *detail, size_t cap)
+{
+	*plan_json = NULL;
+	detail[0] = 0;
+	/* The object must be alone in its directory (it becomes the root). */
+	char *dir = xasprintf("%s/%s.d", work, name);
+	util_mkdirs(dir, NULL);
+	char *copy = xasprintf("%s/candidate.so", dir);
+	char *bytes = NULL;
+	size_t len = 0;
+	struct ka_err e;
+	if (util_read_file(so, ELF_MAX_FILE, &bytes, &len, &e) ||
+	    util_write_file(copy, bytes, len, &e)) {
+		free(bytes);
+		free(dir);
+		free(copy);
+		return "harness";
+	}
+	free(bytes);
+	chmod(copy, 0755);
+	char *devpath = xasprintf("%s/tests/data/cuda/h200_device.json", root);
+	json_error_t je;
+	json_t *dev = json_load_file(devpath, 0, &je);
+	free(devpath);
+	json_object_set_new(dev, "kernels", cudac_kernels_json(ks));
+	json_t *t = json_pack("{s:s,s:i,s:[i],s:i,s:i,s:i}", "name", "x", "ndim", 1, "shape",
+			      1000, "dtype", 0, "numel", 1000, "bytes", 4000);
+	json_t *req = json_pack_ex(&je, 0, "{s:s,s:i,s:[O,O,O],s:{s:[s],s:[i]},s:o}", "target",
+				   "cuda", "n_inputs", 2, "tensors", t, t, t, "params", "names",
+				   "N", "values", 1000, "device", dev);
+	if (!req)
+		printf("# request: %s\n", je.text);
+	json_decref(t);
+	char *reqpath = xasprintf("%s/%s.request.json", work, name);
+	json_dump_file(req, reqpath, 0);
+	json_decref(req);
+	char *argv[] = {recorder, "--so", copy, "--request", reqpath, "--timeout", "2", NULL};
+	char *out = NULL;
+	int st = util_run(argv, NULL, 8, 1 << 20, &out, NULL, NULL, &e);
+	const char *verdict = "harness";
+	char *line = out ? strstr(out, "verdict ") : NULL;
+	char *planl = out ? strstr(out, "plan\n") : NULL;
+	if (planl && (planl == out || planl[-1] == '\n')) {
+		char *j = planl + 5, *end = strchr(j, '\n');
+		if (end)
+			*end = 0;
+		*plan_json = xstrdup(j);
+		verdict = "ok";
+	} else if (line && (line == out || line[-1] == '\n')) {
+		static char v[64];
+		sscanf(line + 8, "%63[^\t\n]", v);
+		verdict = v;
+		char *tab = strchr(line, '\t');
+		if (tab)
+			snprintf(detail, cap, "%.*s", (int)strcspn(tab + 1, "\n"), tab + 1);
+	} else if (st == 124 || st == 128 + 24 || st == 128 + 9) {
+		verdict = "timeout";
+	} else if (st == 128 + 11 || st == 128 + 7 || st == 128 + 6) {
+		verdict = "runtime_fault";
+	} else {
+		snprintf(detail, cap, "exit %d: %.300s", st, out ? out : "");
+	}
+	free(out);
+	free(reqpath);
+	free(copy);
+	free(dir);
+	return verdict;
+}
+
+static void check_plan(const char *file, const char *json)
+{
+	struct plan p;
+	struct ka_err e;
+	CHECK(plan_read(json, strlen(json), &p, &e) == 0);
+	int found = 0;
+	for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+		if (strcmp(plans[i].file, file))
+			continue;
+		found = 1;
+		char *sig = plan_signature(&p);
+		if (strcmp(sig, plans[i].signature))
+			printf("# %s: signature %s\n", file, sig);
+		int same = !strcmp(sig, plans[i].signature);
+		free(sig);
+		CHECK(same);
+		int relocs = 0;
+		for (int o = 0; o < p.n_ops; o++)
+			for (int a = 0; a < p.ops[o].n_args; a++)
+				relocs += p.ops[o].args[a].n_relocs;
+		if (relocs != plans[i].relocs || p.status != plans[i].status)
+			printf("# %s: relocs %d status %d\n", file, relocs, p.status);
+		CHECK(relocs == plans[i].relocs);
+		CHECK(p.status == plans[i].status);
+		const struct plan_op *last = &p.ops[p.n_ops - 1];
+		CHECK(last->kind == PLAN_OP_LAUNCH);
+		CHECK(last->cluster[0] == plans[i].cluster0);
+		CHECK(last->smem == plans[i].smem);
+		CHECK(p.kernels[last->kernel].max_dynamic_smem == plans[i].max_dyn);
+		uint64_t sizes[3] = {4000, 4000, 4000};
+		CHECK(plan_check_refs(&p, 3, sizes, &e) == 0);
+	}
+	plan_free(&p);
+	CHECK(found);
+}
+
+static void one_fixture(const char *file)
+{
+	char *path = xasprintf("%s/tests/data/cuda/%s", root, file);
+	char *src = NULL;
+	size_t len = 0;
+	struct ka_err e;
+	int rd = util_read_file(path, CUDAC_MAX_SOURCE, &src, &len, &e);
+	free(path);
+	CHECK(rd == 0);
+	char expect[64];
+	expect_of(src, expect, sizeof expect);
+	char *cache = xasprintf("%s/cache", work), *inc = xasprintf("%s/include", root);
+	struct cudac_opts o = {.arch = "sm_90a", .cache_dir = cache, .include_dir = inc};
+	struct cudac_result r;
+	int rc = cudac_compile(src, len, &o, &r, &e);
+	free(src);
+	free(cache);
+	free(inc);
+	if (rc)
+		printf("# %s: %s\n", file, e.msg);
+	CHECK(rc == 0);
+	const char *got = verdict_name(r.verdict);
+	char detail[1024];
+	snprintf(detail, sizeof detail, "%.1000s", r.detail);
+	char *plan_json = NULL;
+	if (r.verdict == VERDICT_OK)
+		got = record(r.so_path, &r.kernels, file, &plan_json, detail, sizeof detail);
+	printf("# %s: %s (%s)\n", file, got, detail);
+	int same = !strcmp(got, expect);
+	if (same && plan_json)
+		check_plan(file, plan_json);
+	free(plan_json);
+	cudac_result_free(&r);
+	CHECK(same);
+}
+
+static const char *current;
+static void test_fixture(void)
+{
+	one_fixture(current);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof root, "%s", util_data_root());
+	const char *b = getenv("BUILD");
+	if (b && b[0] == '/')
+		snprintf(build, sizeof build, "%s", b);
+	else
+		snprintf(build, sizeof build, "%s/%s", root, b ? b : "build");
+	snprintf(recorder, sizeof recorder, "%s/ka-record-cuda", build);
+	if (!have_tools()) {
+		printf("SKIP test_record_cuda: nvcc or %s missing\n", recorder);
+		return 0;
+	}
+	snprintf(work, sizeof work, "/tmp/ka-test-record-cuda-XXXXXX");
+	if (!mkdtemp(work)) {
+		printf("FAIL test_record_cuda: mkdtemp\n");
+		return 1;
+	}
+	for (int i = 0; fixtures[i]; i++) {
+		char name[128];
+		snprintf(name, sizeof name, "record_cuda_%s", fixtures[i]);
+		current = fixtures[i];
+		ka_test_name = name;
+		ka_test_failed = 0;
+		test_fixture();
+		if (!ka_test_failed)
+			printf("PASS %s\n", name);
+		else
+			ka_test_any_failed = 1;
+	}
+	util_rmtree(work);
+	TEST_EXIT();
+}
