@@ -12,11 +12,12 @@ if [ ! -x "$BUILD/ka-run-opencl" ] || ! command -v clinfo >/dev/null || [ "$(cli
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-task=bank/public/L1/gelu_bias_scale
 verdict_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$1" 2>/dev/null; }
 
-while read -r file want; do
+# expected.txt: fixture file, task (under bank/public), expected verdict.
+while read -r file task want; do
 	[ -n "$file" ] || continue
+	task=bank/public/$task
 	name=${file%.c}
 	out="$tmp/$name.json"
 	"$KA" grade --task "$task" --target opencl --kernel "tests/data/grade_opencl/$file" \
