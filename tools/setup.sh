@@ -30,7 +30,7 @@ fi
 # driving Debian's Chromium). Installed for the python3 on PATH.
 PY=${PYTHON:-python3}
 pip_missing=()
-for m in numpy playwright; do
+for m in numpy playwright jsonschema; do
 	"$PY" -c "import $m" 2>/dev/null || pip_missing+=("$m")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
