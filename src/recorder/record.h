@@ -51,6 +51,7 @@ struct record_request {
 	char param_names[RECORD_MAX_PARAMS][64];
 	int64_t params[RECORD_MAX_PARAMS];
 	json_t *device; /* the "device" object (borrowed; may be an empty object) */
+	json_t *root;	/* the whole request, for fields a target adds (borrowed) */
 };
 
 /* How the driver treats an undefined symbol of the candidate. */
