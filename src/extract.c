@@ -17,7 +17,8 @@ static int tag_rank(const char *tag, const char *lang)
 	static const char *const ocl_own[] = {"opencl", "cl", "ocl", "c", NULL};
 	static const char *const ocl_near[] = {"c++", "cpp", "h", "opencl-c", NULL};
 	static const char *const c_own[] = {"c", "h", NULL};
-	static const char *const c_near[] = {"c++", "cpp", "cc", "opencl", "cl", "cuda", "cu", NULL};
+	static const char *const c_near[] = {"c++", "cpp",  "cc", "opencl",
+					     "cl",  "cuda", "cu", NULL};
 	if (!tag[0])
 		return 1;
 	if (!lang)

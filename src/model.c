@@ -22,7 +22,7 @@
 
 static const struct model_backend *const backends[] = {
     &model_openai_backend, &model_anthropic_backend, &model_bedrock_backend,
-    &model_cmd_backend,    &model_replay_backend,    &model_archive_backend,
+    &model_cmd_backend,	   &model_replay_backend,    &model_archive_backend,
 };
 
 /* ---- helpers for backends ---------------------------------------------- */
@@ -41,8 +41,7 @@ void model_fail(struct model_reply *rep, const char *backend, const char *fmt, .
 			*c = ' ';
 }
 
-int model_split_url(const char *backend, const char *arg, char **name, char **url,
-		    struct ka_err *e)
+int model_split_url(const char *backend, const char *arg, char **name, char **url, struct ka_err *e)
 {
 	*name = *url = NULL;
 	const char *at = NULL;
@@ -51,8 +50,8 @@ int model_split_url(const char *backend, const char *arg, char **name, char **ur
 			at = p;
 	if (!at && strchr(arg, '@')) {
 		const char *p = strrchr(arg, '@');
-		return ka_err_set(e, "%s: base URL '%s' must start with http:// or https://", backend,
-				  p + 1);
+		return ka_err_set(e, "%s: base URL '%s' must start with http:// or https://",
+				  backend, p + 1);
 	}
 	size_t n = at ? (size_t)(at - arg) : strlen(arg);
 	if (n == 0)
@@ -135,7 +134,8 @@ static int check_params(const struct model_params *p, struct ka_err *e)
 	if (p->max_retries < 0 || p->max_retries > 100)
 		return ka_err_set(e, "model: max_retries %d is outside [0, 100]", p->max_retries);
 	if (p->max_reply_bytes < 1024)
-		return ka_err_set(e, "model: max_reply_bytes %zu is under 1024", p->max_reply_bytes);
+		return ka_err_set(e, "model: max_reply_bytes %zu is under 1024",
+				  p->max_reply_bytes);
 	return 0;
 }
 
@@ -149,18 +149,30 @@ struct price {
 };
 
 static const struct price builtin_prices[] = {
-    {"gpt-4o", 2.50, 10.00},	     {"gpt-4o-mini", 0.15, 0.60},
-    {"gpt-4.1", 2.00, 8.00},	     {"gpt-4.1-mini", 0.40, 1.60},
-    {"gpt-4.1-nano", 0.10, 0.40},    {"gpt-5", 1.25, 10.00},
-    {"gpt-5-mini", 0.25, 2.00},	     {"gpt-5-nano", 0.05, 0.40},
-    {"o1", 15.00, 60.00},	     {"o3", 2.00, 8.00},
-    {"o3-mini", 1.10, 4.40},	     {"o4-mini", 1.10, 4.40},
-    {"claude-3-haiku", 0.25, 1.25},  {"claude-3-5-haiku", 0.80, 4.00},
-    {"claude-haiku-4-5", 1.00, 5.00}, {"claude-3-5-sonnet", 3.00, 15.00},
-    {"claude-3-7-sonnet", 3.00, 15.00}, {"claude-sonnet-4", 3.00, 15.00},
-    {"claude-3-opus", 15.00, 75.00}, {"claude-opus-4", 15.00, 75.00},
-    {"claude-opus-4-5", 5.00, 25.00}, {"amazon.nova-micro", 0.035, 0.14},
-    {"amazon.nova-lite", 0.06, 0.24}, {"amazon.nova-pro", 0.80, 3.20},
+    {"gpt-4o", 2.50, 10.00},
+    {"gpt-4o-mini", 0.15, 0.60},
+    {"gpt-4.1", 2.00, 8.00},
+    {"gpt-4.1-mini", 0.40, 1.60},
+    {"gpt-4.1-nano", 0.10, 0.40},
+    {"gpt-5", 1.25, 10.00},
+    {"gpt-5-mini", 0.25, 2.00},
+    {"gpt-5-nano", 0.05, 0.40},
+    {"o1", 15.00, 60.00},
+    {"o3", 2.00, 8.00},
+    {"o3-mini", 1.10, 4.40},
+    {"o4-mini", 1.10, 4.40},
+    {"claude-3-haiku", 0.25, 1.25},
+    {"claude-3-5-haiku", 0.80, 4.00},
+    {"claude-haiku-4-5", 1.00, 5.00},
+    {"claude-3-5-sonnet", 3.00, 15.00},
+    {"claude-3-7-sonnet", 3.00, 15.00},
+    {"claude-sonnet-4", 3.00, 15.00},
+    {"claude-3-opus", 15.00, 75.00},
+    {"claude-opus-4", 15.00, 75.00},
+    {"claude-opus-4-5", 5.00, 25.00},
+    {"amazon.nova-micro", 0.035, 0.14},
+    {"amazon.nova-lite", 0.06, 0.24},
+    {"amazon.nova-pro", 0.80, 3.20},
 };
 
 static int price_matches(const char *name, const char *key)
@@ -201,8 +213,8 @@ static int load_prices(struct model *m, struct ka_err *e)
 		{
 			json_t *pi = json_object_get(v, "input_per_mtok");
 			json_t *po = json_object_get(v, "output_per_mtok");
-			if (!json_is_number(pi) || !json_is_number(po) || json_number_value(pi) < 0 ||
-			    json_number_value(po) < 0) {
+			if (!json_is_number(pi) || !json_is_number(po) ||
+			    json_number_value(pi) < 0 || json_number_value(po) < 0) {
 				json_decref(root);
 				return ka_err_set(e,
 						  "model: prices file %s: %s: needs numbers "
@@ -387,8 +399,7 @@ static char *cache_path(const struct model *m, const struct model_request *r)
 	return xasprintf("%s/%.2s/%s.json", m->p.cache_dir, hex, hex);
 }
 
-static int cache_get(const struct model *m, const struct model_request *r,
-		     struct model_reply *rep)
+static int cache_get(const struct model *m, const struct model_request *r, struct model_reply *rep)
 {
 	char *path = cache_path(m, r), *text = NULL;
 	int found = 0;
@@ -403,7 +414,8 @@ static int cache_get(const struct model *m, const struct model_request *r,
 			rep->out_tokens = json_integer_value(json_object_get(root, "out_tokens"));
 			rep->latency_s = json_number_value(json_object_get(root, "latency_s"));
 			rep->cost_usd = json_number_value(json_object_get(root, "cost_usd"));
-			rep->http_status = (int)json_integer_value(json_object_get(root, "http_status"));
+			rep->http_status =
+			    (int)json_integer_value(json_object_get(root, "http_status"));
 			const char *fin = json_string_value(json_object_get(root, "finish"));
 			snprintf(rep->finish, sizeof rep->finish, "%s", fin ? fin : "");
 			found = 1;
@@ -424,13 +436,13 @@ static void cache_put(const struct model *m, const struct model_request *r,
 	struct ka_err e;
 	if (util_mkdirs(path, &e) == 0) {
 		*slash = '/';
-		json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:I, s:f, s:f, s:i, s:s}", "spec",
-				      m->spec, "task", r->task ? r->task : "", "sample", r->sample,
-				      "seed", (json_int_t)rep->seed, "text", rep->text, "in_tokens",
-				      (json_int_t)rep->in_tokens, "out_tokens",
-				      (json_int_t)rep->out_tokens, "latency_s", rep->latency_s,
-				      "cost_usd", rep->cost_usd, "http_status", rep->http_status,
-				      "finish", rep->finish);
+		json_t *o =
+		    json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:I, s:f, s:f, s:i, s:s}", "spec",
+			      m->spec, "task", r->task ? r->task : "", "sample", r->sample, "seed",
+			      (json_int_t)rep->seed, "text", rep->text, "in_tokens",
+			      (json_int_t)rep->in_tokens, "out_tokens", (json_int_t)rep->out_tokens,
+			      "latency_s", rep->latency_s, "cost_usd", rep->cost_usd, "http_status",
+			      rep->http_status, "finish", rep->finish);
 		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 		/* A cache that cannot be written only costs a resumed run money. */
 		if (s && util_write_file(path, s, strlen(s), &e) != 0 && m->p.verbose)
@@ -658,14 +670,15 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	rep->latency_s = util_now() - x->t0;
 	int can_retry = x->attempt <= m->p.max_retries;
 	if (x->over) {
-		model_fail(rep, be, "reply over the cap of %zu bytes (HTTP %ld)", m->p.max_reply_bytes,
-			   status);
+		model_fail(rep, be, "reply over the cap of %zu bytes (HTTP %ld)",
+			   m->p.max_reply_bytes, status);
 		return XFER_DONE;
 	}
 	if (rc != CURLE_OK) {
 		if (rc == CURLE_OPERATION_TIMEDOUT)
 			model_fail(rep, be, "no reply within %g s from %s (%d attempt%s)",
-				   m->p.timeout_s, x->h.url, x->attempt, x->attempt == 1 ? "" : "s");
+				   m->p.timeout_s, x->h.url, x->attempt,
+				   x->attempt == 1 ? "" : "s");
 		else
 			model_fail(rep, be, "%s: %s (%s; %d attempt%s)", x->h.url,
 				   curl_easy_strerror(rc), x->errbuf[0] ? x->errbuf : "no detail",
@@ -713,8 +726,8 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	return XFER_DONE;
 }
 
-static int run_http(struct model *m, const struct model_request *reqs, const int *todo,
-		    int ntodo, model_done_fn on_done, void *ctx)
+static int run_http(struct model *m, const struct model_request *reqs, const int *todo, int ntodo,
+		    model_done_fn on_done, void *ctx)
 {
 	struct xfer *xs = xcalloc((size_t)ntodo, sizeof *xs);
 	struct xfer **waiting = xcalloc((size_t)ntodo, sizeof *waiting);
@@ -769,8 +782,8 @@ static int run_http(struct model *m, const struct model_request *reqs, const int
 			enum xfer_outcome o = xfer_finish(m, x, rc, &rep, &delay);
 			if (o == XFER_RETRY) {
 				if (m->p.verbose)
-					fprintf(stderr, "ka model: %s; retrying in %.1f s\n", rep.error,
-						delay);
+					fprintf(stderr, "ka model: %s; retrying in %.1f s\n",
+						rep.error, delay);
 				model_reply_free(&rep);
 				xfer_reset(x);
 				x->ready_at = util_now() + delay;
@@ -844,8 +857,8 @@ static void *pool_worker(void *arg)
 	}
 }
 
-static int run_local(struct model *m, const struct model_request *reqs, const int *todo,
-		     int ntodo, model_done_fn on_done, void *ctx)
+static int run_local(struct model *m, const struct model_request *reqs, const int *todo, int ntodo,
+		     model_done_fn on_done, void *ctx)
 {
 	struct pool pl = {.m = m, .reqs = reqs, .todo = todo, .ntodo = ntodo};
 	pl.replies = xcalloc((size_t)ntodo, sizeof *pl.replies);

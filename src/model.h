@@ -26,19 +26,19 @@
  * and change what you need; the strings are borrowed (kept alive by the
  * caller until model_close). */
 struct model_params {
-	double temperature;	  /* default 0.7 */
-	double top_p;		  /* default 1.0; not sent to Anthropic/Bedrock when 1.0 */
-	int max_tokens;		  /* default 8192 */
-	int64_t seed;		  /* base seed: sample i is sent seed + i (default 0) */
-	int concurrency;	  /* requests in flight, default 16, at most 1024 */
-	double timeout_s;	  /* per attempt, whole reply; default 600. No low-speed cutoff */
-	int max_retries;	  /* retries after the first attempt, default 5 */
-	double retry_base_s;	  /* first backoff (doubling, jitter x0.5..1.5), default 1 */
-	double retry_max_s;	  /* cap on one wait, Retry-After included, default 120 */
-	size_t max_reply_bytes;	  /* cap on one reply body / command output, default 4 MiB */
-	const char *cache_dir;	  /* reply cache folder; NULL = no cache */
-	const char *prices_file;  /* JSON price table; NULL = $KA_PRICES, else built-in only */
-	int verbose;		  /* 1: one stderr line per retry */
+	double temperature;	 /* default 0.7 */
+	double top_p;		 /* default 1.0; not sent to Anthropic/Bedrock when 1.0 */
+	int max_tokens;		 /* default 8192 */
+	int64_t seed;		 /* base seed: sample i is sent seed + i (default 0) */
+	int concurrency;	 /* requests in flight, default 16, at most 1024 */
+	double timeout_s;	 /* per attempt, whole reply; default 600. No low-speed cutoff */
+	int max_retries;	 /* retries after the first attempt, default 5 */
+	double retry_base_s;	 /* first backoff (doubling, jitter x0.5..1.5), default 1 */
+	double retry_max_s;	 /* cap on one wait, Retry-After included, default 120 */
+	size_t max_reply_bytes;	 /* cap on one reply body / command output, default 4 MiB */
+	const char *cache_dir;	 /* reply cache folder; NULL = no cache */
+	const char *prices_file; /* JSON price table; NULL = $KA_PRICES, else built-in only */
+	int verbose;		 /* 1: one stderr line per retry */
 };
 
 /* One prompt to send. task and sample identify it (replay and archive look
@@ -58,31 +58,31 @@ struct model_request {
  * live until on_done returns (copy what you keep), except for replies from
  * model_complete, which the caller frees with model_reply_free. */
 struct model_reply {
-	int ok;			/* 1: a completion arrived (text set, maybe without code) */
-	char *text;		/* the completion; NULL when !ok */
-	char *code;		/* extracted block, NULL = no_code (or !ok) */
-	int64_t seed;		/* the seed sent: params seed + sample */
+	int ok;	      /* 1: a completion arrived (text set, maybe without code) */
+	char *text;   /* the completion; NULL when !ok */
+	char *code;   /* extracted block, NULL = no_code (or !ok) */
+	int64_t seed; /* the seed sent: params seed + sample */
 	int64_t in_tokens, out_tokens;
-	double latency_s;	/* duration of the attempt that answered */
-	double cost_usd;	/* from the price table; 0 when the model is not priced */
-	int cached;		/* 1: served from the cache, nothing sent or paid now;
-				   tokens, latency and cost are those of the original */
-	int http_status;	/* last HTTP status, 0 for none (local backends, no reply) */
-	int attempts;		/* attempts made (0 when cached) */
-	char finish[24];	/* stop reason as the API named it ("stop", "length",
-				   "end_turn", "max_tokens", ...); "" if unknown */
-	char error[KA_ERRLEN];	/* when !ok: one line "<backend>: <cause>" */
+	double latency_s;      /* duration of the attempt that answered */
+	double cost_usd;       /* from the price table; 0 when the model is not priced */
+	int cached;	       /* 1: served from the cache, nothing sent or paid now;
+				  tokens, latency and cost are those of the original */
+	int http_status;       /* last HTTP status, 0 for none (local backends, no reply) */
+	int attempts;	       /* attempts made (0 when cached) */
+	char finish[24];       /* stop reason as the API named it ("stop", "length",
+				  "end_turn", "max_tokens", ...); "" if unknown */
+	char error[KA_ERRLEN]; /* when !ok: one line "<backend>: <cause>" */
 };
 
 /* Totals since model_open, for scorecards. */
 struct model_stats {
-	int64_t requests;	/* replies delivered */
-	int64_t failed;		/* of which !ok */
-	int64_t cached;		/* of which from the cache */
-	int64_t attempts;	/* HTTP requests / command runs made */
-	int64_t retries;	/* of which were retries */
+	int64_t requests;	       /* replies delivered */
+	int64_t failed;		       /* of which !ok */
+	int64_t cached;		       /* of which from the cache */
+	int64_t attempts;	       /* HTTP requests / command runs made */
+	int64_t retries;	       /* of which were retries */
 	int64_t in_tokens, out_tokens; /* of the non-cached replies */
-	double cost_usd;	/* of the non-cached replies */
+	double cost_usd;	       /* of the non-cached replies */
 };
 
 struct model;

@@ -47,11 +47,11 @@ static int anthropic_build(struct model *m, const struct model_request *r, int64
 			   struct model_http *h, struct ka_err *e)
 {
 	struct anthropic *a = m->impl;
-	json_t *msgs = json_pack("[{s:s, s:s}]", "role", "user", "content",
-				 r->prompt ? r->prompt : "");
-	json_t *body = json_pack("{s:s, s:i, s:o, s:f}", "model", a->model, "max_tokens",
-				 m->p.max_tokens, "messages", msgs, "temperature",
-				 m->p.temperature);
+	json_t *msgs =
+	    json_pack("[{s:s, s:s}]", "role", "user", "content", r->prompt ? r->prompt : "");
+	json_t *body =
+	    json_pack("{s:s, s:i, s:o, s:f}", "model", a->model, "max_tokens", m->p.max_tokens,
+		      "messages", msgs, "temperature", m->p.temperature);
 	if (!body)
 		return ka_err_set(e, "anthropic: the prompt is not valid UTF-8");
 	if (r->system && *r->system &&

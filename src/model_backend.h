@@ -43,9 +43,9 @@ struct model_backend {
 struct model {
 	char *spec;
 	const struct model_backend *be;
-	void *impl;		/* the backend's state */
+	void *impl; /* the backend's state */
 	struct model_params p;
-	char *price_name;	/* model name matched against the price table */
+	char *price_name; /* model name matched against the price table */
 	double price_in, price_out;
 	int priced;
 	struct model_stats stats;

@@ -11,8 +11,8 @@
 
 struct openai {
 	char *model;
-	char *url; /* full chat/completions URL */
-	char *key; /* NULL: no Authorization header (local servers) */
+	char *url;     /* full chat/completions URL */
+	char *key;     /* NULL: no Authorization header (local servers) */
 	int reasoning; /* o1/o3/o4/gpt-5: max_completion_tokens, no sampling knobs */
 };
 
@@ -43,9 +43,11 @@ static int openai_open(struct model *m, const char *arg, struct ka_err *e)
 	if (key)
 		o->key = xstrdup(key);
 	else if (!custom)
-		return ka_err_set(e, "openai: no API key for %s (set OPENAI_API_KEY or "
-				     "KA_OPENAI_API_KEY, or give a local server as openai:%s@<base-url>)",
-				  OPENAI_DEFAULT_BASE, name);
+		return ka_err_set(
+		    e,
+		    "openai: no API key for %s (set OPENAI_API_KEY or "
+		    "KA_OPENAI_API_KEY, or give a local server as openai:%s@<base-url>)",
+		    OPENAI_DEFAULT_BASE, name);
 	static const char *const reasoning[] = {"o1", "o3", "o4", "gpt-5"};
 	for (size_t i = 0; i < sizeof reasoning / sizeof reasoning[0]; i++) {
 		size_t n = strlen(reasoning[i]);
@@ -66,12 +68,13 @@ static int openai_build(struct model *m, const struct model_request *r, int64_t 
 	if (!user || (r->system && *r->system && !sys)) {
 		json_decref(user);
 		json_decref(sys);
-		return ka_err_set(e, "openai: the %s is not valid UTF-8", user ? "system prompt"
-										   : "prompt");
+		return ka_err_set(e, "openai: the %s is not valid UTF-8",
+				  user ? "system prompt" : "prompt");
 	}
 	json_t *msgs = json_array();
 	if (sys)
-		json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "system", "content", sys));
+		json_array_append_new(msgs,
+				      json_pack("{s:s, s:o}", "role", "system", "content", sys));
 	json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "user", "content", user));
 	json_t *body = json_pack("{s:s, s:o, s:I}", "model", o->model, "messages", msgs, "seed",
 				 (json_int_t)seed);

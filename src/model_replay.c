@@ -57,11 +57,11 @@ static int replay_open(struct model *m, const char *arg, struct ka_err *e)
 		json_t *o = json_loads(s, 0, &je);
 		json_t *task = json_object_get(o, "task"), *sample = json_object_get(o, "sample");
 		json_t *comp = json_object_get(o, "completion");
-		const char *bad = !o		       ? je.text
-				  : !json_is_string(task)   ? "needs a string \"task\""
+		const char *bad = !o			     ? je.text
+				  : !json_is_string(task)    ? "needs a string \"task\""
 				  : !json_is_integer(sample) ? "needs an integer \"sample\""
-				  : !json_is_string(comp)   ? "needs a string \"completion\""
-							    : NULL;
+				  : !json_is_string(comp)    ? "needs a string \"completion\""
+							     : NULL;
 		if (bad) {
 			rc = ka_err_set(e, "replay: %s:%d: %s", arg, lineno, bad);
 			json_decref(o);
@@ -90,8 +90,8 @@ static void replay_answer(struct model *m, const struct model_request *r, int64_
 {
 	struct replay *rp = m->impl;
 	struct replay_entry key = {.task = (char *)(r->task ? r->task : ""), .sample = r->sample};
-	const struct replay_entry *en = rp->n ? bsearch(&key, rp->e, rp->n, sizeof *rp->e, entry_cmp)
-					      : NULL;
+	const struct replay_entry *en =
+	    rp->n ? bsearch(&key, rp->e, rp->n, sizeof *rp->e, entry_cmp) : NULL;
 	if (!en) {
 		model_fail(rep, "replay", "no completion for task '%s' sample %d in %s", key.task,
 			   r->sample, rp->path);

@@ -127,8 +127,7 @@ char *sigv4_canonical_path(const char *path)
 		i = j;
 	}
 	/* A trailing slash survives (unless the whole path reduced to "/"). */
-	int trailing = path[n - 1] == '/' ||
-		       (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/') ||
+	int trailing = path[n - 1] == '/' || (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/') ||
 		       (n >= 3 && !strcmp(path + n - 3, "/.."));
 	struct sbuf b = {0};
 	for (int k = 0; k < nseg; k++) {

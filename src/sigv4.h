@@ -20,15 +20,15 @@ struct sigv4_header {
 /* One request to sign. Every header given is signed; it must include host and
  * x-amz-date (and x-amz-security-token when signing with a session token). */
 struct sigv4_input {
-	const char *method;	  /* "POST" */
-	const char *path;	  /* as sent on the wire, e.g. "/model/a%3A0/converse" */
-	const char *query;	  /* as sent, without '?'; NULL or "" for none */
+	const char *method; /* "POST" */
+	const char *path;   /* as sent on the wire, e.g. "/model/a%3A0/converse" */
+	const char *query;  /* as sent, without '?'; NULL or "" for none */
 	const struct sigv4_header *headers;
 	int n_headers;
 	const void *body;
 	size_t body_len;
 	const char *region, *service;
-	const char *amz_date;	  /* "20150830T123600Z" */
+	const char *amz_date; /* "20150830T123600Z" */
 	const char *access_key, *secret_key;
 };
 

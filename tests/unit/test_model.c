@@ -187,7 +187,8 @@ static void test_spec_errors(void)
 	    {"openai:@http://127.0.0.1:1", "openai: missing model name"},
 	    {"openai:m@ftp://host", "openai: base URL 'ftp://host' must start with http://"},
 	    {"openai:gpt-4o", "openai: no API key for https://api.openai.com/v1"},
-	    {"anthropic:claude-3-5-sonnet-20241022", "anthropic: no API key (set ANTHROPIC_API_KEY)"},
+	    {"anthropic:claude-3-5-sonnet-20241022",
+	     "anthropic: no API key (set ANTHROPIC_API_KEY)"},
 	    {"bedrock:@us-east-1", "bedrock: missing model ID"},
 	    {"bedrock:m@US_EAST", "bedrock: region 'US_EAST' is not like us-east-1"},
 	    {"bedrock:" COLON_ID, "bedrock: no AWS credentials"},
@@ -253,7 +254,8 @@ static void test_price_table(void)
 	/* A Bedrock model ID names its price by the stem. */
 	setenv("AWS_ACCESS_KEY_ID", TEST_AK, 1);
 	setenv("AWS_SECRET_ACCESS_KEY", TEST_SK, 1);
-	struct model *m = model_open("bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0", NULL, NULL);
+	struct model *m =
+	    model_open("bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0", NULL, NULL);
 	unsetenv("AWS_ACCESS_KEY_ID");
 	unsetenv("AWS_SECRET_ACCESS_KEY");
 	CHECK(m != NULL);
@@ -305,8 +307,8 @@ static void test_openai_basic(void)
 	struct model *m = model_open(spec, &p, NULL);
 	CHECK(m != NULL);
 	CHECK_STR(model_backend_name(m), "openai");
-	struct model_request q = {.task = "t", .sample = 2, .system = "sys", .prompt = "hello",
-				  .lang = "cuda"};
+	struct model_request q = {
+	    .task = "t", .sample = 2, .system = "sys", .prompt = "hello", .lang = "cuda"};
 	struct model_reply r;
 	CHECK(model_complete(m, &q, &r) == 0);
 	CHECK(r.ok);
@@ -357,7 +359,8 @@ static struct model_reply bedrock_once(const char *spec, int *opened, char *err)
 		snprintf(err, KA_ERRLEN, "%s", e.msg);
 	if (!m)
 		return r;
-	struct model_request q = {.task = "t", .system = "be brief", .prompt = "hi", .lang = "cuda"};
+	struct model_request q = {
+	    .task = "t", .system = "be brief", .prompt = "hi", .lang = "cuda"};
 	model_complete(m, &q, &r);
 	model_close(m);
 	return r;
@@ -365,10 +368,10 @@ static struct model_reply bedrock_once(const char *spec, int *opened, char *err)
 
 static void clear_aws_env(void)
 {
-	static const char *vars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-				     "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION",
-				     "AWS_DEFAULT_REGION", "AWS_SHARED_CREDENTIALS_FILE",
-				     "AWS_CONFIG_FILE"};
+	static const char *vars[] = {
+	    "AWS_ACCESS_KEY_ID",  "AWS_SECRET_ACCESS_KEY",	 "AWS_SESSION_TOKEN",
+	    "AWS_PROFILE",	  "AWS_DEFAULT_PROFILE",	 "AWS_REGION",
+	    "AWS_DEFAULT_REGION", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		unsetenv(vars[i]);
 }
@@ -457,8 +460,8 @@ static void test_concurrency_64(void)
 	CHECK(m != NULL);
 	struct model_request q[64];
 	for (int i = 0; i < 64; i++)
-		q[i] = (struct model_request){.task = "t", .sample = i, .prompt = "[[fixture:slow]]",
-					      .lang = "cuda"};
+		q[i] = (struct model_request){
+		    .task = "t", .sample = i, .prompt = "[[fixture:slow]]", .lang = "cuda"};
 	server_reset();
 	double t0 = util_now();
 	struct batch *b = run(m, q, 64);
@@ -490,8 +493,8 @@ static void test_cache(void)
 	p.cache_dir = cache;
 	struct model_request q[8];
 	for (int i = 0; i < 8; i++)
-		q[i] = (struct model_request){.task = "t", .sample = i, .prompt = "cache me",
-					      .lang = "cuda"};
+		q[i] = (struct model_request){
+		    .task = "t", .sample = i, .prompt = "cache me", .lang = "cuda"};
 	char first[8][512];
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 2)
@@ -664,9 +667,10 @@ static void test_cmd(void)
 	model_reply_free(&r);
 	model_close(m);
 
-	m = model_open("cmd:echo $KA_MODEL_TASK $KA_MODEL_SAMPLE $KA_MODEL_SEED $KA_MODEL_MAX_TOKENS;"
-		       " cat \"$KA_MODEL_SYSTEM_FILE\"",
-		       &p, NULL);
+	m = model_open(
+	    "cmd:echo $KA_MODEL_TASK $KA_MODEL_SAMPLE $KA_MODEL_SEED $KA_MODEL_MAX_TOKENS;"
+	    " cat \"$KA_MODEL_SYSTEM_FILE\"",
+	    &p, NULL);
 	CHECK(model_complete(m, &q, &r) == 0);
 	CHECK(r.ok);
 	CHECK_STR(r.text, "vec_add 3 13 8192\nSYS");
@@ -762,8 +766,8 @@ static void test_archive(void)
 	struct batch *b = run(m, q, 5);
 	CHECK(b->calls == 5);
 	char *cu = NULL, *cl = NULL;
-	CHECK(util_read_file("tests/data/model/bank/L1/vec_add/solutions/cuda.cu", 1 << 20, &cu, NULL,
-			     NULL) == 0);
+	CHECK(util_read_file("tests/data/model/bank/L1/vec_add/solutions/cuda.cu", 1 << 20, &cu,
+			     NULL, NULL) == 0);
 	CHECK(util_read_file("tests/data/model/bank/L1/vec_add/solutions/opencl.c", 1 << 20, &cl,
 			     NULL, NULL) == 0);
 	CHECK(b->r[0].ok);
@@ -786,9 +790,9 @@ static void test_archive(void)
 int main(void)
 {
 	/* No real keys or profiles may reach the fake server or the tests. */
-	static const char *vars[] = {"OPENAI_API_KEY", "KA_OPENAI_API_KEY", "OPENAI_BASE_URL",
-				     "ANTHROPIC_API_KEY", "KA_ANTHROPIC_API_KEY", "KA_PRICES",
-				     "KA_BEDROCK_ENDPOINT"};
+	static const char *vars[] = {
+	    "OPENAI_API_KEY",	    "KA_OPENAI_API_KEY", "OPENAI_BASE_URL",    "ANTHROPIC_API_KEY",
+	    "KA_ANTHROPIC_API_KEY", "KA_PRICES",	 "KA_BEDROCK_ENDPOINT"};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		unsetenv(vars[i]);
 	clear_aws_env();
@@ -805,7 +809,8 @@ int main(void)
 	RUN(test_replay);
 	RUN(test_archive);
 	if (server_start() != 0) {
-		printf("SKIP test_model_http: tools/fakeserver.py did not start (python3 missing?)\n");
+		printf(
+		    "SKIP test_model_http: tools/fakeserver.py did not start (python3 missing?)\n");
 	} else {
 		RUN(test_openai_basic);
 		RUN(test_anthropic_think);
