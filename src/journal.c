@@ -498,16 +498,18 @@ out:
 }
 
 int journal_get_grade(struct journal *j, const char *task, int sample, char **verdict,
-		      char **result_json, struct ka_err *e)
+		      char **detail, char **result_json, struct ka_err *e)
 {
 	if (verdict)
 		*verdict = NULL;
+	if (detail)
+		*detail = NULL;
 	if (result_json)
 		*result_json = NULL;
 	pthread_mutex_lock(&j->mu);
 	int ret = -1;
-	sqlite3_stmt *st =
-		prep(j, "SELECT verdict, result FROM grades WHERE task = ? AND sample = ?;", e);
+	sqlite3_stmt *st = prep(
+		j, "SELECT verdict, result, detail FROM grades WHERE task = ? AND sample = ?;", e);
 	if (!st)
 		goto out;
 	bind_text(st, 1, task);
@@ -518,6 +520,8 @@ int journal_get_grade(struct journal *j, const char *task, int sample, char **ve
 			*verdict = col_text(st, 0);
 		if (result_json)
 			*result_json = col_text(st, 1);
+		if (detail)
+			*detail = col_text(st, 2);
 		ret = 0;
 	} else if (rc == SQLITE_DONE) {
 		ret = 1;

@@ -108,10 +108,10 @@ int journal_put_grade(struct journal *j, const char *task, int sample, const cha
 		      const char *detail, const char *result_json, int start_id, int session,
 		      struct ka_err *e);
 
-/* Read the grade of (task, sample): 0 with new strings *verdict and
- * *result_json (caller frees; either may be NULL), 1 if not graded, -1. */
+/* Read the grade of (task, sample): 0 with new strings *verdict, *detail and
+ * *result_json (caller frees; any pointer may be NULL), 1 if not graded, -1. */
 int journal_get_grade(struct journal *j, const char *task, int sample, char **verdict,
-		      char **result_json, struct ka_err *e);
+		      char **detail, char **result_json, struct ka_err *e);
 
 /* Counts over the whole journal: graded samples, of which verdict "ok";
  * stored successful replies and their token and cost sums. -1 on error. */

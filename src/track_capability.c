@@ -399,11 +399,8 @@ static void on_reply(const struct model_request *req, const struct model_reply *
 {
 	struct run *r = ctx;
 	int task = (int)(intptr_t)req->user;
-	pthread_mutex_lock(&r->mu);
-	int fatal = r->fatal;
-	pthread_mutex_unlock(&r->mu);
-	if (fatal)
-		return;
+	/* Journaled even after a failure of the graders: the reply is paid for,
+	 * and the next start grades it. */
 	struct journal_reply jr = {
 		.ok = rep->ok,
 		.text = rep->text,
@@ -439,8 +436,9 @@ static void on_reply(const struct model_request *req, const struct model_reply *
 				      rep->error);
 	}
 	progress_draw(r, 0);
+	int fatal = r->fatal;
 	pthread_mutex_unlock(&r->mu);
-	if (rep->ok)
+	if (rep->ok && !fatal)
 		queue_push(r, task, req->sample, rep->code);
 }
 
@@ -677,8 +675,8 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 		struct metrics_sample *first = &out->ms[out->n_samples];
 		int n = 0;
 		for (int s = 0; s < r->k; s++) {
-			char *verdict = NULL, *result = NULL;
-			int g = journal_get_grade(r->j, t->name, s, &verdict, &result, e);
+			char *verdict = NULL, *result = NULL, *det = NULL;
+			int g = journal_get_grade(r->j, t->name, s, &verdict, &det, &result, e);
 			if (g < 0)
 				return -1;
 			if (g == 1)
@@ -686,6 +684,7 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 			struct journal_reply rep;
 			if (journal_get_reply(r->j, t->name, s, &rep, e) < 0) {
 				free(verdict);
+				free(det);
 				free(result);
 				return -1;
 			}
@@ -700,7 +699,6 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 			m->ok = ok;
 			speedup_get(se, &m->eager);
 			speedup_get(sc, &m->compiled);
-			const char *det = json_string_value(json_object_get(res, "detail"));
 			char *detail = utf8_clean(det ? det : "", 4000);
 			json_t *sj = json_object();
 			json_object_set_new(sj, "sample", json_integer(s));
@@ -735,6 +733,7 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 			out->n_ok += ok;
 			n++;
 			free(detail);
+			free(det);
 			free(verdict);
 			free(result);
 			journal_reply_free(&rep);
@@ -1069,7 +1068,7 @@ int track_capability_run(const struct capability_opts *o)
 			}
 			if (st == JOURNAL_STATE_GRADED) {
 				char *v = NULL;
-				if (journal_get_grade(r->j, name, s, &v, NULL, &e) < 0) {
+				if (journal_get_grade(r->j, name, s, &v, NULL, NULL, &e) < 0) {
 					fprintf(stderr, "ka --track capability: %s\n", e.msg);
 					goto out_model;
 				}

@@ -110,14 +110,20 @@ static void test_sample_states(void)
 	CHECK(journal_state(j, "t1", 0, &s, &e) == 0 && s == JOURNAL_STATE_GRADED);
 	CHECK(journal_put_grade(j, "t1", 0, "wrong_answer", "x", "{}", 2, 0, &e) == -1);
 	CHECK(strstr(e.msg, "already graded"));
-	char *v = NULL, *res = NULL;
-	CHECK(journal_get_grade(j, "t1", 0, &v, &res, &e) == 0);
+	char *v = NULL, *res = NULL, *det = NULL;
+	CHECK(journal_get_grade(j, "t1", 0, &v, &det, &res, &e) == 0);
 	CHECK_STR(v, "ok");
+	CHECK_STR(det, "");
 	CHECK_STR(res, "{\"verdict\":\"ok\"}");
 	free(v);
+	free(det);
 	free(res);
-	CHECK(journal_get_grade(j, "t1", 1, &v, &res, &e) == 1);
+	CHECK(journal_get_grade(j, "t1", 1, &v, &det, &res, &e) == 1);
+	CHECK(v == NULL && det == NULL && res == NULL);
 	CHECK(journal_put_grade(j, "t1", 1, "no_code", "no block", "{}", 1, 0, &e) == 0);
+	CHECK(journal_get_grade(j, "t1", 1, NULL, &det, NULL, &e) == 0);
+	CHECK_STR(det, "no block");
+	free(det);
 
 	struct journal_totals tot;
 	CHECK(journal_totals(j, &tot, &e) == 0);
