@@ -111,6 +111,9 @@ static void split_tag(struct board_buf *b, const struct card *c)
 	if (!strcmp(jstr(c->sc, "bank.split"), "public"))
 		board_buf_printf(b, " <span class=\"tag\" title=\"scored on the public split "
 				    "(development), not on the held-out split\">public</span>");
+	if (json_is_true(jget(c->sc, "device.test_grade")))
+		board_buf_printf(b, " <span class=\"tag grey\" title=\"timed on a test-grade "
+				    "device (PoCL on a CPU): speedups are not comparable\">test grade</span>");
 }
 
 /* The model cell: name linking to its page, plus the split tag. */

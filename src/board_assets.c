@@ -122,6 +122,7 @@ static const char asset_1[] =
 	"  display: inline-block; padding: 0 0.35rem; border-radius: 4px; font-size: 0.75rem;\n"
 	"  background: #fff4e0; color: #8a5300; border: 1px solid #f2d7a6; vertical-align: 1px;\n"
 	"}\n"
+	".tag.grey { background: #f1f3f4; color: #5f6368; border-color: #dadce0; }\n"
 	".verdict { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 10px; font-size: 0.82rem; font-weight: 600; }\n"
 	".verdict.pos { background: #e6f4ea; color: var(--pos); }\n"
 	".verdict.neg { background: #fce8e6; color: var(--neg); }\n"
