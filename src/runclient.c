@@ -133,7 +133,10 @@ static void log_last_line(struct runclient *rc, char *out, size_t cap)
 	while (l && (tail[l - 1] == '\n' || tail[l - 1] == '\r'))
 		tail[--l] = 0;
 	char *nl = strrchr(tail, '\n');
-	snprintf(out, cap, "%s", nl ? nl + 1 : tail);
+	const char *line = nl ? nl + 1 : tail;
+	size_t n = strlen(line) < cap - 1 ? strlen(line) : cap - 1;
+	memcpy(out, line, n);
+	out[n] = 0;
 }
 
 /* ---- process life ---- */

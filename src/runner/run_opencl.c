@@ -484,8 +484,8 @@ static size_t type_size(const char *name, cl_uint addr_bits)
 		    {"float", 4},  {"long", 8},   {"ulong", 8},         {"unsigned long", 8},
 		    {"double", 8}, {"size_t", 0}, {"ptrdiff_t", 0},     {"intptr_t", 0},
 		    {"uintptr_t", 0}};
-	char t[64];
-	snprintf(t, sizeof t, "%s", name);
+	char t[128];
+	snprintf(t, sizeof t, "%.127s", name);
 	size_t l = strlen(t);
 	while (l && isspace((unsigned char)t[l - 1]))
 		t[--l] = 0;
