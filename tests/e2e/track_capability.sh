@@ -171,7 +171,22 @@ check track_fake_rerun_check 0 "" -- "$KA" scorecard check "$OUT/scorecard.json"
 check track_fake_other_args 2 "holds a different run (k is 4 there, 3 here)" -- "$KA" --track capability --api-model "$MODEL" --k 3 --out "$OUT" "${KNOBS[@]}"
 one_line track_fake_other_args_one_line
 check track_fake_other_model 2 "holds a different run (model is" -- "$KA" --track capability --api-model archive:bank/public --k 4 --out "$OUT" "${KNOBS[@]}"
+# --fresh discards the old run and starts this one.
+check track_fake_fresh 0 "1 of 1 samples graded" -- "$KA" --track capability --api-model "$MODEL" --k 1 --out "$OUT" --fresh --no-timing "${KNOBS[@]}"
+expect track_fake_fresh_journal "$(sql "$OUT/journal.sqlite" "SELECT (SELECT COUNT(*) FROM grades), (SELECT COUNT(*) FROM starts)")" "1|1"
+expect track_fake_fresh_kernels "$(ls "$OUT/kernels/$TASK")" "0.c"
 stop_server
+
+# ---- a failed request: exit 1, retried by the next start ---------------------
+export KA_HOME=${KA_HOME:-$PWD} KA_TEST_FLAKY_LOG=$tmp/flaky.log KA_TEST_FLAKY_OK=$tmp/flaky.ok
+OUT=$tmp/d
+FLAKY=(--track capability --api-model "cmd:sh $PWD/tests/data/track/flaky_model.sh" --k 3 --out "$OUT" --no-timing "${KNOBS[@]}")
+check track_failed_request 1 "1 of 3 samples are not graded (1 requests failed); run the same command again" -- "$KA" "${FLAKY[@]}"
+check track_failed_request_check 0 "2 samples" -- "$KA" scorecard check "$OUT/scorecard.json"
+expect track_failed_request_journal "$(sql "$OUT/journal.sqlite" "SELECT (SELECT COUNT(*) FROM grades), (SELECT group_concat(ok) FROM (SELECT ok FROM replies ORDER BY sample))")" "2|1,0,1"
+touch "$KA_TEST_FLAKY_OK"
+check track_failed_request_retry 0 "3 of 3 samples graded" -- "$KA" "${FLAKY[@]}"
+expect track_failed_request_calls "$(sort "$KA_TEST_FLAKY_LOG" | tr '\n' ' ')" "0 1 1 2 "
 
 # ---- (b) kill -9 at random points, resume ------------------------------------
 K=6
