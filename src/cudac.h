@@ -4,7 +4,7 @@
  * only the source and ka_kernel.h, under a wall-clock limit; then the object's
  * undefined dynamic symbols are checked against what the recorder provides
  * plus a short C/C++ runtime allow-list, and each kernel's parameter layout is
- * read from the cubin inside the object's `.nv_fatbin` (elf.h). Results are
+ * read from the cubin inside the object's `.nv_fatbin` (elfread.h). Results are
  * cached by a key over everything that affects the output. Never runs the
  * candidate's code; never opens a GPU.
  *
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "elf.h"
+#include "elfread.h"
 #include "util.h"
 #include "verdict.h"
 

@@ -7,7 +7,7 @@
  * seccomp filter. */
 #include "symcheck.h"
 
-#include <linux/elf.h> /* not <elf.h>: -Isrc finds src/elf.h first */
+#include <elf.h>
 #include <stdio.h>
 #include <string.h>
 

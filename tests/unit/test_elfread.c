@@ -1,4 +1,4 @@
-/* test_elf.c: the ELF, fat-binary and cubin reader on real inputs (this test
+/* test_elfread.c: the ELF, fat-binary and cubin reader on real inputs (this test
  * binary itself; a shared object nvcc compiles here when nvcc exists) and on
  * truncated and corrupted copies of them, which must give an error and never
  * a crash. */
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cudac.h"
-#include "elf.h"
+#include "elfread.h"
 #include "ka_test.h"
 
 static char *self;
@@ -164,7 +164,7 @@ int main(void)
 {
 	struct ka_err e;
 	if (util_read_file("/proc/self/exe", ELF_MAX_FILE, &self, &self_len, &e)) {
-		printf("FAIL test_elf: %s\n", e.msg);
+		printf("FAIL test_elfread: %s\n", e.msg);
 		return 1;
 	}
 	if (cudac_nvcc_version(NULL)) {

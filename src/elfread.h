@@ -1,4 +1,4 @@
-/* elf.h: read what the grader needs from a compiled CUDA candidate without
+/* elfread.h: read what the grader needs from a compiled CUDA candidate without
  * running any of it: the dynamic symbols of an x86-64 shared object (which
  * library calls its host code makes), the bytes of a named section (the
  * `.nv_fatbin` that the runner loads), and, inside the fat binary, each
@@ -6,9 +6,11 @@
  * attributes. Pure, bounded parsing of ELF64 little-endian files: every
  * offset and size is checked against the input, a malformed input is an
  * error, never a crash. Does not load, relocate or execute anything, and does
- * not decompress compressed fat-binary entries (reported as an error). */
-#ifndef KA_ELF_H
-#define KA_ELF_H
+ * not decompress compressed fat-binary entries (reported as an error).
+ * Named elfread.h so that it does not shadow the system <elf.h> under -Isrc;
+ * its functions keep the elf_ prefix. */
+#ifndef KA_ELFREAD_H
+#define KA_ELFREAD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* elf.c: bounded ELF64 parsing for compiled CUDA candidates (see elf.h).
+/* elfread.c: bounded ELF64 parsing for compiled CUDA candidates (see elfread.h).
  * Layouts used: the System V gABI (ELF64 header, section headers, symbols,
  * dynamic entries), the CUDA fat-binary container (a 16-byte header with
  * magic 0xBA55ED50 followed by entries: kind 1 PTX, kind 2 cubin) and the
@@ -7,7 +7,7 @@
  * last two are NVIDIA's undocumented formats, checked against nvcc 13.0
  * output; anything unexpected is an error, so a change shows up as a failed
  * compile check, not as a wrong layout. */
-#include "elf.h"
+#include "elfread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
