@@ -28,8 +28,10 @@ CUDA_HOME   ?= $(if $(NVCC),$(abspath $(dir $(NVCC))/..),)
 COMMON_SRC := src/util.c src/plan.c src/proto.c
 # The parent: every other file in src/.
 PARENT_SRC := $(filter-out $(COMMON_SRC),$(wildcard src/*.c))
-# Recorder: shared sandbox/driver code plus one recording API per target.
-REC_SHARED := $(filter-out src/recorder/record_opencl.c src/recorder/record_cuda.c,$(wildcard src/recorder/*.c))
+# Recorder: shared sandbox/driver code plus one recording API per target, and
+# the libc/libm allow-list it shares with the parent.
+REC_SHARED := $(filter-out src/recorder/record_opencl.c src/recorder/record_cuda.c,$(wildcard src/recorder/*.c)) \
+              src/libc_allow.c
 # Runner: shared protocol loop plus one replay engine per target.
 RUN_SHARED := $(filter-out src/runner/run_opencl.c src/runner/run_cuda.c,$(wildcard src/runner/*.c))
 

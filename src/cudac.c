@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libc_allow.h"
+
 /* The fixed flags (besides -arch, -I, -MD/-MF, -o and the source). Part of
  * the cache key. */
 static const char *const nvcc_flags[] = {"-O3",	  "-std=c++17", "-cudart",   "none",
@@ -25,47 +27,12 @@ static const char *const nvcc_flags[] = {"-O3",	  "-std=c++17", "-cudart",   "no
 
 /* ---- symbols ---- */
 
-/* The same list as the recorder's symcheck (src/recorder/symcheck.c). */
-static const char *const libc_allowed[] = {
-	"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
-	"strcpy", "strncpy", "strcat", "strncat", "strchr", "strrchr", "strstr", "strspn",
-	"strcspn", "strdup", "strndup", "stpcpy", "__memcpy_chk", "__memmove_chk", "__memset_chk",
-	"__strcpy_chk", "__strncpy_chk", "__strcat_chk", "__strncat_chk", "__stpcpy_chk",
-	"__snprintf_chk", "__sprintf_chk", "__vsnprintf_chk", "__vsprintf_chk", "__printf_chk",
-	"__fprintf_chk", "__vfprintf_chk", "__vprintf_chk", "snprintf", "sprintf", "vsnprintf",
-	"vsprintf", "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs", "fputc",
-	"putc", "fwrite", "fflush", "stdout", "stderr", "malloc", "calloc", "realloc",
-	"reallocarray", "free", "aligned_alloc", "posix_memalign", "strtol", "strtoll", "strtoul",
-	"strtoull", "strtod", "strtof", "atoi", "atol", "atoll", "atof", "abs", "labs", "llabs",
-	"div", "ldiv", "lldiv", "qsort", "bsearch", "__ctype_b_loc", "__ctype_tolower_loc",
-	"__ctype_toupper_loc", "tolower", "toupper", "isdigit", "isalpha", "isalnum", "isspace",
-	"isupper", "islower", "isxdigit", "abort", "__assert_fail", "__stack_chk_fail",
-	"__errno_location", "__cxa_finalize", "__gmon_start__", "_ITM_deregisterTMCloneTable",
-	"_ITM_registerTMCloneTable", "sqrt", "sqrtf", "cbrt", "cbrtf", "exp", "expf", "exp2",
-	"exp2f", "expm1", "expm1f", "log", "logf", "log2", "log2f", "log10", "log10f", "log1p",
-	"log1pf", "pow", "powf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round",
-	"roundf", "lround", "lroundf", "llround", "llroundf", "trunc", "truncf", "rint", "rintf",
-	"lrint", "lrintf", "nearbyint", "nearbyintf", "fmod", "fmodf", "remainder", "remainderf",
-	"fmin", "fminf", "fmax", "fmaxf", "fma", "fmaf", "fdim", "fdimf", "sin", "sinf", "cos",
-	"cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2",
-	"atan2f", "sinh", "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "acosh", "atanh",
-	"erf", "erff", "erfc", "erfcf", "tgamma", "tgammaf", "lgamma", "lgammaf", "hypot",
-	"hypotf", "ldexp", "ldexpf", "frexp", "frexpf", "modf", "modff", "copysign", "copysignf",
-	"ilogb", "ilogbf", "scalbn", "scalbnf", "nextafter", "nextafterf", "sincos", "sincosf",
-	NULL,
-};
-
 static int in_list(const char *name, const char *const *list)
 {
 	for (int i = 0; list && list[i]; i++)
 		if (!strcmp(name, list[i]))
 			return 1;
 	return 0;
-}
-
-int cudac_libc_allowed(const char *name)
-{
-	return in_list(name, libc_allowed);
 }
 
 static int lib_allowed(const char *lib, const char *const *libs)
@@ -106,7 +73,7 @@ static int check_symbols(const char *so, const char *const *libs, char *why, siz
 			bad = 1;
 			break;
 		case CUDAC_SYM_OTHER:
-			if (!cudac_libc_allowed(s->name)) {
+			if (!libc_allow_has(s->name)) {
 				snprintf(why, cap, "host code imports %s, which is not on the "
 						   "allow-list (docs/cuda-target.md)", s->name);
 				bad = 1;

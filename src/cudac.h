@@ -92,7 +92,7 @@ enum cudac_sym {
 	CUDAC_SYM_CUDA,		/* CUDA runtime/driver API the recorder refuses: record_error */
 	CUDAC_SYM_LIBRARY,	/* cuBLAS/cuBLASLt/cuDNN: allowed only by the task's policy */
 	CUDAC_SYM_OTHER_CUDA,	/* another CUDA library (cuFFT, cuRAND, NCCL, ...): forbidden */
-	CUDAC_SYM_OTHER,	/* not CUDA: the libc/libm allow-list decides */
+	CUDAC_SYM_OTHER,	/* not CUDA: the libc/libm allow-list (libc_allow.h) decides */
 };
 
 static inline int cudac_in_list_(const char *name, const char *const *list)
@@ -140,10 +140,6 @@ static inline enum cudac_sym cudac_sym_classify(const char *name)
 		return CUDAC_SYM_CUDA;
 	return CUDAC_SYM_OTHER;
 }
-
-/* 1 if name is on the parent's libc/libm allow-list (the same list as the
- * recorder's symcheck). */
-int cudac_libc_allowed(const char *name);
 
 /* Options of one compilation. */
 struct cudac_opts {

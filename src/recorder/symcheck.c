@@ -1,6 +1,7 @@
 /* symcheck.c: which functions a candidate's shared object imports, judged
- * before it is loaded (symcheck.h). The allow-list is the one table below; it
- * is documented in docs/sandbox.md. Anything not on it that the candidate
+ * before it is loaded (symcheck.h). The allow-list is the one table in
+ * src/libc_allow.c, shared with the parent's CUDA check; it is documented in
+ * docs/sandbox.md. Anything not on it that the candidate
  * imports (fopen, socket, fork, system, dlopen, getenv, pthread_create,
  * syscall, time, ...) is forbidden. The list only makes the verdict early and
  * clear: a candidate that finds a libc function some other way still meets the
@@ -11,55 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The libc and libm functions (and data) a kernel launcher may import. */
-static const char *const libc_allowed[] = {
-	/* memory and strings */
-	"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
-	"strcpy", "strncpy", "strcat", "strncat", "strchr", "strrchr", "strstr", "strspn",
-	"strcspn", "strdup", "strndup", "stpcpy",
-	/* the same, as _FORTIFY_SOURCE emits them */
-	"__memcpy_chk", "__memmove_chk", "__memset_chk", "__strcpy_chk", "__strncpy_chk",
-	"__strcat_chk", "__strncat_chk", "__stpcpy_chk", "__snprintf_chk", "__sprintf_chk",
-	"__vsnprintf_chk", "__vsprintf_chk", "__printf_chk", "__fprintf_chk", "__vfprintf_chk",
-	"__vprintf_chk",
-	/* formatting; stdout and stderr go to the recorder's log */
-	"snprintf", "sprintf", "vsnprintf", "vsprintf", "printf", "fprintf", "vprintf", "vfprintf",
-	"puts", "putchar", "fputs", "fputc", "putc", "fwrite", "fflush", "stdout", "stderr",
-	/* small host-side metadata */
-	"malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc", "posix_memalign",
-	/* numbers */
-	"strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof", "atoi", "atol", "atoll",
-	"atof", "abs", "labs", "llabs", "div", "ldiv", "lldiv", "qsort", "bsearch",
-	"__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc", "tolower", "toupper",
-	"isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isxdigit",
-	/* runtime support the compiler emits */
-	"abort", "__assert_fail", "__stack_chk_fail", "__errno_location", "__cxa_finalize",
-	"__gmon_start__", "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
-	/* libm */
-	"sqrt", "sqrtf", "cbrt", "cbrtf", "exp", "expf", "exp2", "exp2f", "expm1", "expm1f", "log",
-	"logf", "log2", "log2f", "log10", "log10f", "log1p", "log1pf", "pow", "powf", "fabs",
-	"fabsf", "floor", "floorf", "ceil", "ceilf", "round", "roundf", "lround", "lroundf",
-	"llround", "llroundf", "trunc", "truncf", "rint", "rintf", "lrint", "lrintf", "nearbyint",
-	"nearbyintf", "fmod", "fmodf", "remainder", "remainderf", "fmin", "fminf", "fmax", "fmaxf",
-	"fma", "fmaf", "fdim", "fdimf", "sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "asinf",
-	"acos", "acosf", "atan", "atanf", "atan2", "atan2f", "sinh", "sinhf", "cosh", "coshf",
-	"tanh", "tanhf", "asinh", "acosh", "atanh", "erf", "erff", "erfc", "erfcf", "tgamma",
-	"tgammaf", "lgamma", "lgammaf", "hypot", "hypotf", "ldexp", "ldexpf", "frexp", "frexpf",
-	"modf", "modff", "copysign", "copysignf", "ilogb", "ilogbf", "scalbn", "scalbnf",
-	"nextafter", "nextafterf", "sincos", "sincosf",
-};
+#include "libc_allow.h"
 
 /* Libraries the object may need: the recorder has them loaded already, so
  * the dynamic loader opens no file for them inside the sandbox. */
 static const char *const libs_allowed[] = {"libc.so.6", "libm.so.6"};
-
-int symcheck_libc_allowed(const char *name)
-{
-	for (size_t i = 0; i < sizeof libc_allowed / sizeof libc_allowed[0]; i++)
-		if (!strcmp(libc_allowed[i], name))
-			return 1;
-	return 0;
-}
 
 static int lib_allowed(const struct record_target *t, const char *name)
 {
@@ -159,7 +116,7 @@ enum symcheck_verdict symcheck_run(const unsigned char *elf, size_t len,
 					snprintf(unsupported, sizeof unsupported, "%.200s", name);
 				continue;
 			}
-			if (!symcheck_libc_allowed(name)) {
+			if (!libc_allow_has(name)) {
 				/* name every one (up to the buffer), so the verdict
 				 * shows the offending calls together */
 				size_t fl = strlen(forbidden);

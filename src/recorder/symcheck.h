@@ -1,6 +1,6 @@
 /* symcheck.h: the static check of a candidate's shared object before it is
  * loaded: every undefined dynamic symbol must be the target's API (which the
- * recorder exports) or on the explicit libc/libm allow-list below
+ * recorder exports) or on the explicit libc/libm allow-list (libc_allow.h)
  * (docs/sandbox.md lists it), and the object may need no library but libc and
  * libm. It reads the ELF file itself, bounds-checking every offset; it runs
  * inside the sandbox, so a parser bug meets the same walls as the candidate.
@@ -25,8 +25,5 @@ enum symcheck_verdict {
  * first offending symbol or library. */
 enum symcheck_verdict symcheck_run(const unsigned char *elf, size_t len,
 				   const struct record_target *t, char *detail, size_t cap);
-
-/* 1 if name is on the libc/libm allow-list. */
-int symcheck_libc_allowed(const char *name);
 
 #endif
