@@ -80,10 +80,19 @@ $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMO
 $(BUILD)/ka-clc: $(call obj,tools/clc.c src/util.c)
 	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
 
-$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cuda.c
-	$(NVCC) -O2 -std=c++17 -Iinclude -Isrc -I$(CUDA_HOME)/extras/CUPTI/include -x cu -c src/runner/run_cuda.c -o $(BUILD)/obj/run_cuda.o
-	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC)) $(BUILD)/obj/run_cuda.o -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/extras/CUPTI/lib64 \
-	    -lcuda -lcupti -lnvidia-ml -ljansson -lm -lpthread
+# The CUDA runner: CUDA C++ built by nvcc, linked against the driver (the
+# toolkit's stub library at build time), CUPTI and the runtime; jansson is
+# linked statically so the binary runs where only the driver is installed.
+# -export-dynamic gives trusted native baselines the runner's ka_workspace.
+$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC) src/elfread.c) src/runner/run_cuda.c
+	@mkdir -p $(BUILD)/obj
+	$(NVCC) -O2 -std=c++17 -Iinclude -Isrc -I$(CUDA_HOME)/extras/CUPTI/include -x cu \
+	    -c src/runner/run_cuda.c -o $(BUILD)/obj/run_cuda.o
+	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC) src/elfread.c) $(BUILD)/obj/run_cuda.o \
+	    -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64 \
+	    -Xlinker -export-dynamic -lcuda -lcupti -Xlinker -Bstatic -ljansson -Xlinker -Bdynamic \
+	    -lm -lpthread -ldl -lgomp
 
 # Unit tests: tests/unit/test_*.c, each linked with the parent's modules.
 TEST_SRC  := $(wildcard tests/unit/test_*.c)

@@ -20,9 +20,13 @@ static void usage(FILE *f)
 	      "task's baselines. Prints a summary; exit 0 whatever the candidate did.\n\n"
 	      "options:\n"
 	      "  --task DIR          task folder (task.json, ref.c)\n"
-	      "  --kernel FILE       candidate source (.c for opencl, .cu for cuda)\n"
+	      "  --kernel FILE       candidate source (.c for opencl, .cu for cuda); repeat it\n"
+	      "                      to grade several in one session (one warm runner)\n"
+	      "  --jobs N            compile several candidates ahead with N processes\n"
+	      "                      (default: one per core; CUDA)\n"
 	      "  --target T          opencl (default) or cuda\n"
-	      "  --json FILE         write the result (schema ka-grade/1, docs/grade-result.md)\n"
+	      "  --json FILE         write the result (schema ka-grade/1, docs/grade-result.md);\n"
+	      "                      one JSON object per line when grading several\n"
 	      "  --bench-shape S     benchmark shape, e.g. \"N=1048576\" (default: the task's;\n"
 	      "                      on test-grade CPU devices the largest check shape)\n"
 	      "  --no-timing         correctness only\n"
@@ -31,8 +35,44 @@ static void usage(FILE *f)
 	      "  --max-samples N     sample cap per side (default 500)\n"
 	      "  --platform SUBSTR   OpenCL platform to use (default: the first that works)\n"
 	      "  --device N          device index (default 0)\n"
-	      "  --workdir DIR       where compiled candidates are kept (default out/.grade)\n",
+	      "  --workdir DIR       where compiled candidates are kept (default out/.grade)\n"
+	      "  --record-only FILE  no device: compile and record only, answering the\n"
+	      "                      candidate's device queries from FILE (a runner's hello\n"
+	      "                      device object, e.g. tests/data/cuda/h200_device.json)\n",
 	      f);
+}
+
+/* The human summary of one result (file names it when grading several). */
+static void print_summary(const struct grade_session *s, const struct ka_task *t,
+			  const char *target, const char *file, const struct grade_result *r)
+{
+	const char *dev = json_string_value(json_object_get(grade_session_device(s), "name"));
+	if (file)
+		printf("kernel    %s\n", file);
+	printf("task      %s (%s)\ntarget    %s on %s%s\nverdict   %s", t->name, t->tier, target,
+	       dev ? dev : "?", r->test_grade ? " [test-grade: CPU device, not a GPU figure]" : "",
+	       verdict_name(r->verdict));
+	if (r->verdict != VERDICT_OK)
+		printf(" (%s%s%s)\ndetail    %.1500s\n", r->phase, r->shape[0] ? " at " : "",
+		       r->shape, r->detail);
+	else
+		putchar('\n');
+	if (r->time_us.valid) {
+		printf("bench     %s\n", r->bench_shape);
+		printf("time      %.2f us [%.2f, %.2f] (n=%d)\n", r->time_us.median, r->time_us.lo,
+		       r->time_us.hi, r->time_us.n);
+		if (r->eager_us.valid)
+			printf("eager     %.2f us [%.2f, %.2f]  speedup %.3fx [%.3f, %.3f]\n",
+			       r->eager_us.median, r->eager_us.lo, r->eager_us.hi,
+			       r->speedup_eager.median, r->speedup_eager.lo, r->speedup_eager.hi);
+		if (r->compiled_us.valid)
+			printf("compiled  %.2f us [%.2f, %.2f]  speedup %.3fx [%.3f, %.3f]\n",
+			       r->compiled_us.median, r->compiled_us.lo, r->compiled_us.hi,
+			       r->speedup_compiled.median, r->speedup_compiled.lo,
+			       r->speedup_compiled.hi);
+	}
+	printf("seconds   compile %.2f, record %.2f, correctness %.2f, timing %.2f, total %.2f\n",
+	       r->compile_s, r->record_s, r->correct_s, r->timing_s, r->total_s);
 }
 
 int cmd_grade(int argc, char **argv)
@@ -44,10 +84,14 @@ int cmd_grade(int argc, char **argv)
 		{"max-seconds", required_argument, 0, 's'}, {"min-samples", required_argument, 0, 'm'},
 		{"max-samples", required_argument, 0, 'M'}, {"platform", required_argument, 0, 'p'},
 		{"device", required_argument, 0, 'd'},	  {"workdir", required_argument, 0, 'w'},
+		{"record-only", required_argument, 0, 'R'}, {"jobs", required_argument, 0, 'J'},
 		{"help", no_argument, 0, 'h'},		  {0, 0, 0, 0},
 	};
-	const char *task_dir = NULL, *kernel = NULL, *target = "opencl", *json_path = NULL;
-	const char *bench = NULL, *platform = NULL, *workdir = "out/.grade";
+	const char *task_dir = NULL, *target = "opencl", *json_path = NULL;
+	const char *kernels[256];
+	int n_kernels = 0;
+	int64_t jobs = 0;
+	const char *bench = NULL, *platform = NULL, *workdir = "out/.grade", *offline = NULL;
 	int64_t device = 0, v;
 	struct grade_protocol proto;
 	grade_protocol_default(&proto);
@@ -57,13 +101,22 @@ int cmd_grade(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': task_dir = optarg; break;
-		case 'k': kernel = optarg; break;
+		case 'k':
+			if (n_kernels == 256)
+				return cli_usage_error("grade", "at most 256 --kernel files");
+			kernels[n_kernels++] = optarg;
+			break;
+		case 'J':
+			if (cli_parse_i64(optarg, 0, 1024, &jobs))
+				return cli_usage_error("grade", "--jobs: '%s' is not in 0..1024", optarg);
+			break;
 		case 'T': target = optarg; break;
 		case 'j': json_path = optarg; break;
 		case 'b': bench = optarg; break;
 		case 'n': proto.timing = 0; break;
 		case 'p': platform = optarg; break;
 		case 'w': workdir = optarg; break;
+		case 'R': offline = optarg; break;
 		case 'd':
 			if (cli_parse_i64(optarg, 0, 64, &device))
 				return cli_usage_error("grade", "--device: '%s' is not a device index", optarg);
@@ -93,7 +146,7 @@ int cmd_grade(int argc, char **argv)
 		return cli_usage_error("grade", "unexpected argument '%s'", argv[optind]);
 	if (!task_dir)
 		return cli_usage_error("grade", "--task is required");
-	if (!kernel)
+	if (!n_kernels)
 		return cli_usage_error("grade", "--kernel is required");
 	if (strcmp(target, "opencl") && strcmp(target, "cuda"))
 		return cli_usage_error("grade", "--target must be opencl or cuda, not '%s'", target);
@@ -105,64 +158,84 @@ int cmd_grade(int argc, char **argv)
 		fprintf(stderr, "ka grade: %s\n", e.msg);
 		return KA_EXIT_USAGE;
 	}
-	char *src = NULL;
-	size_t len = 0;
-	if (util_read_file(kernel, 1 << 20, &src, &len, &e)) {
-		task_free(t);
-		fprintf(stderr, "ka grade: %s\n", e.msg);
-		return KA_EXIT_USAGE;
-	}
+	char **srcs = xcalloc((size_t)n_kernels, sizeof *srcs);
+	size_t *lens = xcalloc((size_t)n_kernels, sizeof *lens);
 	int rc = KA_EXIT_FAIL;
-	struct grade_session *s = grade_session_open(target, platform, (int)device, &proto, workdir, &e);
+	struct grade_session *s = NULL;
+	for (int i = 0; i < n_kernels; i++)
+		if (util_read_file(kernels[i], 1 << 20, &srcs[i], &lens[i], &e)) {
+			fprintf(stderr, "ka grade: %s\n", e.msg);
+			rc = KA_EXIT_USAGE;
+			goto out;
+		}
+	if (offline) {
+		json_error_t je;
+		json_t *dev = json_load_file(offline, 0, &je);
+		if (!dev || !json_is_object(dev)) {
+			fprintf(stderr, "ka grade: %s: not a JSON object (%s)\n", offline, je.text);
+			json_decref(dev);
+			rc = KA_EXIT_USAGE;
+			goto out;
+		}
+		s = grade_session_open_offline(target, dev, &proto, workdir, &e);
+		json_decref(dev);
+	} else {
+		s = grade_session_open(target, platform, (int)device, &proto, workdir, &e);
+	}
 	if (!s) {
 		fprintf(stderr, "ka grade: cannot start the %s grader: %s\n", target, e.msg);
 		goto out;
 	}
-	struct grade_result r;
-	if (grade_candidate(s, t, src, len, bench, &r, &e)) {
-		fprintf(stderr, "ka grade: grader failure: %s\n", e.msg);
-		grade_result_free(&r);
+	double t0 = util_now();
+	if (n_kernels > 1 &&
+	    grade_precompile(s, t, n_kernels, (const char *const *)srcs, lens, (int)jobs, &e)) {
+		fprintf(stderr, "ka grade: %s\n", e.msg);
 		goto out;
 	}
-	printf("task      %s (%s)\ntarget    %s on %s%s\nverdict   %s", t->name, t->tier, target,
-	       json_string_value(json_object_get(grade_session_device(s), "name")),
-	       r.test_grade ? " [test-grade: CPU device, not a GPU figure]" : "",
-	       verdict_name(r.verdict));
-	if (r.verdict != VERDICT_OK)
-		printf(" (%s%s%s)\ndetail    %.1500s\n", r.phase, r.shape[0] ? " at " : "", r.shape,
-		       r.detail);
-	else
-		putchar('\n');
-	if (r.time_us.valid) {
-		printf("bench     %s\n", r.bench_shape);
-		printf("time      %.2f us [%.2f, %.2f] (n=%d)\n", r.time_us.median, r.time_us.lo,
-		       r.time_us.hi, r.time_us.n);
-		if (r.eager_us.valid)
-			printf("eager     %.2f us [%.2f, %.2f]  speedup %.3fx [%.3f, %.3f]\n",
-			       r.eager_us.median, r.eager_us.lo, r.eager_us.hi, r.speedup_eager.median,
-			       r.speedup_eager.lo, r.speedup_eager.hi);
-		if (r.compiled_us.valid)
-			printf("compiled  %.2f us [%.2f, %.2f]  speedup %.3fx [%.3f, %.3f]\n",
-			       r.compiled_us.median, r.compiled_us.lo, r.compiled_us.hi,
-			       r.speedup_compiled.median, r.speedup_compiled.lo, r.speedup_compiled.hi);
+	FILE *jf = NULL;
+	if (json_path && n_kernels > 1 && !(jf = fopen(json_path, "w"))) {
+		fprintf(stderr, "ka grade: %s: cannot write\n", json_path);
+		goto out;
 	}
-	printf("seconds   compile %.2f, record %.2f, correctness %.2f, timing %.2f, total %.2f\n",
-	       r.compile_s, r.record_s, r.correct_s, r.timing_s, r.total_s);
 	rc = KA_EXIT_OK;
-	if (json_path) {
-		json_t *j = grade_result_json(s, t, &r);
-		char *text = json_dumps(j, JSON_INDENT(2));
-		json_decref(j);
-		if (util_write_file(json_path, text, strlen(text), &e)) {
-			fprintf(stderr, "ka grade: %s\n", e.msg);
+	for (int i = 0; i < n_kernels && rc == KA_EXIT_OK; i++) {
+		struct grade_result r;
+		if (grade_candidate(s, t, srcs[i], lens[i], bench, &r, &e)) {
+			fprintf(stderr, "ka grade: grader failure: %s\n", e.msg);
+			grade_result_free(&r);
 			rc = KA_EXIT_FAIL;
+			break;
 		}
-		free(text);
+		print_summary(s, t, target, n_kernels > 1 ? kernels[i] : NULL, &r);
+		if (json_path) {
+			json_t *j = grade_result_json(s, t, &r);
+			json_object_set_new(j, "kernel", json_string(kernels[i]));
+			char *text = json_dumps(j, n_kernels > 1 ? JSON_COMPACT : JSON_INDENT(2));
+			json_decref(j);
+			if (jf) {
+				fprintf(jf, "%s\n", text);
+				fflush(jf);
+			} else if (util_write_file(json_path, text, strlen(text), &e)) {
+				fprintf(stderr, "ka grade: %s\n", e.msg);
+				rc = KA_EXIT_FAIL;
+			}
+			free(text);
+		}
+		grade_result_free(&r);
 	}
-	grade_result_free(&r);
+	if (jf)
+		fclose(jf);
+	if (n_kernels > 1 && rc == KA_EXIT_OK) {
+		double w = util_now() - t0;
+		printf("graded    %d candidates in %.2f s: %.2f per second\n", n_kernels, w,
+		       n_kernels / w);
+	}
 out:
 	grade_session_close(s);
-	free(src);
+	for (int i = 0; i < n_kernels; i++)
+		free(srcs[i]);
+	free(srcs);
+	free(lens);
 	task_free(t);
 	return rc;
 }

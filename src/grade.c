@@ -122,6 +122,33 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	return s;
 }
 
+struct grade_session *grade_session_open_offline(const char *target, const json_t *device,
+						 const struct grade_protocol *p,
+						 const char *workdir, struct ka_err *e)
+{
+	const struct target_ops *ops = target_find(target);
+	if (!ops) {
+		ka_err_set(e, "unknown or unavailable target '%s'", target ? target : "");
+		return NULL;
+	}
+	if (!json_is_object(device)) {
+		ka_err_set(e, "the device description is not a JSON object");
+		return NULL;
+	}
+	if (util_mkdirs(workdir, e))
+		return NULL;
+	struct grade_session *s = xcalloc(1, sizeof *s);
+	s->ops = ops;
+	s->proto = *p;
+	s->nonce = util_random64();
+	char *real = realpath(workdir, NULL);
+	s->workdir = real ? real : xstrdup(workdir);
+	s->recorder = xasprintf("%s/%s", util_exe_dir(), ops->recorder);
+	s->device = json_deep_copy(device);
+	s->test_grade = 1;
+	return s;
+}
+
 void grade_session_close(struct grade_session *s)
 {
 	if (!s)
@@ -136,6 +163,14 @@ void grade_session_close(struct grade_session *s)
 const json_t *grade_session_device(const struct grade_session *s)
 {
 	return s->device;
+}
+
+int grade_precompile(struct grade_session *s, const struct ka_task *t, int n,
+		     const char *const *srcs, const size_t *lens, int jobs, struct ka_err *e)
+{
+	if (!s->ops->precompile || n <= 0)
+		return 0;
+	return s->ops->precompile(t, n, srcs, lens, s->workdir, s->device, jobs, e);
 }
 
 const char *grade_session_target(const struct grade_session *s)
@@ -299,7 +334,7 @@ static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per,
 static int one_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
 		    const struct gen_params *gp, struct shape_state *st, int slot, int verify,
 		    int timed, const char *phase, double *time_ns, double *wall_s,
-		    struct grade_result *r, struct ka_err *e)
+		    double *span_ns, struct grade_result *r, struct ka_err *e)
 {
 	uint64_t call = s->calls++;
 	uint64_t thash = task_hash(t);
@@ -339,6 +374,7 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 	double w0 = util_now();
 	int rc = runclient_call(s->rc, &req, &res, s->proto.call_timeout, e);
 	double wall = util_now() - w0;
+	r->runner_s += wall;
 	int out = -1;
 	double *gold_out[KA_MAX_TENSORS] = {0};
 	if (rc < 0)
@@ -354,6 +390,38 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		*time_ns = res.time_ns;
 	if (wall_s)
 		*wall_s = wall;
+	/* CUDA: CUPTI saw every kernel of the call. None may run outside the
+	 * call's window, none may come from elsewhere than the plan, and the
+	 * launches must be those of the plan (a kernel launching others from the
+	 * device, or work deferred past the timed window, shows up here). */
+	if (res.cupti && verify) {
+		json_int_t outside = json_integer_value(json_object_get(res.cupti, "outside"));
+		json_int_t foreign = json_integer_value(json_object_get(res.cupti, "foreign"));
+		int match = json_is_true(json_object_get(res.cupti, "signature_match"));
+		if (outside || foreign || !match) {
+			set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, phase, st->name,
+				    "CUPTI: %lld kernel(s) outside the call's window, %lld not from the "
+				    "plan, launch signature %s", (long long)outside, (long long)foreign,
+				    match ? "matches" : "differs from the recorded plan");
+			json_decref(r->evidence);
+			r->evidence = json_incref(res.cupti);
+			out = 1;
+			goto done;
+		}
+		if (span_ns)
+			*span_ns = json_number_value(json_object_get(res.cupti, "span_ns"));
+	}
+	if (res.clocks) {
+		int sm = (int)json_integer_value(json_object_get(res.clocks, "sm_mhz"));
+		int mem = (int)json_integer_value(json_object_get(res.clocks, "mem_mhz"));
+		if (sm && (!r->clock_sm_min || sm < r->clock_sm_min))
+			r->clock_sm_min = sm;
+		if (sm > r->clock_sm_max)
+			r->clock_sm_max = sm;
+		if (mem)
+			r->clock_mem = mem;
+		r->throttle_reasons |= json_integer_value(json_object_get(res.clocks, "throttle_reasons"));
+	}
 	/* Inputs as the CPU generates them; the runner's hash of what it generated
 	 * must agree (else the generator diverged: a grader bug, not a verdict).
 	 * Trusted baselines' calls skip this CPU work. */
@@ -554,7 +622,7 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	memset(base, 0, sizeof base);
 	int n_base = 0;
 	struct gen_params gp[KA_MAX_TENSORS];
-	double *tc = NULL, *tb[2] = {NULL, NULL};
+	double *tc = NULL, *tb[2] = {NULL, NULL}, *spans = NULL;
 
 	for (int k = 0; k < t->n_inputs; k++)
 		if (gen_params_of(&t->inputs[k].dist, &gp[k], e))
@@ -600,6 +668,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		if (x < 0)
 			goto out;
 		if (strcmp(rr.verdict, "ok")) {
+			/* launch_error comes with the plan that was read: free it too */
+			plan_free(&plan);
 			set_verdict(r, verdict_of(rr.verdict), "record", st->name, "%s", rr.detail);
 			rc = 0;
 			goto out;
@@ -617,6 +687,10 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 			plan_free(&plan);
 			rc = 0;
 			goto out;
+		}
+		if (!s->rc) { /* offline: the record stage is all there is */
+			plan_free(&plan);
+			continue;
 		}
 		if (i == n_shapes - 1)
 			bench_sig = plan_signature(&plan);
@@ -641,6 +715,12 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	}
 	free(bench_sig);
 	r->record_s = util_now() - tr;
+	if (!s->rc) {
+		snprintf(r->phase, sizeof r->phase, "record");
+		snprintf(r->detail, sizeof r->detail, "record stage only: no runner, nothing ran");
+		rc = 0;
+		goto out;
+	}
 	/* 4. correctness: fresh inputs on every call */
 	double tcor = util_now();
 	g = gold_open(t, e);
@@ -650,7 +730,7 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		struct shape_state *st = &shapes[i];
 		int calls = i == n_shapes - 1 ? 1 : s->proto.checks_per_shape;
 		for (int c = 0; c < calls; c++) {
-			int x = one_call(s, t, g, gp, st, st->slot, 1, 0, "correctness", NULL, NULL, r, e);
+			int x = one_call(s, t, g, gp, st, st->slot, 1, 0, "correctness", NULL, NULL, NULL, r, e);
 			if (x < 0)
 				goto out;
 			if (x > 0) {
@@ -684,8 +764,9 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		 * grader bug and would make every speedup meaningless. */
 		struct grade_result br;
 		memset(&br, 0, sizeof br);
-		int x = one_call(s, t, g, gp, bench, slot, 1, 0, "baseline", NULL, NULL, &br, e);
+		int x = one_call(s, t, g, gp, bench, slot, 1, 0, "baseline", NULL, NULL, NULL, &br, e);
 		json_decref(br.evidence);
+		r->runner_s += br.runner_s;
 		if (x < 0)
 			goto out;
 		if (x > 0) {
@@ -697,6 +778,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	}
 	int cap = s->proto.max_samples;
 	tc = xcalloc((size_t)cap, sizeof *tc);
+	spans = xcalloc((size_t)cap, sizeof *spans);
+	int n_span = 0;
 	for (int b = 0; b < n_base; b++)
 		tb[b] = xcalloc((size_t)cap, sizeof *tb[b]);
 	int nc = 0, nb[2] = {0, 0};
@@ -704,12 +787,12 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	/* Randomised warm-up (1..4 calls each), verified like every other call. */
 	int warm = 1 + (int)(util_mix64(s->nonce ^ s->calls) % 4);
 	for (int w = 0; w < warm; w++) {
-		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, r, e);
+		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, NULL, r, e);
 		if (x)
 			goto timing_end_x;
 		for (int b = 0; b < n_base; b++) {
 			int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
-			if (one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", NULL, NULL, r, e))
+			if (one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", NULL, NULL, NULL, r, e))
 				goto out;
 		}
 		continue;
@@ -722,8 +805,9 @@ timing_end_x:
 	}
 	for (;;) {
 		for (int k = 0; k < s->proto.block && nc < cap; k++) {
-			double ns = 0, wall = 0;
-			int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", &ns, &wall, r, e);
+			double ns = 0, wall = 0, span = 0;
+			int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", &ns, &wall,
+					 &span, r, e);
 			if (x < 0)
 				goto out;
 			if (x > 0) {
@@ -731,6 +815,8 @@ timing_end_x:
 				rc = 0;
 				goto out;
 			}
+			if (span > 0)
+				spans[n_span++] = span;
 			tc[nc++] = ns;
 			sum_event_s += ns * 1e-9;
 			sum_wall_s += wall;
@@ -741,8 +827,10 @@ timing_end_x:
 				double ns = 0;
 				struct grade_result br;
 				memset(&br, 0, sizeof br);
-				int x = one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", &ns, NULL, &br, e);
+				int x = one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", &ns, NULL,
+						 NULL, &br, e);
 				json_decref(br.evidence);
+		r->runner_s += br.runner_s;
 				if (x != 0) {
 					if (x > 0)
 						ka_err_set(e, "%s: baseline '%s' failed while timing: %s",
@@ -759,6 +847,7 @@ timing_end_x:
 			break;
 	}
 	r->time_us = figure_of(tc, nc, 1e-3);
+	r->cupti_span_us = figure_of(spans, n_span, 1e-3);
 	/* Cross-checks: event time cannot exceed the parent's wall clock, and no
 	 * kernel can beat the roofline by orders of magnitude. */
 	if (sum_event_s > sum_wall_s * 1.0001) {
@@ -803,6 +892,7 @@ out:
 	for (int b = 0; b < n_base; b++)
 		target_baseline_free(&base[b]);
 	free(tc);
+	free(spans);
 	free(tb[0]);
 	free(tb[1]);
 	gold_close(g);
@@ -846,10 +936,18 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "compiled_us", figure_json(&r->compiled_us));
 	json_object_set_new(j, "speedup_eager", figure_json(&r->speedup_eager));
 	json_object_set_new(j, "speedup_compiled", figure_json(&r->speedup_compiled));
+	json_object_set_new(j, "cupti_span_us", figure_json(&r->cupti_span_us));
+	json_object_set_new(j, "clocks_seen",
+			    r->clock_sm_max ? json_pack("{s:i,s:i,s:i,s:I}", "sm_mhz_min",
+							r->clock_sm_min, "sm_mhz_max",
+							r->clock_sm_max, "mem_mhz", r->clock_mem,
+							"throttle_reasons",
+							(json_int_t)r->throttle_reasons)
+					    : json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s, "record",
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s, "record",
 				      r->record_s, "correctness", r->correct_s, "timing",
-				      r->timing_s, "total", r->total_s));
+				      r->timing_s, "total", r->total_s, "runner", r->runner_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

@@ -53,11 +53,26 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 					 const struct grade_protocol *p, const char *workdir,
 					 struct ka_err *e);
 
+/* A session with no runner and no device: it compiles and records only, with
+ * the device described by device (a runner's hello, e.g. a stored one for
+ * tests; borrowed). grade_candidate then stops after recording every shape,
+ * with verdict ok and phase "record" if the candidate got that far. For
+ * checking the record stage where there is no GPU. */
+struct grade_session *grade_session_open_offline(const char *target, const json_t *device,
+						 const struct grade_protocol *p,
+						 const char *workdir, struct ka_err *e);
+
 /* Stop the runner and free the session. NULL is a no-op. */
 void grade_session_close(struct grade_session *s);
 
 /* The device description the runner reported (borrowed). */
 const json_t *grade_session_device(const struct grade_session *s);
+
+/* Compile n candidate sources ahead in parallel (jobs processes; 0 = one per
+ * core) where the target supports it, so grade_candidate finds them cached.
+ * A no-op for targets that compile quickly. 0 or -1 with e. */
+int grade_precompile(struct grade_session *s, const struct ka_task *t, int n,
+		     const char *const *srcs, const size_t *lens, int jobs, struct ka_err *e);
 
 /* Name of the session's target ("opencl"/"cuda"). */
 const char *grade_session_target(const struct grade_session *s);
@@ -78,7 +93,11 @@ struct grade_result {
 	struct grade_figure time_us;	/* candidate */
 	struct grade_figure eager_us, compiled_us;
 	struct grade_figure speedup_eager, speedup_compiled;
+	struct grade_figure cupti_span_us;	/* CUDA: first kernel start to last end */
+	int clock_sm_min, clock_sm_max, clock_mem;	/* MHz seen while timing (NVML) */
+	int64_t throttle_reasons;		/* OR of the NVML reasons seen */
 	double compile_s, record_s, correct_s, timing_s, total_s;
+	double runner_s;		/* wall time spent waiting for the runner (device) */
 	int test_grade;
 	char bench_shape[128];
 };

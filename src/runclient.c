@@ -684,6 +684,9 @@ static int parse_call_reply(struct runclient *rc, const struct run_call_req *q,
 		res->out_len[k] = m->blob_len[k];
 		m->blob[k] = NULL;
 	}
+	json_t *cu = json_object_get(o, "cupti"), *ck = json_object_get(o, "clocks");
+	res->cupti = json_is_object(cu) ? json_incref(cu) : NULL;
+	res->clocks = json_is_object(ck) ? json_incref(ck) : NULL;
 	status_set(ST(res), RUNCLIENT_OK, "", "%s", "");
 	return 0;
 }
@@ -740,6 +743,9 @@ void run_call_res_free(struct run_call_res *res)
 		res->out[k] = NULL;
 		res->out_len[k] = 0;
 	}
+	json_decref(res->cupti);
+	json_decref(res->clocks);
+	res->cupti = res->clocks = NULL;
 }
 
 int runclient_restart(struct runclient *rc, struct ka_err *e)

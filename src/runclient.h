@@ -102,6 +102,9 @@ struct run_call_res {
 					 * in sample order */
 	size_t out_len[RUN_MAX_TENSORS];
 	double wall_s;			/* the parent's wall clock for the request */
+	json_t *cupti;			/* CUDA: the runner's CUPTI record of the call
+					 * (owned; NULL elsewhere) */
+	json_t *clocks;			/* CUDA timed calls: NVML clocks (owned or NULL) */
 };
 
 struct runclient;

@@ -23,16 +23,51 @@ static const char *device_arch(const json_t *device)
 	return a && *a ? a : "sm_90a";
 }
 
+/* The compile options for task t on device (libs points into the caller's
+ * array of at least KA_MAX_LIBS + 1 entries). */
+static struct cudac_opts cuda_opts(const struct ka_task *t, const json_t *device, const char *cache,
+				   const char **libs)
+{
+	for (int i = 0; i < t->n_libs; i++)
+		libs[i] = !strcmp(t->libs[i], "cublaslt") ? "cublasLt" : t->libs[i];
+	libs[t->n_libs] = NULL;
+	struct cudac_opts o = {.arch = device_arch(device), .cache_dir = cache, .libs = libs};
+	return o;
+}
+
+static int cuda_precompile(const struct ka_task *t, int n, const char *const *srcs,
+			   const size_t *lens, const char *workdir, const json_t *device, int jobs,
+			   struct ka_err *e)
+{
+	const char *libs[KA_MAX_LIBS + 1];
+	char *cache = xasprintf("%s/cuda", workdir);
+	struct cudac_opts o = cuda_opts(t, device, cache, libs);
+	struct cudac_result *r = xcalloc((size_t)n, sizeof *r);
+	int *rcs = xcalloc((size_t)n, sizeof *rcs);
+	struct ka_err *es = xcalloc((size_t)n, sizeof *es);
+	int rc = cudac_compile_many(n, srcs, lens, &o, jobs, r, rcs, es);
+	if (rc)
+		for (int i = 0; i < n; i++)
+			if (rcs[i]) {
+				ka_err_set(e, "%s", es[i].msg);
+				break;
+			}
+	for (int i = 0; i < n; i++)
+		cudac_result_free(&r[i]);
+	free(r);
+	free(rcs);
+	free(es);
+	free(cache);
+	return rc;
+}
+
 static int cuda_compile(const struct ka_task *t, const char *src, size_t len, const char *workdir,
 			const json_t *device, struct target_compiled *out, struct ka_err *e)
 {
 	memset(out, 0, sizeof *out);
 	const char *libs[KA_MAX_LIBS + 1];
-	for (int i = 0; i < t->n_libs; i++)
-		libs[i] = !strcmp(t->libs[i], "cublaslt") ? "cublasLt" : t->libs[i];
-	libs[t->n_libs] = NULL;
 	char *cache = xasprintf("%s/cuda", workdir);
-	struct cudac_opts o = {.arch = device_arch(device), .cache_dir = cache, .libs = libs};
+	struct cudac_opts o = cuda_opts(t, device, cache, libs);
 	struct cudac_result r;
 	memset(&r, 0, sizeof r);
 	int rc = cudac_compile(src, len, &o, &r, e);
@@ -140,10 +175,14 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 		memset(tb, 0, sizeof *tb);
 		snprintf(tb->name, sizeof tb->name, "%s", names[b]);
 		tb->native = so;
-		tb->plan_json = xasprintf("{\"format\":\"ka-plan/1\",\"target\":\"cuda\",\"status\":0,"
-					  "\"programs\":[],\"kernels\":[],\"workspaces\":[%llu],"
-					  "\"ops\":[]}",
-					  (unsigned long long)total);
+		json_t *pv = json_array();
+		for (int i = 0; i < t->n_params; i++)
+			json_array_append_new(pv, json_integer(sh->v[i]));
+		json_t *plan = json_pack("{s:s,s:s,s:i,s:[],s:[],s:[I],s:[],s:o}", "format",
+					 "ka-plan/1", "target", "cuda", "status", 0, "programs",
+					 "kernels", "workspaces", (json_int_t)total, "ops", "params", pv);
+		tb->plan_json = json_dumps(plan, JSON_COMPACT);
+		json_decref(plan);
 	}
 	return 0;
 }
@@ -154,5 +193,6 @@ const struct target_ops target_cuda = {
 	.runner = "ka-run-cuda",
 	.src_ext = ".cu",
 	.compile = cuda_compile,
+	.precompile = cuda_precompile,
 	.baselines = cuda_baselines,
 };

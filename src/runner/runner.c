@@ -229,6 +229,12 @@ static int handle_load(struct runner_engine *eng, struct runner_slot *slots, jso
 		return reply_error(fd, e.msg) ? -1 : 0;
 	json_t *jp = json_object_get(req, "plan");
 	int rc = 0;
+	json_t *pv = json_object_get(jp, "params");
+	if (json_is_array(pv) && json_array_size(pv) <= 16) {
+		s->n_params = (int)json_array_size(pv);
+		for (int i = 0; i < s->n_params; i++)
+			s->params[i] = json_integer_value(json_array_get(pv, (size_t)i));
+	}
 	if (json_is_object(jp)) {
 		char *text = json_dumps(jp, JSON_COMPACT);
 		rc = text ? plan_read(text, strlen(text), &s->plan, &e) : -1;
@@ -312,6 +318,8 @@ static int handle_call(struct runner_engine *eng, struct runner_slot *slots, jso
 	json_object_set_new(obj, "unwritten", int_array(res->unwritten, c->n_outputs));
 	json_object_set_new(obj, "first_unwritten", int_array(res->first_unwritten, c->n_outputs));
 	json_object_set_new(obj, "nonfinite", int_array(res->nonfinite, c->n_outputs));
+	if (res->extra)
+		json_object_update(obj, res->extra);
 	const void *blobs[RUNNER_MAX_TENSORS];
 	for (int o = 0; o < c->n_outputs; o++)
 		blobs[o] = res->blob[o] ? (const void *)res->blob[o] : (const void *)"";
@@ -319,6 +327,7 @@ static int handle_call(struct runner_engine *eng, struct runner_slot *slots, jso
 out:
 	for (int o = 0; o < RUNNER_MAX_TENSORS; o++)
 		free(res->blob[o]);
+	json_decref(res->extra);
 	call_free(c);
 	free(c);
 	free(res);

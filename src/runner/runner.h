@@ -36,6 +36,8 @@ struct runner_slot {
 	char module[1024];		/* CUDA: path of the candidate object, or "" */
 	char native[1024];		/* a trusted native baseline library, or "";
 					 * with one the plan may be empty */
+	int n_params;			/* the plan's "params": the shape's parameter */
+	int64_t params[16];		/* values (native baselines receive them) */
 };
 
 /* One input's generator parameters (include/ka_gen.h). */
@@ -69,6 +71,8 @@ struct runner_result {
 	int64_t nonfinite[RUNNER_MAX_TENSORS];
 	uint8_t *blob[RUNNER_MAX_TENSORS];	/* per output; malloc'd */
 	size_t blob_len[RUNNER_MAX_TENSORS];
+	json_t *extra;			/* optional: fields merged into the reply
+					 * (CUDA: "cupti", "clocks"); the loop frees it */
 };
 
 /* A candidate-caused failure: verdict is "compile_error", "launch_error" or

@@ -1,0 +1,956 @@
+/* run_cuda.c: ka-run-cuda, the trusted CUDA runner (engine + main). Built by
+ * nvcc as CUDA C++ (the Makefile passes -x cu).
+ *
+ *   ka-run-cuda [--device N]
+ *
+ * One device, its primary context, one non-blocking stream. For a candidate
+ * it loads only device code: the fat binary taken out of the candidate's
+ * shared object's .nv_fatbin section (never dlopen'ed here), checks each
+ * recorded launch against the real kernel's parameter layout
+ * (cuFuncGetParamInfo), remaps pointer arguments onto its own buffers (each
+ * between two canary regions), captures the replay in a CUDA graph and times
+ * graph launches between two events. Per call it regenerates the inputs
+ * (include/ka_gen.h), poisons outputs and workspaces, resets persisting L2
+ * lines, flushes L2 with a write of max(2 x L2, 256 MiB), and watches every
+ * kernel with CUPTI (none may run outside the timed window; the launches must
+ * be the plan's). Clocks, temperature and throttle reasons come from NVML
+ * (loaded with dlopen) with every timed call. Clocks are never changed.
+ *
+ * Trusted baselines (eager.cu / compiled.cu of the bank) are native: their
+ * shared object is dlopen'ed and its ka_launch runs on this runner's stream
+ * (they are bank code, reviewed, and may call cuBLAS). Candidate host code
+ * never runs here.
+ *
+ * Not here: the request loop (runner.c), gold, comparison and verdicts
+ * beyond compile_error / launch_error / runtime_fault. */
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "elfread.h"
+#include "ka_gen.h"
+#include "ka_kernel.h"
+#include "runner.h"
+#include "util.h"
+}
+
+#define CU_MAX_PARAMS 512
+#define CU_FLUSH_MIN (256ull << 20)
+#define CU_MAX_KREC 4096	/* kernel records kept per call */
+
+/* ---- device-side helpers of the runner (named ka_rt_* so CUPTI can tell
+ * them from the candidate's kernels) ---- */
+
+__global__ void ka_rt_gen(unsigned char *dst, unsigned long long n, unsigned long long key,
+			  int dtype, int kind, float a, float b, long long lo,
+			  unsigned long long range)
+{
+	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long long)gridDim.x * blockDim.x) {
+		if (kind == KA_GEN_INT) {
+			long long v = ka_gen_int(key, i, lo, range);
+			switch (dtype) {
+			case KA_FP32: ((float *)dst)[i] = (float)v; break;
+			case KA_FP16: ((unsigned short *)dst)[i] = ka_f32_to_f16((float)v); break;
+			case KA_BF16: ((unsigned short *)dst)[i] = ka_f32_to_bf16((float)v); break;
+			case KA_FP64: ((double *)dst)[i] = (double)v; break;
+			case KA_INT32: ((int *)dst)[i] = (int)v; break;
+			default: ((long long *)dst)[i] = v; break;
+			}
+			continue;
+		}
+		float f = ka_gen_float(key, i, kind, a, b);
+		switch (dtype) {
+		case KA_FP32: ((float *)dst)[i] = f; break;
+		case KA_FP16: ((unsigned short *)dst)[i] = ka_f32_to_f16(f); break;
+		case KA_BF16: ((unsigned short *)dst)[i] = ka_f32_to_bf16(f); break;
+		case KA_FP64: ((double *)dst)[i] = (double)f; break;
+		case KA_INT32: ((int *)dst)[i] = (int)f; break;
+		default: ((long long *)dst)[i] = (long long)f; break;
+		}
+	}
+}
+
+__global__ void ka_rt_fill64(unsigned long long *dst, unsigned long long n, unsigned long long v)
+{
+	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long long)gridDim.x * blockDim.x)
+		dst[i] = v;
+}
+
+/* ---- NVML through dlopen: no link-time dependency, absent is fine ---- */
+
+struct nvml {
+	void *lib;
+	void *dev;
+	int (*init)(void);
+	int (*by_index)(unsigned, void **);
+	int (*clock)(void *, int, unsigned *);
+	int (*temp)(void *, int, unsigned *);
+	int (*reasons)(void *, unsigned long long *);
+};
+
+static void nvml_open(struct nvml *n, int index)
+{
+	memset(n, 0, sizeof *n);
+	n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!n->lib)
+		return;
+	n->init = (int (*)(void))dlsym(n->lib, "nvmlInit_v2");
+	n->by_index = (int (*)(unsigned, void **))dlsym(n->lib, "nvmlDeviceGetHandleByIndex_v2");
+	n->clock = (int (*)(void *, int, unsigned *))dlsym(n->lib, "nvmlDeviceGetClockInfo");
+	n->temp = (int (*)(void *, int, unsigned *))dlsym(n->lib, "nvmlDeviceGetTemperature");
+	n->reasons = (int (*)(void *, unsigned long long *))dlsym(
+		n->lib, "nvmlDeviceGetCurrentClocksEventReasons");
+	if (!n->reasons)
+		n->reasons = (int (*)(void *, unsigned long long *))dlsym(
+			n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+	if (!n->init || !n->by_index || n->init() != 0 || n->by_index((unsigned)index, &n->dev) != 0)
+		n->dev = NULL;
+}
+
+/* Clocks now: SM and memory MHz, temperature, throttle reasons (NVML enum
+ * values: clock 0 = graphics, 1 = SM, 2 = memory; temperature sensor 0). */
+static json_t *nvml_sample(struct nvml *n)
+{
+	if (!n->dev)
+		return json_null();
+	unsigned sm = 0, mem = 0, temp = 0;
+	unsigned long long why = 0;
+	if (n->clock) {
+		n->clock(n->dev, 1, &sm);
+		n->clock(n->dev, 2, &mem);
+	}
+	if (n->temp)
+		n->temp(n->dev, 0, &temp);
+	if (n->reasons)
+		n->reasons(n->dev, &why);
+	return json_pack("{s:i,s:i,s:i,s:I}", "sm_mhz", (int)sm, "mem_mhz", (int)mem, "temp_c",
+			 (int)temp, "throttle_reasons", (json_int_t)why);
+}
+
+/* ---- CUPTI: every kernel the device runs ---- */
+
+struct krec {
+	char name[128];
+	uint64_t start, end;
+};
+
+static struct {
+	int on;
+	int n;
+	struct krec rec[CU_MAX_KREC];
+	int dropped;
+} cupti;
+
+static void CUPTIAPI cupti_request(uint8_t **buf, size_t *size, size_t *max)
+{
+	*size = 1 << 20;
+	*buf = (uint8_t *)aligned_alloc(8, *size);
+	*max = 0;
+}
+
+static void CUPTIAPI cupti_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+				    size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+		    rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+			continue;
+		CUpti_ActivityKernel9 *k = (CUpti_ActivityKernel9 *)rec;
+		if (cupti.n >= CU_MAX_KREC) {
+			cupti.dropped++;
+			continue;
+		}
+		struct krec *r = &cupti.rec[cupti.n++];
+		snprintf(r->name, sizeof r->name, "%s", k->name ? k->name : "?");
+		r->start = k->start;
+		r->end = k->end;
+	}
+	free(buf);
+}
+
+static void cupti_open(void)
+{
+	if (cuptiActivityRegisterCallbacks(cupti_request, cupti_complete) != CUPTI_SUCCESS)
+		return;
+	if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
+		return;
+	cupti.on = 1;
+}
+
+/* ---- the engine ---- */
+
+struct cu_buf {
+	CUdeviceptr whole;	/* canary | payload | canary */
+	CUdeviceptr ptr;	/* payload */
+	uint64_t bytes;
+	size_t total;
+};
+
+struct cu_slot {
+	int native;			/* trusted baseline run through ka_launch */
+	void *lib;			/* native: the dlopen'ed baseline */
+	int (*launch)(const struct ka_args *, cudaStream_t);
+	CUmodule mod;
+	CUfunction fn[PLAN_MAX_KERNELS];
+	int n_params[PLAN_MAX_KERNELS];
+	size_t poff[PLAN_MAX_KERNELS][CU_MAX_PARAMS], psize[PLAN_MAX_KERNELS][CU_MAX_PARAMS];
+	int n_bufs;
+	struct cu_buf buf[RUNNER_MAX_BUFFERS];
+	CUgraphExec exec;		/* the replay (candidate) */
+	uint8_t **params;		/* per launch op: the argument bytes, relocated */
+	void ***argv;			/* per launch op: pointers into params */
+	void *pinned;			/* symbol data, page-locked for graph capture */
+	char signature[4096];		/* kernel names of the plan, in order */
+	int n_launch;
+};
+
+struct cu {
+	CUdevice dev;
+	CUcontext ctx;
+	CUstream stream;
+	CUevent ev0, ev1;
+	CUdeviceptr flush;
+	size_t flush_bytes;
+	int index;
+	struct nvml nvml;
+	struct cu_slot slot[RUNNER_MAX_SLOTS];
+	/* properties */
+	char name[256];
+	int cc_major, cc_minor, sms, l2, smem_block, smem_block_optin, smem_sm, regs_sm,
+		regs_block, warp, max_threads, max_threads_sm, clock_khz, mem_clock_khz, bus_width,
+		pageable, persisting_l2_max, max_grid[3], max_block[3], cluster_launch;
+	size_t global_mem;
+	int driver_version, runtime_version;
+};
+
+/* For native baselines: ka_workspace hands out scratch of the current call. */
+static struct {
+	CUdeviceptr base;
+	size_t size, used;
+} ws_native;
+
+extern "C" __attribute__((visibility("default"))) void *ka_workspace(size_t bytes)
+{
+	size_t need = (bytes + 255) & ~(size_t)255;
+	if (need > ws_native.size - ws_native.used)
+		return NULL;
+	void *p = (void *)(ws_native.base + ws_native.used);
+	ws_native.used += need;
+	return p;
+}
+
+static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	v->verdict = kind;
+	v->detail = xstrdup(buf);
+	return 1;
+}
+
+static const char *cu_err(CUresult r)
+{
+	const char *s = NULL;
+	cuGetErrorName(r, &s);
+	return s ? s : "CUDA error";
+}
+
+static int attr(CUdevice d, CUdevice_attribute a)
+{
+	int v = 0;
+	cuDeviceGetAttribute(&v, a, d);
+	return v;
+}
+
+static int cu_open(struct cu *c, int index, struct ka_err *e)
+{
+	CUresult r = cuInit(0);
+	if (r)
+		return ka_err_set(e, "cuInit: %s", cu_err(r));
+	if ((r = cuDeviceGet(&c->dev, index)))
+		return ka_err_set(e, "no CUDA device %d: %s", index, cu_err(r));
+	c->index = index;
+	if ((r = cuDevicePrimaryCtxRetain(&c->ctx, c->dev)) || (r = cuCtxSetCurrent(c->ctx)))
+		return ka_err_set(e, "context: %s", cu_err(r));
+	cudaSetDevice(index); /* the runtime (our helper kernels, baselines) shares it */
+	if ((r = cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)) ||
+	    (r = cuEventCreate(&c->ev0, CU_EVENT_DEFAULT)) ||
+	    (r = cuEventCreate(&c->ev1, CU_EVENT_DEFAULT)))
+		return ka_err_set(e, "stream/events: %s", cu_err(r));
+	cuDeviceGetName(c->name, sizeof c->name, c->dev);
+	cuDeviceTotalMem(&c->global_mem, c->dev);
+	c->cc_major = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+	c->cc_minor = attr(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+	c->sms = attr(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+	c->l2 = attr(c->dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+	c->smem_block = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+	c->smem_block_optin = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	c->smem_sm = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+	c->regs_sm = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+	c->regs_block = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+	c->warp = attr(c->dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+	c->max_threads = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+	c->max_threads_sm = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+	c->clock_khz = attr(c->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+	c->mem_clock_khz = attr(c->dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+	c->bus_width = attr(c->dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+	c->pageable = attr(c->dev, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
+	c->persisting_l2_max = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+	c->cluster_launch = attr(c->dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
+	c->max_grid[0] = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+	c->max_grid[1] = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+	c->max_grid[2] = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+	c->max_block[0] = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+	c->max_block[1] = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+	c->max_block[2] = attr(c->dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+	cuDriverGetVersion(&c->driver_version);
+	cudaRuntimeGetVersion(&c->runtime_version);
+	c->flush_bytes = 2ull * (size_t)c->l2;
+	if (c->flush_bytes < CU_FLUSH_MIN)
+		c->flush_bytes = CU_FLUSH_MIN;
+	if ((r = cuMemAlloc(&c->flush, c->flush_bytes)))
+		return ka_err_set(e, "flush buffer: %s", cu_err(r));
+	nvml_open(&c->nvml, index);
+	cupti_open();
+	return 0;
+}
+
+static int cu_hello(void *ctx, json_t *d, struct ka_err *e)
+{
+	struct cu *c = (struct cu *)ctx;
+	char arch[32];
+	snprintf(arch, sizeof arch, "sm_%d%d%s", c->cc_major, c->cc_minor,
+		 c->cc_major == 9 ? "a" : "");
+	double bw = 2.0 * c->mem_clock_khz * 1e3 * (c->bus_width / 8.0);
+	/* Generous FLOP ceiling for the roofline floor: 8192 FLOP per SM per
+	 * clock covers Hopper's densest tensor-core rate. */
+	double flops = (double)c->sms * c->clock_khz * 1e3 * 8192.0;
+	json_object_set_new(d, "name", json_string(c->name));
+	json_object_set_new(d, "vendor", json_string("NVIDIA"));
+	json_object_set_new(d, "type", json_string("gpu"));
+	json_object_set_new(d, "platform", json_string("CUDA"));
+	char drv[64];
+	snprintf(drv, sizeof drv, "%d.%d", c->driver_version / 1000, (c->driver_version % 1000) / 10);
+	json_object_set_new(d, "driver", json_string(drv));
+	snprintf(drv, sizeof drv, "%d.%d", c->runtime_version / 1000,
+		 (c->runtime_version % 1000) / 10);
+	json_object_set_new(d, "cuda_runtime", json_string(drv));
+	json_object_set_new(d, "arch", json_string(arch));
+	json_object_set_new(d, "cc_major", json_integer(c->cc_major));
+	json_object_set_new(d, "cc_minor", json_integer(c->cc_minor));
+	json_object_set_new(d, "compute_units", json_integer(c->sms));
+	json_object_set_new(d, "multiprocessor_count", json_integer(c->sms));
+	json_object_set_new(d, "global_mem_bytes", json_integer((json_int_t)c->global_mem));
+	json_object_set_new(d, "cache_bytes", json_integer(c->l2));
+	json_object_set_new(d, "l2_bytes", json_integer(c->l2));
+	json_object_set_new(d, "persisting_l2_max_bytes", json_integer(c->persisting_l2_max));
+	json_object_set_new(d, "shared_mem_per_block", json_integer(c->smem_block));
+	json_object_set_new(d, "shared_mem_per_block_optin", json_integer(c->smem_block_optin));
+	json_object_set_new(d, "shared_mem_per_sm", json_integer(c->smem_sm));
+	json_object_set_new(d, "regs_per_sm", json_integer(c->regs_sm));
+	json_object_set_new(d, "regs_per_block", json_integer(c->regs_block));
+	json_object_set_new(d, "warp_size", json_integer(c->warp));
+	json_object_set_new(d, "max_threads_per_block", json_integer(c->max_threads));
+	json_object_set_new(d, "max_work_group", json_integer(c->max_threads));
+	json_object_set_new(d, "max_threads_per_sm", json_integer(c->max_threads_sm));
+	json_object_set_new(d, "clock_khz", json_integer(c->clock_khz));
+	json_object_set_new(d, "mem_clock_khz", json_integer(c->mem_clock_khz));
+	json_object_set_new(d, "mem_bus_width", json_integer(c->bus_width));
+	json_object_set_new(d, "max_grid", json_pack("[i,i,i]", c->max_grid[0], c->max_grid[1],
+						     c->max_grid[2]));
+	json_object_set_new(d, "max_block", json_pack("[i,i,i]", c->max_block[0], c->max_block[1],
+						      c->max_block[2]));
+	json_object_set_new(d, "cluster_launch", json_boolean(c->cluster_launch));
+	json_object_set_new(d, "pageable_memory_access", json_boolean(c->pageable));
+	json_object_set_new(d, "fp64", json_true());
+	json_object_set_new(d, "test_grade", json_false());
+	json_object_set_new(d, "flush_bytes", json_integer((json_int_t)c->flush_bytes));
+	json_object_set_new(d, "peak_bytes_per_s", json_real(bw));
+	json_object_set_new(d, "peak_flops", json_real(flops));
+	json_object_set_new(d, "cupti", json_boolean(cupti.on));
+	json_object_set_new(d, "clocks", nvml_sample(&c->nvml));
+	(void)e;
+	return 0;
+}
+
+static void cu_unload(void *ctx, int slot)
+{
+	struct cu *c = (struct cu *)ctx;
+	struct cu_slot *sl = &c->slot[slot];
+	if (sl->exec)
+		cuGraphExecDestroy(sl->exec);
+	for (int i = 0; i < sl->n_bufs; i++)
+		if (sl->buf[i].whole)
+			cuMemFree(sl->buf[i].whole);
+	if (sl->params) {
+		for (int i = 0; i < sl->n_launch; i++)
+			free(sl->params[i]);
+		free(sl->params);
+	}
+	if (sl->argv) {
+		for (int i = 0; i < sl->n_launch; i++)
+			free(sl->argv[i]);
+		free(sl->argv);
+	}
+	if (sl->pinned)
+		cuMemFreeHost(sl->pinned);
+	if (sl->mod)
+		cuModuleUnload(sl->mod);
+	if (sl->lib)
+		dlclose(sl->lib);
+	memset(sl, 0, sizeof *sl);
+}
+
+static int alloc_buf(struct cu_buf *b, uint64_t bytes, struct ka_err *e)
+{
+	size_t payload = (size_t)((bytes + 255) & ~255ull);
+	b->total = payload + 2 * RUNNER_CANARY_BYTES;
+	CUresult r = cuMemAlloc(&b->whole, b->total);
+	if (r)
+		return ka_err_set(e, "cuMemAlloc of %zu bytes: %s", b->total, cu_err(r));
+	b->ptr = b->whole + RUNNER_CANARY_BYTES;
+	b->bytes = bytes;
+	return 0;
+}
+
+/* Issue the plan's ops on the stream (inside a graph capture). */
+static CUresult issue_ops(struct cu *c, struct cu_slot *sl, const struct plan *p, char *what,
+			  size_t cap)
+{
+	int li = 0;
+	size_t sym_off = 0;
+	for (int i = 0; i < p->n_ops; i++) {
+		const struct plan_op *o = &p->ops[i];
+		CUresult r = CUDA_SUCCESS;
+		switch (o->kind) {
+		case PLAN_OP_LAUNCH: {
+			CUlaunchConfig cfg;
+			memset(&cfg, 0, sizeof cfg);
+			cfg.gridDimX = (unsigned)o->grid[0];
+			cfg.gridDimY = (unsigned)o->grid[1];
+			cfg.gridDimZ = (unsigned)o->grid[2];
+			cfg.blockDimX = (unsigned)o->block[0];
+			cfg.blockDimY = (unsigned)o->block[1];
+			cfg.blockDimZ = (unsigned)o->block[2];
+			cfg.sharedMemBytes = o->smem;
+			cfg.hStream = c->stream;
+			CUlaunchAttribute at[1];
+			if (o->cluster[0]) {
+				at[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+				at[0].value.clusterDim.x = o->cluster[0];
+				at[0].value.clusterDim.y = o->cluster[1] ? o->cluster[1] : 1;
+				at[0].value.clusterDim.z = o->cluster[2] ? o->cluster[2] : 1;
+				cfg.attrs = at;
+				cfg.numAttrs = 1;
+			}
+			r = cuLaunchKernelEx(&cfg, sl->fn[o->kernel], sl->argv[li], NULL);
+			li++;
+			snprintf(what, cap, "launch of %s (op %d)", p->kernels[o->kernel].name, i);
+			break;
+		}
+		case PLAN_OP_FILL: {
+			CUdeviceptr d = sl->buf[o->dst.buf].ptr + o->dst.offset;
+			if (o->pattern_size == 1)
+				r = cuMemsetD8Async(d, o->pattern[0], o->size, c->stream);
+			else if (o->pattern_size == 2)
+				r = cuMemsetD16Async(d, *(const uint16_t *)o->pattern, o->size / 2,
+						     c->stream);
+			else if (o->pattern_size == 4)
+				r = cuMemsetD32Async(d, *(const uint32_t *)o->pattern, o->size / 4,
+						     c->stream);
+			else
+				r = CUDA_ERROR_INVALID_VALUE;
+			snprintf(what, cap, "memset (op %d)", i);
+			break;
+		}
+		case PLAN_OP_COPY:
+			r = cuMemcpyDtoDAsync(sl->buf[o->dst.buf].ptr + o->dst.offset,
+					      sl->buf[o->src.buf].ptr + o->src.offset, o->size,
+					      c->stream);
+			snprintf(what, cap, "device copy (op %d)", i);
+			break;
+		case PLAN_OP_SYMBOL: {
+			CUdeviceptr sym;
+			size_t ssz;
+			r = cuModuleGetGlobal(&sym, &ssz, sl->mod, o->symbol);
+			if (!r && (o->dst.offset > ssz || o->size > ssz - o->dst.offset))
+				r = CUDA_ERROR_INVALID_VALUE;
+			if (!r)
+				r = cuMemcpyHtoDAsync(sym + o->dst.offset, (uint8_t *)sl->pinned + sym_off,
+						      o->size, c->stream);
+			sym_off += o->size;
+			snprintf(what, cap, "copy to symbol %s (op %d)", o->symbol, i);
+			break;
+		}
+		}
+		if (r)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
+		       struct runner_verdict *v, struct ka_err *e)
+{
+	/* Trusted bank code: eager.cu / compiled.cu compiled by ka itself. */
+	sl->lib = dlopen(s->native, RTLD_NOW | RTLD_LOCAL);
+	if (!sl->lib)
+		return ka_err_set(e, "baseline %s: %s", s->native, dlerror());
+	sl->launch = (int (*)(const struct ka_args *, cudaStream_t))dlsym(sl->lib, "ka_launch");
+	if (!sl->launch)
+		return ka_err_set(e, "baseline %s has no ka_launch", s->native);
+	sl->native = 1;
+	return 0;
+}
+
+static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runner_verdict *v,
+		   struct ka_err *e)
+{
+	struct cu *c = (struct cu *)ctx;
+	struct cu_slot *sl = &c->slot[slot];
+	const struct plan *p = &s->plan;
+	memset(sl, 0, sizeof *sl);
+	sl->n_bufs = s->n_tensors + p->n_workspaces;
+	for (int i = 0; i < sl->n_bufs; i++) {
+		uint64_t bytes = i < s->n_tensors ? s->bytes[i] : p->workspace[i - s->n_tensors];
+		if (alloc_buf(&sl->buf[i], bytes, e))
+			return -1;
+	}
+	if (s->native[0])
+		return load_native(c, sl, s, v, e);
+	uint8_t *fatbin = NULL;
+	size_t fl = 0;
+	if (!s->module[0])
+		return verdict(v, "launch_error", "no module to load");
+	if (elf_section(s->module, ".nv_fatbin", &fatbin, &fl, e))
+		return verdict(v, "compile_error", "no device code: %s", e->msg);
+	CUresult r = cuModuleLoadData(&sl->mod, fatbin);
+	free(fatbin);
+	if (r)
+		return verdict(v, "compile_error", "the device code does not load on this GPU: %s",
+			       cu_err(r));
+	char sig[4096] = "";
+	for (int k = 0; k < p->n_kernels; k++) {
+		r = cuModuleGetFunction(&sl->fn[k], sl->mod, p->kernels[k].name);
+		if (r)
+			return verdict(v, "launch_error", "no kernel named %s in the module",
+				       p->kernels[k].name);
+		int n = 0;
+		for (; n < CU_MAX_PARAMS; n++)
+			if (cuFuncGetParamInfo(sl->fn[k], (size_t)n, &sl->poff[k][n], &sl->psize[k][n]))
+				break;
+		sl->n_params[k] = n;
+		if (p->kernels[k].max_dynamic_smem) {
+			r = cuFuncSetAttribute(sl->fn[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					       (int)p->kernels[k].max_dynamic_smem);
+			if (r)
+				return verdict(v, "launch_error", "%s: max dynamic shared memory %u: %s",
+					       p->kernels[k].name, p->kernels[k].max_dynamic_smem,
+					       cu_err(r));
+		}
+		if (p->kernels[k].carveout >= 0)
+			cuFuncSetAttribute(sl->fn[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+					   p->kernels[k].carveout);
+	}
+	/* Arguments: check against the real layout, then relocate. */
+	for (int i = 0; i < p->n_ops; i++)
+		sl->n_launch += p->ops[i].kind == PLAN_OP_LAUNCH;
+	sl->params = (uint8_t **)xcalloc((size_t)sl->n_launch + 1, sizeof *sl->params);
+	sl->argv = (void ***)xcalloc((size_t)sl->n_launch + 1, sizeof *sl->argv);
+	size_t sym_total = 0;
+	int li = 0;
+	for (int i = 0; i < p->n_ops; i++) {
+		const struct plan_op *o = &p->ops[i];
+		if (o->kind == PLAN_OP_SYMBOL)
+			sym_total += o->size;
+		if (o->kind != PLAN_OP_LAUNCH)
+			continue;
+		int k = o->kernel;
+		const char *kn = p->kernels[k].name;
+		if (o->n_args != sl->n_params[k])
+			return verdict(v, "launch_error", "op %d: %s takes %d parameters, the plan gives %d",
+				       i, kn, sl->n_params[k], o->n_args);
+		uint64_t threads = o->block[0] * o->block[1] * o->block[2];
+		if (threads == 0 || threads > (uint64_t)c->max_threads || o->grid[0] == 0 ||
+		    o->grid[1] == 0 || o->grid[2] == 0)
+			return verdict(v, "launch_error", "op %d: %s: block %llux%llux%llu / grid is invalid",
+				       i, kn, (unsigned long long)o->block[0],
+				       (unsigned long long)o->block[1], (unsigned long long)o->block[2]);
+		for (int d = 0; d < 3; d++)
+			if (o->grid[d] > (uint64_t)c->max_grid[d] || o->block[d] > (uint64_t)c->max_block[d])
+				return verdict(v, "launch_error", "op %d: %s: dimension %d over the device limit",
+					       i, kn, d);
+		size_t total = 0;
+		for (int a = 0; a < o->n_args; a++) {
+			if (o->args[a].kind != PLAN_ARG_BYTES || o->args[a].size != sl->psize[k][a])
+				return verdict(v, "launch_error",
+					       "op %d: %s parameter %d is %zu bytes, the plan gives %u", i,
+					       kn, a, sl->psize[k][a], o->args[a].size);
+			total += o->args[a].size;
+		}
+		uint8_t *bytes = (uint8_t *)xcalloc(total + 1, 1);
+		void **argv = (void **)xcalloc((size_t)o->n_args + 1, sizeof *argv);
+		size_t at = 0;
+		for (int a = 0; a < o->n_args; a++) {
+			const struct plan_arg *g = &o->args[a];
+			memcpy(bytes + at, g->bytes, g->size);
+			for (int q = 0; q < g->n_relocs; q++) {
+				const struct plan_reloc *rl = &g->relocs[q];
+				uint64_t addr = sl->buf[rl->ref.buf].ptr + rl->ref.offset;
+				memcpy(bytes + at + rl->at, &addr, 8);
+			}
+			argv[a] = bytes + at;
+			at += g->size;
+		}
+		sl->params[li] = bytes;
+		sl->argv[li] = argv;
+		li++;
+		size_t sl_len = strlen(sig);
+		snprintf(sig + sl_len, sizeof sig - sl_len, "%s;", kn);
+	}
+	snprintf(sl->signature, sizeof sl->signature, "%s", sig);
+	if (sym_total) {
+		if ((r = cuMemAllocHost(&sl->pinned, sym_total)))
+			return ka_err_set(e, "pinned symbol data: %s", cu_err(r));
+		size_t off = 0;
+		for (int i = 0; i < p->n_ops; i++)
+			if (p->ops[i].kind == PLAN_OP_SYMBOL) {
+				memcpy((uint8_t *)sl->pinned + off, p->ops[i].data, p->ops[i].size);
+				off += p->ops[i].size;
+			}
+	}
+	/* Capture the replay once; every call launches the same graph. */
+	CUgraph graph;
+	char what[512] = "";
+	r = cuStreamBeginCapture(c->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+	if (r)
+		return ka_err_set(e, "begin capture: %s", cu_err(r));
+	CUresult ir = issue_ops(c, sl, p, what, sizeof what);
+	r = cuStreamEndCapture(c->stream, &graph);
+	if (ir)
+		return verdict(v, "launch_error", "%s: %s", what, cu_err(ir));
+	if (r)
+		return verdict(v, "launch_error", "capturing the replay: %s", cu_err(r));
+	r = cuGraphInstantiate(&sl->exec, graph, 0);
+	cuGraphDestroy(graph);
+	if (r)
+		return verdict(v, "launch_error", "instantiating the replay: %s", cu_err(r));
+	return 0;
+}
+
+struct poison {
+	uint16_t p2;
+	uint32_t p4;
+	uint64_t p8;
+};
+
+static struct poison poison_of(uint64_t seed)
+{
+	uint64_t m = util_mix64(seed);
+	struct poison p;
+	p.p2 = (uint16_t)(0x7E00u | (m & 0x1FFu));
+	p.p4 = 0x7FA00000u | (uint32_t)(m & 0x1FFFFFu);
+	p.p8 = 0x7FF4000000000000ull | (m & 0xFFFFFFFFFFFull);
+	return p;
+}
+
+static CUresult fill_poison(struct cu *c, CUdeviceptr d, uint64_t bytes, int es,
+			    const struct poison *pz)
+{
+	uint64_t n = bytes / (uint64_t)es;
+	CUresult r = CUDA_SUCCESS;
+	if (es == 2)
+		r = cuMemsetD16Async(d, pz->p2, n, c->stream);
+	else if (es == 4)
+		r = cuMemsetD32Async(d, pz->p4, n, c->stream);
+	else if (n) {
+		ka_rt_fill64<<<1024, 256, 0, (cudaStream_t)c->stream>>>((unsigned long long *)d, n, pz->p8);
+		r = (CUresult)cudaGetLastError();
+	}
+	if (!r && bytes % (uint64_t)es)
+		r = cuMemsetD8Async(d + n * (uint64_t)es, 0xFF, bytes % (uint64_t)es, c->stream);
+	return r;
+}
+
+static int elem_is_nonfinite(const uint8_t *p, int dtype)
+{
+	uint16_t h;
+	uint32_t w;
+	uint64_t d;
+	switch (dtype) {
+	case KA_FP32: memcpy(&w, p, 4); return (w & 0x7F800000u) == 0x7F800000u;
+	case KA_FP16: memcpy(&h, p, 2); return (h & 0x7C00u) == 0x7C00u;
+	case KA_BF16: memcpy(&h, p, 2); return (h & 0x7F80u) == 0x7F80u;
+	case KA_FP64: memcpy(&d, p, 8); return (d & 0x7FF0000000000000ull) == 0x7FF0000000000000ull;
+	default: return 0;
+	}
+}
+
+static int hash_inputs(struct cu_slot *sl, int n_in, uint64_t *out, struct ka_err *e)
+{
+	for (int k = 0; k < n_in; k++) {
+		size_t n = (size_t)sl->buf[k].bytes;
+		uint8_t *h = (uint8_t *)xmalloc(n ? n : 1);
+		CUresult r = n ? cuMemcpyDtoH(h, sl->buf[k].ptr, n) : CUDA_SUCCESS;
+		if (r) {
+			free(h);
+			return ka_err_set(e, "reading input %d: %s", k, cu_err(r));
+		}
+		out[k] = util_hash64(h, n, 0);
+		free(h);
+	}
+	return 0;
+}
+
+static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *call,
+		   struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
+{
+	struct cu *c = (struct cu *)ctx;
+	struct cu_slot *sl = &c->slot[slot];
+	const struct plan *p = &s->plan;
+	CUresult r;
+	/* 1. fresh inputs, poison, canaries, flush */
+	for (int k = 0; k < call->n_inputs; k++) {
+		const struct runner_input *in = &call->in[k];
+		int es = runner_dtype_size(s->dtype[k]);
+		unsigned long long n = es ? sl->buf[k].bytes / (uint64_t)es : 0;
+		if (n)
+			ka_rt_gen<<<2048, 256, 0, (cudaStream_t)c->stream>>>(
+				(unsigned char *)sl->buf[k].ptr, n, in->key, s->dtype[k], in->kind, in->a,
+				in->b, in->lo, in->range);
+	}
+	struct poison pz = poison_of(call->poison);
+	for (int b = 0; b < sl->n_bufs; b++) {
+		struct cu_buf *bf = &sl->buf[b];
+		if (b >= call->n_inputs) {
+			int es = b < s->n_tensors ? runner_dtype_size(s->dtype[b]) : 4;
+			if ((r = fill_poison(c, bf->ptr, bf->bytes, es, &pz)))
+				return ka_err_set(e, "poison: %s", cu_err(r));
+		}
+		cuMemsetD8Async(bf->whole, RUNNER_CANARY_BYTE, RUNNER_CANARY_BYTES, c->stream);
+		cuMemsetD8Async(bf->ptr + bf->bytes, RUNNER_CANARY_BYTE,
+				bf->total - RUNNER_CANARY_BYTES - bf->bytes, c->stream);
+	}
+	cuCtxResetPersistingL2Cache();
+	if (call->flush)
+		cuMemsetD32Async(c->flush, (unsigned)(call->poison & 0xFFFFFFFFu), c->flush_bytes / 4,
+				 c->stream);
+	if ((r = cuStreamSynchronize(c->stream)))
+		return ka_err_set(e, "preparing the call: %s", cu_err(r));
+	if (hash_inputs(sl, call->n_inputs, res->in_hash_before, e))
+		return -1;
+	/* 2. the replay between two events, watched by CUPTI */
+	if (cupti.on) {
+		cuptiActivityFlushAll(0);
+		cupti.n = 0;
+		cupti.dropped = 0;
+	}
+	uint64_t w0 = 0, w1 = 0;
+	if (cupti.on)
+		cuptiGetTimestamp(&w0);
+	cuEventRecord(c->ev0, c->stream);
+	if (sl->native) {
+		struct ka_tensor t[RUNNER_MAX_TENSORS];
+		memset(t, 0, sizeof t);
+		for (int i = 0; i < s->n_tensors; i++) {
+			t[i].ptr = (void *)sl->buf[i].ptr;
+			t[i].dtype = s->dtype[i];
+			int es = runner_dtype_size(s->dtype[i]);
+			t[i].numel = es ? (int64_t)(sl->buf[i].bytes / (uint64_t)es) : 0;
+		}
+		struct ka_args a;
+		memset(&a, 0, sizeof a);
+		a.n_params = s->n_params;
+		a.param_names = NULL;
+		a.params = s->params;
+		a.n_inputs = call->n_inputs;
+		a.inputs = t;
+		a.n_outputs = call->n_outputs;
+		a.outputs = t + call->n_inputs;
+		ws_native.base = p->n_workspaces ? sl->buf[s->n_tensors].ptr : 0;
+		ws_native.size = p->n_workspaces ? (size_t)p->workspace[0] : 0;
+		ws_native.used = 0;
+		int rc = sl->launch(&a, (cudaStream_t)c->stream);
+		r = rc ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
+	} else {
+		r = cuGraphLaunch(sl->exec, c->stream);
+	}
+	cuEventRecord(c->ev1, c->stream);
+	CUresult sr = cuStreamSynchronize(c->stream);
+	if (cupti.on)
+		cuptiGetTimestamp(&w1);
+	if (r || sr) {
+		v->fatal = sr != CUDA_SUCCESS;
+		return verdict(v, "runtime_fault", "%s: %s", r ? "launching the replay" : "the replay",
+			       cu_err(r ? r : sr));
+	}
+	if (call->time) {
+		float ms = 0;
+		cuEventElapsedTime(&ms, c->ev0, c->ev1);
+		res->has_time = true;
+		res->time_ns = (double)ms * 1e6;
+	}
+	json_t *extra = json_object();
+	if (cupti.on) {
+		cuptiActivityFlushAll(0);
+		int n = 0, outside = 0, foreign = 0;
+		uint64_t first = UINT64_MAX, last = 0, busy = 0;
+		char names[4096] = "";
+		for (int i = 0; i < cupti.n; i++) {
+			struct krec *k = &cupti.rec[i];
+			if (!strncmp(k->name, "ka_rt_", 6))
+				continue; /* the runner's own helpers */
+			n++;
+			if (k->start < w0 || k->end > w1)
+				outside++;
+			if (k->start < first)
+				first = k->start;
+			if (k->end > last)
+				last = k->end;
+			busy += k->end - k->start;
+			size_t l = strlen(names);
+			snprintf(names + l, sizeof names - l, "%s;", k->name);
+			if (!sl->native && !strstr(sl->signature, k->name))
+				foreign++;
+		}
+		json_object_set_new(extra, "cupti",
+				    json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:b}", "kernels", n, "outside",
+					      outside, "foreign", foreign, "dropped", cupti.dropped,
+					      "span_ns", n ? (double)(last - first) : 0.0, "busy_ns",
+					      (double)busy, "signature_match",
+					      sl->native || !strcmp(names, sl->signature)));
+	}
+	if (call->time)
+		json_object_set_new(extra, "clocks", nvml_sample(&c->nvml));
+	res->extra = extra;
+	/* 3. read back: canaries, outputs, inputs again */
+	res->n_buffers = sl->n_bufs;
+	uint8_t *can = (uint8_t *)xmalloc(RUNNER_CANARY_BYTES);
+	for (int b = 0; b < sl->n_bufs; b++) {
+		struct cu_buf *bf = &sl->buf[b];
+		bool ok = true;
+		size_t tail = bf->total - RUNNER_CANARY_BYTES - bf->bytes;
+		for (int side = 0; side < 2 && ok; side++) {
+			CUdeviceptr d = side ? bf->ptr + bf->bytes : bf->whole;
+			size_t len = side ? (tail < RUNNER_CANARY_BYTES ? tail : RUNNER_CANARY_BYTES)
+					  : RUNNER_CANARY_BYTES;
+			if (cuMemcpyDtoH(can, d, len)) {
+				free(can);
+				return ka_err_set(e, "reading canaries");
+			}
+			for (size_t q = 0; q < len; q++)
+				if (can[q] != RUNNER_CANARY_BYTE) {
+					ok = false;
+					break;
+				}
+		}
+		res->canary_ok[b] = ok;
+	}
+	free(can);
+	for (int j = 0; j < call->n_outputs; j++) {
+		int t = call->n_inputs + j;
+		int es = runner_dtype_size(s->dtype[t]);
+		size_t n = (size_t)sl->buf[t].bytes;
+		uint8_t *h = (uint8_t *)xmalloc(n ? n : 1);
+		if (n && (r = cuMemcpyDtoH(h, sl->buf[t].ptr, n))) {
+			free(h);
+			return ka_err_set(e, "reading output %d: %s", j, cu_err(r));
+		}
+		int64_t ne = es ? (int64_t)(n / (size_t)es) : 0, unw = 0, nf = 0, first_unw = -1;
+		for (int64_t q = 0; q < ne; q++) {
+			const uint8_t *x = h + (size_t)q * (size_t)es;
+			int poisoned = es == 2 ? !memcmp(x, &pz.p2, 2)
+				       : es == 4 ? !memcmp(x, &pz.p4, 4) : !memcmp(x, &pz.p8, 8);
+			if (poisoned) {
+				if (first_unw < 0)
+					first_unw = q;
+				unw++;
+			} else if (elem_is_nonfinite(x, s->dtype[t])) {
+				nf++;
+			}
+		}
+		res->unwritten[j] = unw;
+		res->first_unwritten[j] = first_unw;
+		res->nonfinite[j] = nf;
+		if (call->sample) {
+			size_t bl = (size_t)call->n_sample[j] * (size_t)es;
+			uint8_t *bb = (uint8_t *)xmalloc(bl ? bl : 1);
+			for (int64_t q = 0; q < call->n_sample[j]; q++)
+				memcpy(bb + (size_t)q * (size_t)es, h + (size_t)call->sample_idx[j][q] * (size_t)es,
+				       (size_t)es);
+			free(h);
+			res->blob[j] = bb;
+			res->blob_len[j] = bl;
+		} else {
+			res->blob[j] = h;
+			res->blob_len[j] = n;
+		}
+	}
+	return hash_inputs(sl, call->n_inputs, res->in_hash_after, e);
+}
+
+static void cu_destroy(void *ctx)
+{
+	struct cu *c = (struct cu *)ctx;
+	for (int i = 0; i < RUNNER_MAX_SLOTS; i++)
+		cu_unload(ctx, i);
+	if (c->flush)
+		cuMemFree(c->flush);
+	if (cupti.on)
+		cuptiActivityFlushAll(1);
+}
+
+int main(int argc, char **argv)
+{
+	int index = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+			index = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: ka-run-cuda [--device N]\n"
+			       "The trusted CUDA runner; speaks docs/runner-protocol.md on stdin/stdout.\n");
+			return 0;
+		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
+			i++; /* OpenCL's option; meaningless here */
+		} else {
+			fprintf(stderr, "ka-run-cuda: unknown argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	int in_fd, out_fd;
+	struct ka_err e;
+	if (runner_take_stdio(&in_fd, &out_fd, &e)) {
+		fprintf(stderr, "ka-run-cuda: %s\n", e.msg);
+		return 1;
+	}
+	static struct cu c;
+	if (cu_open(&c, index, &e)) {
+		fprintf(stderr, "ka-run-cuda: %s\n", e.msg);
+		return 1;
+	}
+	struct runner_engine eng;
+	memset(&eng, 0, sizeof eng);
+	eng.target = "cuda";
+	eng.ctx = &c;
+	eng.hello = cu_hello;
+	eng.load = cu_load;
+	eng.call = cu_call;
+	eng.unload = cu_unload;
+	eng.destroy = cu_destroy;
+	return runner_serve(&eng, in_fd, out_fd);
+}
