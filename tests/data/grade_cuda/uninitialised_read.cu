@@ -12,6 +12,13 @@ __global__ void k(long long R, long long C, const float *x, const float *s, cons
 	y[i] = 0.5f * v * (1.0f + erff(v * 0.70710678f));
 }
 
+__global__ void copy(const float *from, float *to, long long n)
+{
+	long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i < n)
+		to[i] = from[i];
+}
+
 extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
 	long long R = a->params[0], C = a->params[1], n = R * C;
@@ -21,6 +28,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	void *ws = ka_workspace((size_t)n * sizeof(float));
 	if (!ws)
 		return -1;
-	cudaMemcpyAsync(y, ws, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, stream);
+	copy<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>((const float *)ws, y, n);
 	return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

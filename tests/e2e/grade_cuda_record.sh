@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The CUDA grader's stages that need no GPU, in the quick tier: every CUDA
+# fixture is compiled by nvcc and recorded in the sandbox against a stored H200
+# description (ka grade --record-only), and must reach its record-stage
+# verdict (tests/data/grade_cuda/expected.txt, last column). The GPU tier
+# (tests/gpu/grade_cuda.sh) checks the final verdicts on the H200.
+set -u
+KA=${KA:-build/ka}
+BUILD=${BUILD:-build}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if [ ! -x "$NVCC" ] || [ ! -x "$BUILD/ka-record-cuda" ]; then
+	echo "SKIP grade_cuda_record: no nvcc or no CUDA recorder on this machine"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+verdict_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$1" 2>/dev/null; }
+grep -v '^#' tests/data/grade_cuda/expected.txt | while read -r file task final want; do
+	[ -n "$file" ] || continue
+	name=${file%.cu}
+	out="$tmp/$name.json"
+	"$KA" grade --target cuda --task "bank/public/$task" --kernel "tests/data/grade_cuda/$file" \
+		--record-only tests/data/cuda/h200_device.json --workdir "$tmp/work" --json "$out" \
+		>"$tmp/$name.log" 2>&1
+	rc=$?
+	got=$(verdict_of "$out")
+	if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
+		echo "PASS grade_cuda_record/$name ($want; on a GPU: $final)"
+	else
+		echo "FAIL grade_cuda_record/$name: want $want, got '${got:-none}' (exit $rc): $(tail -c 500 "$tmp/$name.log" | tr '\n' ' ')"
+	fi
+done
+# The starter solutions and baselines record cleanly too.
+for sol in bank/public/L*/*/solutions/cuda.cu; do
+	tdir=$(dirname "$(dirname "$sol")")
+	name=$(basename "$tdir")
+	"$KA" grade --target cuda --task "$tdir" --kernel "$sol" --record-only tests/data/cuda/h200_device.json \
+		--workdir "$tmp/work" --json "$tmp/sol.json" >"$tmp/sol.log" 2>&1
+	got=$(verdict_of "$tmp/sol.json")
+	if [ "$got" = ok ]; then
+		echo "PASS grade_cuda_record/solution_$name"
+	else
+		echo "FAIL grade_cuda_record/solution_$name: got '${got:-none}': $(tail -c 500 "$tmp/sol.log" | tr '\n' ' ')"
+	fi
+done

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# GPU tier: the CUDA grader end to end on a real NVIDIA GPU. Every fixture of
+# tests/data/grade_cuda gets its final verdict (expected.txt, third column);
+# each starter task's CUDA solution grades ok with speedup CIs against the
+# native eager and compiled baselines (which the grader itself verifies).
+# SKIP where there is no GPU or no CUDA runner.
+set -u
+KA=${KA:-build/ka}
+BUILD=${BUILD:-build}
+if [ ! -x "$BUILD/ka-run-cuda" ] || ! { [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; }; then
+	echo "SKIP grade_cuda: no NVIDIA GPU or no CUDA runner here (run make test-gpu on a GPU machine)"
+	exit 0
+fi
+tmp=${KA_GPU_OUT:-$(mktemp -d)}
+mkdir -p "$tmp"
+field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }
+
+grep -v '^#' tests/data/grade_cuda/expected.txt | while read -r file task want rec; do
+	[ -n "$file" ] || continue
+	name=${file%.cu}
+	out="$tmp/fx-$name.json"
+	"$KA" grade --target cuda --task "bank/public/$task" --kernel "tests/data/grade_cuda/$file" \
+		--no-timing --workdir "$tmp/work" --json "$out" >"$tmp/fx-$name.log" 2>&1
+	rc=$?
+	got=$(field "$out" 'r["verdict"]')
+	if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
+		echo "PASS grade_cuda/$name ($want)"
+	else
+		echo "FAIL grade_cuda/$name: want $want, got '${got:-none}' (exit $rc): $(tail -c 600 "$tmp/fx-$name.log" | tr '\n' ' ')"
+	fi
+done
+
+for sol in bank/public/L*/*/solutions/cuda.cu; do
+	tdir=$(dirname "$(dirname "$sol")")
+	name=$(basename "$tdir")
+	out="$tmp/sol-$name.json"
+	"$KA" grade --target cuda --task "$tdir" --kernel "$sol" --max-seconds 20 \
+		--workdir "$tmp/work" --json "$out" >"$tmp/sol-$name.log" 2>&1
+	rc=$?
+	line=$(field "$out" '"%s %s %s %s" % (r["verdict"], r["speedup_eager"] and round(r["speedup_eager"]["median"],3), r["speedup_compiled"] and round(r["speedup_compiled"]["median"],3), r["time_us"] and round(r["time_us"]["median"],2))')
+	set -- $line
+	if [ "$rc" -eq 0 ] && [ "${1:-}" = ok ] && [ "${2:-None}" != None ] && [ "${3:-None}" != None ]; then
+		echo "PASS grade_cuda/solution_$name (time ${4} us, vs eager ${2}x, vs compiled ${3}x)"
+	else
+		echo "FAIL grade_cuda/solution_$name: $line (exit $rc): $(tail -c 600 "$tmp/sol-$name.log" | tr '\n' ' ')"
+	fi
+done

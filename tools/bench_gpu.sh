@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tools/bench_gpu.sh OUTDIR: the GPU figures of docs/PERF.md, on the machine
+# it runs on (an NVIDIA GPU, nvcc). Writes OUTDIR/*.json and prints a summary;
+# docs/PERF.md quotes them with the command, the machine and the date.
+set -u
+OUT=${1:-out/bench}
+KA=${KA:-build/ka}
+BUILD=${BUILD:-build}
+mkdir -p "$OUT"
+W="$OUT/work"
+echo "== probe"
+nvcc -O2 -arch=sm_90a -o "$OUT/gpu_probe" tools/gpu_probe.cu && "$OUT/gpu_probe" | tee "$OUT/probe.json"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.csv"
+
+echo "== repeatability: the same kernels in two separate runner sessions"
+for run in 1 2; do
+	for t in L1/gelu_bias_scale L2/gemm_bias_gelu L3/softmax_rows; do
+		"$KA" grade --target cuda --task bank/public/$t --kernel bank/public/$t/solutions/cuda.cu \
+			--max-seconds 30 --workdir "$W" --json "$OUT/rep$run-$(basename $t).json" | grep -E "verdict|time|eager|compiled|seconds"
+	done
+done
+
+echo "== warm-runner latency: compile to verdict with speedup CI (fresh source each)"
+mkdir -p "$OUT/lat"
+for i in 1 2 3; do
+	sed "1i // variant $i $RANDOM" bank/public/L1/gelu_bias_scale/solutions/cuda.cu > "$OUT/lat/v$i.cu"
+done
+"$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale --kernel "$OUT/lat/v1.cu" \
+	--kernel "$OUT/lat/v2.cu" --kernel "$OUT/lat/v3.cu" --jobs 1 --workdir "$W" --json "$OUT/latency.jsonl" | grep -E "kernel|verdict|seconds|graded"
+
+echo "== throughput: 32 fresh L1 candidates, parallel compilation over the cores"
+mkdir -p "$OUT/thr"
+for i in $(seq 1 32); do
+	sed "1i // candidate $i $RANDOM" bank/public/L1/gelu_bias_scale/solutions/cuda.cu > "$OUT/thr/c$i.cu"
+done
+args=()
+for i in $(seq 1 32); do args+=(--kernel "$OUT/thr/c$i.cu"); done
+"$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "${args[@]}" --jobs "$(nproc)" \
+	--workdir "$W" --json "$OUT/throughput.jsonl" | grep -E "graded"
+echo "== throughput, correctness only (no timing phase)"
+for i in $(seq 1 32); do sed -i "1i // again $RANDOM" "$OUT/thr/c$i.cu"; done
+"$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "${args[@]}" --jobs "$(nproc)" \
+	--no-timing --workdir "$W" --json "$OUT/throughput_nt.jsonl" | grep -E "graded"
+
+echo "== capability track, archive model, k = 5, whole public bank"
+start=$(date +%s.%N)
+"$KA" --track capability --api-model archive:bank/public --tier all --target cuda --k 5 \
+	--out "$OUT/cap" --fresh --quiet
+end=$(date +%s.%N)
+python3 - "$OUT/cap" "$start" "$end" <<'PY' | tee "$OUT/capability.txt"
+import json, sys
+d, s, e = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+wall = e - s
+runner = 0.0
+n = 0
+for line in open(d + "/results.jsonl"):
+    r = json.loads(line)
+    g = r.get("grade") or r
+    sec = (g.get("seconds") or {})
+    runner += sec.get("runner", 0.0)
+    n += 1
+print(f"capability: {n} samples, wall {wall:.1f} s, waiting for the GPU runner {runner:.1f} s ({100*runner/wall:.0f}%)")
+PY
