@@ -177,6 +177,39 @@ void bank_list_free(struct bank_list *l)
 	l->n = 0;
 }
 
+int bank_content_hash(const char *path, uint64_t *hash, int *n_tasks, struct ka_err *e)
+{
+	struct bank_list l = {0};
+	if (bank_scan(path, &l, e))
+		return -1;
+	uint64_t h = util_hash64("ka-bank", 7, 0);
+	for (int i = 0; i < l.n; i++) {
+		struct ka_task *t = task_load(l.dirs[i], e);
+		if (!t) {
+			bank_list_free(&l);
+			return -1;
+		}
+		uint64_t th = task_hash(t);
+		h = util_hash64(t->name, strlen(t->name), h);
+		h = util_hash64(&th, sizeof th, h);
+		task_free(t);
+	}
+	if (n_tasks)
+		*n_tasks = l.n;
+	bank_list_free(&l);
+	*hash = h;
+	return 0;
+}
+
+int bank_content_hash_hex(const char *path, char out[17], int *n_tasks, struct ka_err *e)
+{
+	uint64_t h;
+	if (bank_content_hash(path, &h, n_tasks, e))
+		return -1;
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	return 0;
+}
+
 /* ---- standalone reference sources --------------------------------------- */
 
 struct bank_buf {

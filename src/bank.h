@@ -10,6 +10,7 @@
 #define KA_BANK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "task.h"
 #include "util.h"
@@ -38,6 +39,18 @@ int bank_scan(const char *path, struct bank_list *out, struct ka_err *e);
 int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out, struct ka_err *e);
 
 void bank_list_free(struct bank_list *l);
+
+/* Content hash of the bank at path: util_hash64 over "ka-bank", then each
+ * task's name and task_hash, in the path order of bank_scan. It names what a
+ * run was scored on (the scorecard's bank.hash): the same tasks give the same
+ * hash wherever the bank lies, any change to a task changes it. *hash gets it;
+ * *n_tasks (may be NULL) the number of tasks. 0, or -1 with e (a folder that
+ * cannot be read, a task that does not load). */
+int bank_content_hash(const char *path, uint64_t *hash, int *n_tasks, struct ka_err *e);
+
+/* The same as 16 lowercase hex digits and a NUL in out (the form scorecards
+ * and journals carry). 0 or -1 with e. */
+int bank_content_hash_hex(const char *path, char out[17], int *n_tasks, struct ka_err *e);
 
 /* A standalone OpenCL C program computing t's reference on the device:
  * include/ka_gen.h, include/ka_ref.h and ref.c inlined (their includes of

@@ -11,7 +11,6 @@
 #include "bank.h"
 #include "cli.h"
 #include "scorecard.h"
-#include "task.h"
 #include "util.h"
 
 static void usage(FILE *f)
@@ -28,32 +27,6 @@ static void usage(FILE *f)
 		   "device, bank hash and the command that re-runs it on the held-out split.\n\n"
 		   "exit codes: 0 ready to submit (warnings allowed), 1 the bank hash does not\n"
 		   "match, 2 bad usage or a bad scorecard.\n");
-}
-
-/* Content hash of a bank: "ka-bank", then each task's name and task_hash in
- * path order; 16 lowercase hex digits. The same definition as the capability
- * track writes into bank.hash (track_capability.c). */
-static int submit_bank_hash(const char *bank, char out[17], int *n_tasks, struct ka_err *e)
-{
-	struct bank_list l = {0};
-	if (bank_scan(bank, &l, e))
-		return -1;
-	uint64_t h = util_hash64("ka-bank", 7, 0);
-	for (int i = 0; i < l.n; i++) {
-		struct ka_task *t = task_load(l.dirs[i], e);
-		if (!t) {
-			bank_list_free(&l);
-			return -1;
-		}
-		uint64_t th = task_hash(t);
-		h = util_hash64(t->name, strlen(t->name), h);
-		h = util_hash64(&th, sizeof th, h);
-		task_free(t);
-	}
-	*n_tasks = l.n;
-	bank_list_free(&l);
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-	return 0;
 }
 
 /* s as one shell word in single quotes. */
@@ -145,7 +118,7 @@ int cmd_submit(int argc, char **argv)
 	struct ka_err be;
 	if (heldout) {
 		printf("bank hash: %s (held-out bank: not compared with the public bank)\n", claimed);
-	} else if (submit_bank_hash(bank, have, &bank_n, &be)) {
+	} else if (bank_content_hash_hex(bank, have, &bank_n, &be)) {
 		printf("bank hash: %s (not verified: %s; maintainers compare it by hand)\n", claimed,
 		       be.msg);
 	} else if (strcmp(have, claimed)) {
