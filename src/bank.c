@@ -87,7 +87,8 @@ static int scan_dir(const char *dir, int depth, struct bank_list *out, struct ka
 		bank_list_free(&found);
 		return ka_err_set(e, "%s: more than %d tasks", dir, BANK_MAX_TASKS);
 	}
-	qsort(found.dirs, (size_t)found.n, sizeof *found.dirs, cmp_str);
+	if (found.n) /* an empty bank has no array: qsort(NULL, 0) is undefined */
+		qsort(found.dirs, (size_t)found.n, sizeof *found.dirs, cmp_str);
 	for (int i = 0; i < found.n; i++)
 		list_add(out, found.dirs[i]);
 	bank_list_free(&found);
