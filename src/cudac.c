@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "libc_allow.h"
+#include "target.h"
 
 /* The fixed flags (besides -arch, -I, -MD/-MF, -o and the source). Part of
  * the cache key. */
@@ -132,8 +133,11 @@ static int cuda_subdir_header(const char *name)
 	return 1;
 }
 
-static int header_allowed(const char *name, const char *const *libs)
+/* The headers a CUDA candidate may include under the task's libraries
+ * (libs: NULL-terminated "cublas", "cublasLt", "cudnn", or NULL). */
+static int header_allowed(const char *name, const void *ctx)
 {
+	const char *const *libs = ctx;
 	if (in_list(name, std_headers) || in_list(name, cuda_headers) || cuda_subdir_header(name))
 		return 1;
 	if (lib_allowed("cublas", libs) && in_list(name, cublas_headers))
@@ -146,126 +150,10 @@ static int header_allowed(const char *name, const char *const *libs)
 	return 0;
 }
 
-/* Translation phases 1-3 as far as directives care: line splices removed,
- * comments replaced by a space (outside string and character literals), and
- * the digraph %: spelled '#'. Newlines are kept so line numbers hold. */
-static char *strip_source(const char *t, size_t n, size_t *out_len)
-{
-	char *s = xmalloc(n + 1);
-	size_t o = 0;
-	char quote = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (t[i] == '\\' && i + 1 < n && t[i + 1] == '\n') {
-			i++;
-			continue;
-		}
-		if (t[i] == '\\' && i + 2 < n && t[i + 1] == '\r' && t[i + 2] == '\n') {
-			i += 2;
-			continue;
-		}
-		if (quote) {
-			if (t[i] == '\\' && i + 1 < n) {
-				s[o++] = t[i++];
-				s[o++] = t[i];
-				continue;
-			}
-			if (t[i] == quote || t[i] == '\n')
-				quote = 0;
-			s[o++] = t[i];
-			continue;
-		}
-		if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
-			size_t j = i + 2;
-			while (j + 1 < n && !(t[j] == '*' && t[j + 1] == '/')) {
-				if (t[j] == '\n')
-					s[o++] = '\n';
-				j++;
-			}
-			s[o++] = ' ';
-			i = j + 1;
-			continue;
-		}
-		if (t[i] == '/' && i + 1 < n && t[i + 1] == '/') {
-			while (i + 1 < n && t[i + 1] != '\n') {
-				if (t[i + 1] == '\\' && i + 2 < n && t[i + 2] == '\n')
-					i++; /* a spliced // comment goes on */
-				i++;
-			}
-			s[o++] = ' ';
-			continue;
-		}
-		if (t[i] == '%' && i + 1 < n && t[i + 1] == ':') {
-			s[o++] = '#';
-			i++;
-			continue;
-		}
-		if (t[i] == '"' || t[i] == '\'')
-			quote = t[i];
-		s[o++] = t[i];
-	}
-	s[o] = 0;
-	*out_len = o;
-	return s;
-}
-
 int cudac_check_includes(const char *text, size_t text_len, const char *const *libs, char *why,
 			 size_t cap)
 {
-	size_t len;
-	char *src = strip_source(text, text_len, &len);
-	int rc = 0, line = 1;
-	for (size_t i = 0; i < len && !rc; line++) {
-		size_t eol = i;
-		while (eol < len && src[eol] != '\n')
-			eol++;
-		size_t p = i;
-		while (p < eol && isspace((unsigned char)src[p]))
-			p++;
-		if (p < eol && src[p] == '#') {
-			p++;
-			while (p < eol && isspace((unsigned char)src[p]))
-				p++;
-			size_t w = p;
-			while (w < eol && (isalnum((unsigned char)src[w]) || src[w] == '_'))
-				w++;
-			int is_inc = (w - p == 7 && !strncmp(src + p, "include", 7)) ||
-				     (w - p == 12 && !strncmp(src + p, "include_next", 12)) ||
-				     (w - p == 6 && !strncmp(src + p, "import", 6)) ||
-				     (w - p == 5 && !strncmp(src + p, "embed", 5));
-			if (is_inc) {
-				p = w;
-				while (p < eol && isspace((unsigned char)src[p]))
-					p++;
-				char name[256];
-				size_t n = 0;
-				int ok = p < eol && (src[p] == '<' || src[p] == '"');
-				if (ok) {
-					char close = src[p] == '<' ? '>' : '"';
-					p++;
-					while (p < eol && src[p] != close && n + 1 < sizeof name)
-						name[n++] = src[p++];
-					ok = p < eol && src[p] == close && n > 0;
-				}
-				name[n] = 0;
-				if (!ok) {
-					snprintf(why, cap, "line %d: #include of a macro or a malformed "
-							   "name is not allowed", line);
-					rc = -1;
-				} else if (name[0] == '/' || strstr(name, "..") || strchr(name, '\\')) {
-					snprintf(why, cap, "line %d: #include \"%s\": absolute paths "
-							   "and '..' are forbidden", line, name);
-					rc = -1;
-				} else if (!header_allowed(name, libs)) {
-					snprintf(why, cap, "line %d: #include <%s> is not an allowed "
-							   "header", line, name);
-					rc = -1;
-				}
-			}
-		}
-		i = eol + 1;
-	}
-	free(src);
-	return rc;
+	return target_check_includes(text, text_len, header_allowed, libs, why, cap);
 }
 
 /* ---- nvcc ---- */
@@ -336,52 +224,6 @@ static int arch_ok(const char *arch)
 	if (*p == 'a' || *p == 'f')
 		p++;
 	return *p == 0 && p - arch < 12;
-}
-
-/* Every file nvcc read (deps, make syntax) must be the source itself or lie
- * under one of the system directories, after resolving links. */
-static int check_deps(const char *deps_path, const char *workdir, const char *const *dirs,
-		      char *why, size_t cap)
-{
-	char *text = NULL;
-	size_t len = 0;
-	struct ka_err e;
-	if (util_read_file(deps_path, 1 << 22, &text, &len, &e)) {
-		snprintf(why, cap, "nvcc wrote no dependency list");
-		return -1;
-	}
-	int rc = 0;
-	char *colon = strchr(text, ':');
-	char *save = NULL;
-	for (char *tok = strtok_r(colon ? colon + 1 : text, " \t\r\n\\", &save); tok && !rc;
-	     tok = strtok_r(NULL, " \t\r\n\\", &save)) {
-		if (tok[strlen(tok) - 1] == ':')
-			continue;
-		char *path = tok[0] == '/' ? xstrdup(tok) : xasprintf("%s/%s", workdir, tok);
-		char *canon = realpath(path, NULL);
-		int ok = 0;
-		if (canon) {
-			char *wcanon = realpath(workdir, NULL);
-			size_t wl = wcanon ? strlen(wcanon) : 0;
-			if (wcanon && !strncmp(canon, wcanon, wl) && canon[wl] == '/')
-				ok = 1;
-			free(wcanon);
-			for (int i = 0; !ok && dirs[i]; i++) {
-				size_t l = strlen(dirs[i]);
-				if (l && !strncmp(canon, dirs[i], l) && canon[l] == '/')
-					ok = 1;
-			}
-		}
-		if (!ok) {
-			snprintf(why, cap, "the compilation read '%s', outside the allowed headers",
-				 tok);
-			rc = -1;
-		}
-		free(canon);
-		free(path);
-	}
-	free(text);
-	return rc;
 }
 
 static uint64_t cache_key(const char *src, size_t len, const struct cudac_opts *o,
@@ -553,7 +395,7 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 			      cuda_dir ? cuda_dir : "/nonexistent", "/usr/include", "/usr/lib/gcc",
 			      NULL};
 	char *deps = xasprintf("%s/deps.d", work);
-	int deps_bad = check_deps(deps, work, dirs, why, sizeof why);
+	int deps_bad = target_check_deps(deps, work, dirs, why, sizeof why);
 	free(deps);
 	free(cuda_root);
 	free(cuda_dir);

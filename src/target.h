@@ -57,12 +57,19 @@ const struct target_ops *target_find(const char *name);
 void target_compiled_free(struct target_compiled *c);
 void target_baseline_free(struct target_baseline *b);
 
-/* Check a candidate's #include lines: absolute paths and ".." are forbidden,
- * and only headers in allowed (NULL-terminated list of exact names, e.g.
- * "CL/cl.h") or the C/C++ standard headers may be included. 0 if fine, -1
- * with why filled (names the include). */
-int target_check_includes(const char *src, size_t len, const char *const *allowed, char *why,
-			  size_t why_cap);
+/* Check a candidate's #include lines (also #include_next, #import, #embed)
+ * for one target. The scan sees through line splices (also \r\n), the
+ * trigraphs ??= ??/ and the digraph %:, comments between '#' and the name, and
+ * string, character and raw string literals; a directive that a comment-blind
+ * reading finds is checked too, so a misread literal cannot hide one (a
+ * forbidden #include inside a block comment is refused: stricter, never
+ * looser). A name must be written "..." or <...> (an #include of a macro is
+ * refused); absolute paths, ".." and '\' are refused; then allowed(name, ctx)
+ * must say 1 (each target passes its list of headers). 0 if fine, -1 with
+ * why (cap bytes) naming the include and its line. */
+int target_check_includes(const char *src, size_t len,
+			  int (*allowed)(const char *name, const void *ctx), const void *ctx,
+			  char *why, size_t cap);
 
 /* Check a compiler dependency file (-MD output): every file the compilation
  * read must be inside workdir or one of system_dirs (NULL-terminated), after
