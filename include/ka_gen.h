@@ -177,6 +177,41 @@ KA_GEN_FN float ka_bf16_to_f32(unsigned short h)
 	return KA_U2F((ka_u32)h << 16);
 }
 
+/* The input hash: order-free, so a GPU can compute it with a parallel sum.
+ * h(bytes) = mix(len ^ sum over 8-byte little-endian words w_i (the last one
+ * zero-padded) of ka_hash_word(w_i, i)), sums modulo 2^64. Used to check that
+ * the device generated the parent's inputs and that a candidate left them
+ * unchanged; not a cryptographic hash. */
+KA_GEN_FN ka_u64 ka_hash_word(ka_u64 w, ka_u64 i)
+{
+	return ka_gen_mix(w ^ ka_gen_mix(i + 0x632BE59BD9B4E019ULL));
+}
+
+KA_GEN_FN ka_u64 ka_hash_final(ka_u64 sum, ka_u64 len)
+{
+	return ka_gen_mix(sum ^ ka_gen_mix(len));
+}
+
+#if !defined(__OPENCL_VERSION__) && !defined(__CUDA_ARCH__)
+/* Sequential host version (runners; the parent has an OpenMP one in gen.c). */
+static inline ka_u64 ka_hash_bytes(const void *data, ka_u64 len)
+{
+	const unsigned char *p = (const unsigned char *)data;
+	ka_u64 sum = 0, n = len / 8, i;
+	for (i = 0; i < n; i++) {
+		ka_u64 w;
+		memcpy(&w, p + 8 * i, 8);
+		sum += ka_hash_word(w, i);
+	}
+	if (len % 8) {
+		ka_u64 w = 0;
+		memcpy(&w, p + 8 * n, (size_t)(len % 8));
+		sum += ka_hash_word(w, n);
+	}
+	return ka_hash_final(sum, len);
+}
+#endif
+
 #if defined(__OPENCL_VERSION__) && defined(KA_GEN_KERNELS)
 /* Generator kernels used by the OpenCL runner (one work item per element).
  * dtype codes are enum ka_dtype's values: 0 fp32, 1 fp16, 2 bf16, 3 fp64,

@@ -128,3 +128,22 @@ void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct
 		}
 	}
 }
+
+uint64_t gen_hash(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t sum = 0;
+	int64_t n = (int64_t)(len / 8);
+#pragma omp parallel for reduction(+ : sum) schedule(static) if (n > (1 << 16))
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t w;
+		memcpy(&w, p + 8 * i, 8);
+		sum += ka_hash_word(w, (uint64_t)i);
+	}
+	if (len % 8) {
+		uint64_t w = 0;
+		memcpy(&w, p + 8 * (size_t)n, len % 8);
+		sum += ka_hash_word(w, (uint64_t)n);
+	}
+	return ka_hash_final(sum, len);
+}

@@ -29,4 +29,8 @@ uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shap
 /* Fill n elements of dtype dt at dst (host memory, n * size bytes). */
 void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct gen_params *p);
 
+/* ka_hash_bytes of include/ka_gen.h over len bytes, OpenMP-parallel: the
+ * same value the runners compute (the sum is order-free). */
+uint64_t gen_hash(const void *data, size_t len);
+
 #endif

@@ -178,9 +178,10 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 		json_t *pv = json_array();
 		for (int i = 0; i < t->n_params; i++)
 			json_array_append_new(pv, json_integer(sh->v[i]));
-		json_t *plan = json_pack("{s:s,s:s,s:i,s:[],s:[],s:[I],s:[],s:o}", "format",
+		json_t *plan = json_pack("{s:s,s:s,s:i,s:[],s:[],s:[I],s:[],s:o,s:i}", "format",
 					 "ka-plan/1", "target", "cuda", "status", 0, "programs",
-					 "kernels", "workspaces", (json_int_t)total, "ops", "params", pv);
+					 "kernels", "workspaces", (json_int_t)total, "ops", "params", pv,
+					 "n_inputs", t->n_inputs);
 		tb->plan_json = json_dumps(plan, JSON_COMPACT);
 		json_decref(plan);
 	}

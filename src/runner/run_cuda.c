@@ -84,6 +84,65 @@ __global__ void ka_rt_fill64(unsigned long long *dst, unsigned long long n, unsi
 		dst[i] = v;
 }
 
+/* Order-free input hash (ka_gen.h's ka_hash_word), summed with atomics. */
+__global__ void ka_rt_hash(const unsigned long long *w, unsigned long long n,
+			   unsigned long long *sum)
+{
+	unsigned long long acc = 0;
+	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long long)gridDim.x * blockDim.x)
+		acc += ka_hash_word(w[i], i);
+	for (int o = 16; o > 0; o >>= 1)
+		acc += __shfl_down_sync(0xffffffffu, acc, o);
+	if ((threadIdx.x & 31) == 0)
+		atomicAdd(sum, acc);
+}
+
+/* Per output: elements still equal to the poison (count, first index) and
+ * non-finite written elements. out[0] count, out[1] first (min), out[2]
+ * non-finite. */
+__global__ void ka_rt_scan(const unsigned char *d, unsigned long long n, int es, int dtype,
+			   unsigned long long poison, unsigned long long *out)
+{
+	unsigned long long unw = 0, nf = 0, first = ~0ull;
+	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long long)gridDim.x * blockDim.x) {
+		unsigned long long v = 0;
+		if (es == 2)
+			v = ((const unsigned short *)d)[i];
+		else if (es == 4)
+			v = ((const unsigned int *)d)[i];
+		else
+			v = ((const unsigned long long *)d)[i];
+		if (v == poison) {
+			unw++;
+			if (i < first)
+				first = i;
+			continue;
+		}
+		if ((dtype == KA_FP32 && (v & 0x7F800000ull) == 0x7F800000ull) ||
+		    (dtype == KA_FP16 && (v & 0x7C00ull) == 0x7C00ull) ||
+		    (dtype == KA_BF16 && (v & 0x7F80ull) == 0x7F80ull) ||
+		    (dtype == KA_FP64 && (v & 0x7FF0000000000000ull) == 0x7FF0000000000000ull))
+			nf++;
+	}
+	if (unw)
+		atomicAdd(&out[0], unw);
+	if (first != ~0ull)
+		atomicMin(&out[1], first);
+	if (nf)
+		atomicAdd(&out[2], nf);
+}
+
+__global__ void ka_rt_gather(const unsigned char *d, const long long *idx, unsigned long long n,
+			     int es, unsigned char *to)
+{
+	for (unsigned long long q = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; q < n;
+	     q += (unsigned long long)gridDim.x * blockDim.x)
+		for (int b = 0; b < es; b++)
+			to[q * es + b] = d[(unsigned long long)idx[q] * es + b];
+}
+
 /* ---- NVML through dlopen: no link-time dependency, absent is fine ---- */
 
 struct nvml {
@@ -220,6 +279,8 @@ struct cu {
 	CUevent ev0, ev1;
 	CUdeviceptr flush;
 	size_t flush_bytes;
+	CUdeviceptr scratch;		/* hash sums, scan counters, gather space */
+	size_t scratch_bytes;
 	int index;
 	struct nvml nvml;
 	struct cu_slot slot[RUNNER_MAX_SLOTS];
@@ -325,6 +386,9 @@ static int cu_open(struct cu *c, int index, struct ka_err *e)
 		c->flush_bytes = CU_FLUSH_MIN;
 	if ((r = cuMemAlloc(&c->flush, c->flush_bytes)))
 		return ka_err_set(e, "flush buffer: %s", cu_err(r));
+	c->scratch_bytes = 64ull << 20;
+	if ((r = cuMemAlloc(&c->scratch, c->scratch_bytes)))
+		return ka_err_set(e, "scratch buffer: %s", cu_err(r));
 	nvml_open(&c->nvml, index);
 	cupti_open();
 	return 0;
@@ -504,6 +568,31 @@ static CUresult issue_ops(struct cu *c, struct cu_slot *sl, const struct plan *p
 	return CUDA_SUCCESS;
 }
 
+/* The ka_args a trusted native baseline receives (tensors on this slot's
+ * buffers); t has room for RUNNER_MAX_TENSORS. Resets the workspace. */
+static void native_args(struct cu_slot *sl, const struct runner_slot *s, int n_in,
+			struct ka_tensor *t, struct ka_args *a)
+{
+	memset(t, 0, sizeof(struct ka_tensor) * RUNNER_MAX_TENSORS);
+	for (int i = 0; i < s->n_tensors; i++) {
+		t[i].ptr = (void *)sl->buf[i].ptr;
+		t[i].dtype = s->dtype[i];
+		int es = runner_dtype_size(s->dtype[i]);
+		t[i].numel = es ? (int64_t)(sl->buf[i].bytes / (uint64_t)es) : 0;
+	}
+	memset(a, 0, sizeof *a);
+	a->n_params = s->n_params;
+	a->params = s->params;
+	a->n_inputs = n_in;
+	a->inputs = t;
+	a->n_outputs = s->n_tensors - n_in;
+	a->outputs = t + n_in;
+	const struct plan *p = &s->plan;
+	ws_native.base = p->n_workspaces ? sl->buf[s->n_tensors].ptr : 0;
+	ws_native.size = p->n_workspaces ? (size_t)p->workspace[0] : 0;
+	ws_native.used = 0;
+}
+
 static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
 		       struct runner_verdict *v, struct ka_err *e)
 {
@@ -515,6 +604,35 @@ static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	if (!sl->launch)
 		return ka_err_set(e, "baseline %s has no ka_launch", s->native);
 	sl->native = 1;
+	if (s->n_inputs < 0 || s->n_inputs > s->n_tensors)
+		return ka_err_set(e, "baseline %s: the plan does not say how many inputs", s->native);
+	/* One call outside any capture (libraries create their handles on the
+	 * first call), then the call captured into a graph between the two
+	 * events, as the candidate's replay is. */
+	struct ka_tensor t[RUNNER_MAX_TENSORS];
+	struct ka_args a;
+	native_args(sl, s, s->n_inputs, t, &a);
+	if (sl->launch(&a, (cudaStream_t)c->stream) || cuStreamSynchronize(c->stream))
+		return ka_err_set(e, "baseline %s failed its first call", s->native);
+	CUgraph graph;
+	native_args(sl, s, s->n_inputs, t, &a);
+	if (cuStreamBeginCapture(c->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+		return ka_err_set(e, "baseline %s: begin capture", s->native);
+	cuEventRecord(c->ev0, c->stream);
+	int rc = sl->launch(&a, (cudaStream_t)c->stream);
+	cuEventRecord(c->ev1, c->stream);
+	CUresult r = cuStreamEndCapture(c->stream, &graph);
+	if (rc || r) {
+		/* Not capturable: calls run natively between host-side events. */
+		cudaGetLastError();
+		fprintf(stderr, "ka-run-cuda: baseline %s is not capturable; timed without a graph\n",
+			s->native);
+		return 0;
+	}
+	r = cuGraphInstantiate(&sl->exec, graph, 0);
+	cuGraphDestroy(graph);
+	if (r)
+		sl->exec = NULL;
 	return 0;
 }
 
@@ -640,7 +758,11 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 	r = cuStreamBeginCapture(c->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 	if (r)
 		return ka_err_set(e, "begin capture: %s", cu_err(r));
+	/* The events are nodes of the graph: the timed window holds the replay
+	 * and nothing of the host's launch latency. */
+	cuEventRecord(c->ev0, c->stream);
 	CUresult ir = issue_ops(c, sl, p, what, sizeof what);
+	cuEventRecord(c->ev1, c->stream);
 	r = cuStreamEndCapture(c->stream, &graph);
 	if (ir)
 		return verdict(v, "launch_error", "%s: %s", what, cu_err(ir));
@@ -687,32 +809,34 @@ static CUresult fill_poison(struct cu *c, CUdeviceptr d, uint64_t bytes, int es,
 	return r;
 }
 
-static int elem_is_nonfinite(const uint8_t *p, int dtype)
+/* Hash every input on the device (ka_hash_bytes, without copying it back). */
+static int hash_inputs(struct cu *c, struct cu_slot *sl, int n_in, uint64_t *out,
+		       struct ka_err *e)
 {
-	uint16_t h;
-	uint32_t w;
-	uint64_t d;
-	switch (dtype) {
-	case KA_FP32: memcpy(&w, p, 4); return (w & 0x7F800000u) == 0x7F800000u;
-	case KA_FP16: memcpy(&h, p, 2); return (h & 0x7C00u) == 0x7C00u;
-	case KA_BF16: memcpy(&h, p, 2); return (h & 0x7F80u) == 0x7F80u;
-	case KA_FP64: memcpy(&d, p, 8); return (d & 0x7FF0000000000000ull) == 0x7FF0000000000000ull;
-	default: return 0;
+	CUresult r = cuMemsetD8Async(c->scratch, 0, 8 * (size_t)n_in, c->stream);
+	for (int k = 0; k < n_in && !r; k++) {
+		unsigned long long words = sl->buf[k].bytes / 8;
+		if (words)
+			ka_rt_hash<<<1024, 256, 0, (cudaStream_t)c->stream>>>(
+				(const unsigned long long *)sl->buf[k].ptr, words,
+				(unsigned long long *)(c->scratch + 8 * (size_t)k));
 	}
-}
-
-static int hash_inputs(struct cu_slot *sl, int n_in, uint64_t *out, struct ka_err *e)
-{
+	uint64_t sums[RUNNER_MAX_TENSORS];
+	if (!r && n_in)
+		r = cuMemcpyDtoHAsync(sums, c->scratch, 8 * (size_t)n_in, c->stream);
+	if (!r)
+		r = cuStreamSynchronize(c->stream);
+	if (r)
+		return ka_err_set(e, "hashing inputs: %s", cu_err(r));
 	for (int k = 0; k < n_in; k++) {
-		size_t n = (size_t)sl->buf[k].bytes;
-		uint8_t *h = (uint8_t *)xmalloc(n ? n : 1);
-		CUresult r = n ? cuMemcpyDtoH(h, sl->buf[k].ptr, n) : CUDA_SUCCESS;
-		if (r) {
-			free(h);
-			return ka_err_set(e, "reading input %d: %s", k, cu_err(r));
+		uint64_t len = sl->buf[k].bytes, tail = len % 8;
+		if (tail) {
+			uint64_t w = 0;
+			if ((r = cuMemcpyDtoH(&w, sl->buf[k].ptr + len - tail, (size_t)tail)))
+				return ka_err_set(e, "hashing inputs: %s", cu_err(r));
+			sums[k] += ka_hash_word(w, len / 8);
 		}
-		out[k] = util_hash64(h, n, 0);
-		free(h);
+		out[k] = ka_hash_final(sums[k], len);
 	}
 	return 0;
 }
@@ -722,7 +846,6 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 {
 	struct cu *c = (struct cu *)ctx;
 	struct cu_slot *sl = &c->slot[slot];
-	const struct plan *p = &s->plan;
 	CUresult r;
 	/* 1. fresh inputs, poison, canaries, flush */
 	for (int k = 0; k < call->n_inputs; k++) {
@@ -752,7 +875,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 				 c->stream);
 	if ((r = cuStreamSynchronize(c->stream)))
 		return ka_err_set(e, "preparing the call: %s", cu_err(r));
-	if (hash_inputs(sl, call->n_inputs, res->in_hash_before, e))
+	if (hash_inputs(c, sl, call->n_inputs, res->in_hash_before, e))
 		return -1;
 	/* 2. the replay between two events, watched by CUPTI */
 	if (cupti.on) {
@@ -763,34 +886,17 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 	uint64_t w0 = 0, w1 = 0;
 	if (cupti.on)
 		cuptiGetTimestamp(&w0);
-	cuEventRecord(c->ev0, c->stream);
-	if (sl->native) {
-		struct ka_tensor t[RUNNER_MAX_TENSORS];
-		memset(t, 0, sizeof t);
-		for (int i = 0; i < s->n_tensors; i++) {
-			t[i].ptr = (void *)sl->buf[i].ptr;
-			t[i].dtype = s->dtype[i];
-			int es = runner_dtype_size(s->dtype[i]);
-			t[i].numel = es ? (int64_t)(sl->buf[i].bytes / (uint64_t)es) : 0;
-		}
-		struct ka_args a;
-		memset(&a, 0, sizeof a);
-		a.n_params = s->n_params;
-		a.param_names = NULL;
-		a.params = s->params;
-		a.n_inputs = call->n_inputs;
-		a.inputs = t;
-		a.n_outputs = call->n_outputs;
-		a.outputs = t + call->n_inputs;
-		ws_native.base = p->n_workspaces ? sl->buf[s->n_tensors].ptr : 0;
-		ws_native.size = p->n_workspaces ? (size_t)p->workspace[0] : 0;
-		ws_native.used = 0;
-		int rc = sl->launch(&a, (cudaStream_t)c->stream);
-		r = rc ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
-	} else {
+	if (sl->exec) {
 		r = cuGraphLaunch(sl->exec, c->stream);
+	} else {
+		struct ka_tensor t[RUNNER_MAX_TENSORS];
+		struct ka_args a;
+		native_args(sl, s, call->n_inputs, t, &a);
+		cuEventRecord(c->ev0, c->stream);
+		int rc = sl->launch(&a, (cudaStream_t)c->stream);
+		cuEventRecord(c->ev1, c->stream);
+		r = rc ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
 	}
-	cuEventRecord(c->ev1, c->stream);
 	CUresult sr = cuStreamSynchronize(c->stream);
 	if (cupti.on)
 		cuptiGetTimestamp(&w1);
@@ -866,42 +972,65 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		int t = call->n_inputs + j;
 		int es = runner_dtype_size(s->dtype[t]);
 		size_t n = (size_t)sl->buf[t].bytes;
-		uint8_t *h = (uint8_t *)xmalloc(n ? n : 1);
-		if (n && (r = cuMemcpyDtoH(h, sl->buf[t].ptr, n))) {
-			free(h);
-			return ka_err_set(e, "reading output %d: %s", j, cu_err(r));
+		unsigned long long ne = es ? n / (size_t)es : 0;
+		unsigned long long pv = es == 2 ? pz.p2 : es == 4 ? pz.p4 : pz.p8;
+		unsigned long long cnt[3] = {0, ~0ull, 0};
+		r = cuMemcpyHtoDAsync(c->scratch, cnt, sizeof cnt, c->stream);
+		if (!r && ne) {
+			ka_rt_scan<<<1024, 256, 0, (cudaStream_t)c->stream>>>(
+				(const unsigned char *)sl->buf[t].ptr, ne, es, s->dtype[t], pv,
+				(unsigned long long *)c->scratch);
+			r = (CUresult)cudaGetLastError();
 		}
-		int64_t ne = es ? (int64_t)(n / (size_t)es) : 0, unw = 0, nf = 0, first_unw = -1;
-		for (int64_t q = 0; q < ne; q++) {
-			const uint8_t *x = h + (size_t)q * (size_t)es;
-			int poisoned = es == 2 ? !memcmp(x, &pz.p2, 2)
-				       : es == 4 ? !memcmp(x, &pz.p4, 4) : !memcmp(x, &pz.p8, 8);
-			if (poisoned) {
-				if (first_unw < 0)
-					first_unw = q;
-				unw++;
-			} else if (elem_is_nonfinite(x, s->dtype[t])) {
-				nf++;
+		if (!r)
+			r = cuMemcpyDtoHAsync(cnt, c->scratch, sizeof cnt, c->stream);
+		if (!r)
+			r = cuStreamSynchronize(c->stream);
+		if (r)
+			return ka_err_set(e, "scanning output %d: %s", j, cu_err(r));
+		res->unwritten[j] = (int64_t)cnt[0];
+		res->first_unwritten[j] = cnt[0] ? (int64_t)cnt[1] : -1;
+		res->nonfinite[j] = (int64_t)cnt[2];
+		if (!call->sample) {
+			uint8_t *h = (uint8_t *)xmalloc(n ? n : 1);
+			if (n && (r = cuMemcpyDtoH(h, sl->buf[t].ptr, n))) {
+				free(h);
+				return ka_err_set(e, "reading output %d: %s", j, cu_err(r));
 			}
-		}
-		res->unwritten[j] = unw;
-		res->first_unwritten[j] = first_unw;
-		res->nonfinite[j] = nf;
-		if (call->sample) {
-			size_t bl = (size_t)call->n_sample[j] * (size_t)es;
-			uint8_t *bb = (uint8_t *)xmalloc(bl ? bl : 1);
-			for (int64_t q = 0; q < call->n_sample[j]; q++)
-				memcpy(bb + (size_t)q * (size_t)es, h + (size_t)call->sample_idx[j][q] * (size_t)es,
-				       (size_t)es);
-			free(h);
-			res->blob[j] = bb;
-			res->blob_len[j] = bl;
-		} else {
 			res->blob[j] = h;
 			res->blob_len[j] = n;
+			continue;
 		}
+		/* Sampled: gather on the device, copy back only those elements. */
+		size_t m = (size_t)call->n_sample[j], bl = m * (size_t)es;
+		uint8_t *bb = (uint8_t *)xmalloc(bl ? bl : 1);
+		if (m) {
+			size_t idx_bytes = m * sizeof(long long);
+			if (idx_bytes + bl > c->scratch_bytes) {
+				free(bb);
+				return ka_err_set(e, "sample of %zu elements is over the scratch space", m);
+			}
+			CUdeviceptr di = c->scratch, dg = c->scratch + ((idx_bytes + 255) & ~(size_t)255);
+			r = cuMemcpyHtoDAsync(di, call->sample_idx[j], idx_bytes, c->stream);
+			if (!r) {
+				ka_rt_gather<<<256, 256, 0, (cudaStream_t)c->stream>>>(
+					(const unsigned char *)sl->buf[t].ptr, (const long long *)di, m, es,
+					(unsigned char *)dg);
+				r = (CUresult)cudaGetLastError();
+			}
+			if (!r)
+				r = cuMemcpyDtoHAsync(bb, dg, bl, c->stream);
+			if (!r)
+				r = cuStreamSynchronize(c->stream);
+			if (r) {
+				free(bb);
+				return ka_err_set(e, "gathering output %d: %s", j, cu_err(r));
+			}
+		}
+		res->blob[j] = bb;
+		res->blob_len[j] = bl;
 	}
-	return hash_inputs(sl, call->n_inputs, res->in_hash_after, e);
+	return hash_inputs(c, sl, call->n_inputs, res->in_hash_after, e);
 }
 
 static void cu_destroy(void *ctx)

@@ -1006,7 +1006,7 @@ static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_s
 		cl_int err = n ? clEnqueueReadBuffer(o->q, sl->buf[i].view, CL_TRUE, 0, n, h, 0,
 						     NULL, NULL)
 			       : CL_SUCCESS;
-		out[i] = util_hash64(h, n, 0);
+		out[i] = ka_hash_bytes(h, n);
 		free(h);
 		if (err)
 			return ka_err_set(e, "runner: reading input %d: %s", i, cl_err_name(err));

@@ -229,6 +229,8 @@ static int handle_load(struct runner_engine *eng, struct runner_slot *slots, jso
 		return reply_error(fd, e.msg) ? -1 : 0;
 	json_t *jp = json_object_get(req, "plan");
 	int rc = 0;
+	json_t *ni = json_object_get(jp, "n_inputs");
+	s->n_inputs = json_is_integer(ni) ? (int)json_integer_value(ni) : -1;
 	json_t *pv = json_object_get(jp, "params");
 	if (json_is_array(pv) && json_array_size(pv) <= 16) {
 		s->n_params = (int)json_array_size(pv);

@@ -38,6 +38,7 @@ struct runner_slot {
 					 * with one the plan may be empty */
 	int n_params;			/* the plan's "params": the shape's parameter */
 	int64_t params[16];		/* values (native baselines receive them) */
+	int n_inputs;			/* the plan's "n_inputs", or -1 when absent */
 };
 
 /* One input's generator parameters (include/ka_gen.h). */

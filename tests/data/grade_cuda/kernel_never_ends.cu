@@ -6,8 +6,9 @@ __global__ void k(long long R, long long C, const float *x, const float *s, cons
 		  float *y)
 {
 	long long n = R * C, i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	volatile int spin = 1;
-	while (spin) {
+	/* A volatile global load in the condition: the loop cannot be proven
+	 * side-effect free and removed, and x[0] always equals itself. */
+	while (((volatile const float *)x)[0] == ((volatile const float *)x)[0]) {
 	}
 	if (i < n)
 		y[i] = 0.0f;
