@@ -64,13 +64,22 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/ka: $(call obj,$(PARENT_SRC) $(COMMON_SRC))
 	$(CC) $(LDSAN) -o $@ $^ $(PARENT_LIBS)
 
-# Recorders export their API to the candidate's shared object (-rdynamic) and
-# link no real OpenCL or CUDA library.
-$(BUILD)/ka-record-opencl: $(call obj,$(REC_SHARED) src/recorder/record_opencl.c $(COMMON_SRC))
-	$(CC) $(LDSAN) -rdynamic -o $@ $^ -ljansson -ldl -lm
+# Recorders export their API, and nothing else, to the candidate's shared
+# object: src/recorder/record_<target>.dynlist lists it (equal to
+# `ka-record-<target> --exports`, tests/e2e/record_exports.sh). They link no
+# real OpenCL or CUDA library. Under sanitizers the recorder's ASan options
+# hook must be visible to the sanitizer runtime too.
+REC_LDFLAGS = $(if $(findstring address,$(SAN)),-Wl$(comma)--export-dynamic-symbol=__asan_default_options)
+comma := ,
+$(BUILD)/ka-record-opencl: $(call obj,$(REC_SHARED) src/recorder/record_opencl.c $(COMMON_SRC)) \
+                           src/recorder/record_opencl.dynlist
+	$(CC) $(LDSAN) $(REC_LDFLAGS) -Wl,--dynamic-list=src/recorder/record_opencl.dynlist -o $@ \
+	    $(filter %.o,$^) -ljansson -ldl -lm
 
-$(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) src/recorder/record_cuda.c $(COMMON_SRC))
-	$(CC) $(LDSAN) -rdynamic -o $@ $^ -ljansson -ldl -lm -lstdc++
+$(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) src/recorder/record_cuda.c $(COMMON_SRC)) \
+                         src/recorder/record_cuda.dynlist
+	$(CC) $(LDSAN) $(REC_LDFLAGS) -Wl,--dynamic-list=src/recorder/record_cuda.dynlist -o $@ \
+	    $(filter %.o,$^) -ljansson -ldl -lm -lstdc++
 
 $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMON_SRC))
 	$(CC) $(LDSAN) -o $@ $^ -ljansson -lOpenCL -lm -lpthread

@@ -4,7 +4,8 @@
  * (record_main.c: request, sandbox, symbol check, load, call, plan) linked with
  * ONE recording API file (record_opencl.c or record_cuda.c) that defines
  * `record_target`, a table of hooks, and exports the target's API functions
- * (linked with -rdynamic, so the candidate's shared object binds to them).
+ * (listed in record_<target>.dynlist, the only symbols the recorder exports,
+ * so the candidate's shared object binds to them and sees nothing else).
  *
  * Order of hook calls, all in the recorder process:
  *   prepare(request)          before the sandbox (may allocate, parse)
