@@ -155,7 +155,7 @@ static void table_open(struct board_buf *b, const char *id, const char *const *c
 		board_buf_printf(b, "<th scope=\"col\" class=\"%s\" data-type=\"%s\" aria-sort=\"%s\">"
 				    "<button type=\"button\">%s</button></th>",
 				 types[i] == 'n' ? "num" : "", types[i] == 'n' ? "num" : "text",
-				 i == sorted ? "descending" : "none", cols[i]);
+				 sorted >= 0 && i == sorted ? "descending" : "none", cols[i]);
 	board_buf_printf(b, "</tr></thead>\n<tbody>\n");
 }
 
