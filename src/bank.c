@@ -136,6 +136,8 @@ int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out,
 		if (is_dir(arg)) {
 			struct bank_list one;
 			rc = bank_scan(arg, &one, e);
+			if (rc == 0 && one.n == 0) /* named by the user: a typo, not an empty bank */
+				rc = ka_err_set(e, "%s: no task folder in it (none holds task.json)", arg);
 			for (int i = 0; rc == 0 && i < one.n; i++)
 				list_add(out, one.dirs[i]);
 			bank_list_free(&one);

@@ -35,7 +35,8 @@ int bank_scan(const char *path, struct bank_list *out, struct ka_err *e);
 /* Resolve command-line task arguments against a bank: each argument is a
  * task folder, a bank folder (all its tasks) or the folder name of a task in
  * bank (e.g. "gemm_bias_gelu"); no arguments means every task of bank.
- * Appends to out (zero it first). 0 or -1 with e ("no task 'x' in bank"). */
+ * Appends to out (zero it first). 0 or -1 with e ("no task 'x' in bank"; a
+ * folder argument that holds no task is an error too). */
 int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out, struct ka_err *e);
 
 void bank_list_free(struct bank_list *l);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -77,4 +78,31 @@ int cli_wants_help(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+int cli_check_outdir(const char *cmd, const char *what, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+		return 0;
+	fprintf(stderr, "ka %s: %s %s: exists and is not a folder\n", cmd, what, path);
+	return KA_EXIT_USAGE;
+}
+
+int cli_check_input(const char *cmd, const char *path, int want_dir)
+{
+	struct stat st;
+	const char *why = NULL;
+	if (stat(path, &st) != 0)
+		why = strerror(errno);
+	else if (want_dir == 1 && !S_ISDIR(st.st_mode))
+		why = "not a folder";
+	else if (want_dir == 0 && !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (want_dir == -1 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		why = "neither a file nor a folder";
+	if (!why)
+		return 0;
+	fprintf(stderr, "ka %s: %s: %s\n", cmd, path, why);
+	return KA_EXIT_USAGE;
 }

@@ -35,4 +35,15 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* True if any argument is -h or --help. */
 int cli_wants_help(int argc, char **argv);
 
+/* An output folder given on the command line (what: "-o"): fine if path does
+ * not exist yet (the command creates it) or is a folder. Otherwise prints one
+ * line "ka <cmd>: <what> <path>: exists and is not a folder" and returns
+ * KA_EXIT_USAGE; 0 if fine. */
+int cli_check_outdir(const char *cmd, const char *what, const char *path);
+
+/* An input path given on the command line must exist: 0, or one line
+ * "ka <cmd>: <path>: <reason>" and KA_EXIT_USAGE. want_dir: 1 for a folder,
+ * 0 for a regular file, -1 for either. */
+int cli_check_input(const char *cmd, const char *path, int want_dir);
+
 #endif

@@ -44,6 +44,12 @@ int cmd_board(int argc, char **argv)
 		return cli_usage_error("board", "missing -o DIR");
 	if (optind >= argc)
 		return cli_usage_error("board", "missing SCORECARD (a file or a folder)");
+	if (cli_check_outdir("board", "-o", out))
+		return KA_EXIT_USAGE;
+	/* a path that is not there is a typo, not a bad scorecard to skip */
+	for (int i = optind; i < argc; i++)
+		if (cli_check_input("board", argv[i], -1))
+			return KA_EXIT_USAGE;
 	int n_ok = 0, n_skipped = 0;
 	struct ka_err e;
 	if (board_build(argv + optind, argc - optind, out, stderr, &n_ok, &n_skipped, &e))

@@ -97,6 +97,9 @@ int cmd_gold(int argc, char **argv)
 		return cli_usage_error("gold", "--seed: '%s' is not an unsigned 64-bit integer",
 				       seed_text);
 
+	if (cli_check_outdir("gold", "-o", outdir))
+		return KA_EXIT_USAGE;
+
 	struct ka_err e;
 	struct ka_task *t = task_load(task_dir, &e);
 	if (!t) {

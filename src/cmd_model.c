@@ -168,8 +168,14 @@ static int model_test(int argc, char **argv)
 	char *prompt_buf = NULL;
 	if (prompt_file) {
 		struct ka_err e;
-		if (util_read_file(prompt_file, CMD_MODEL_PROMPT_CAP, &prompt_buf, NULL, &e) != 0) {
+		size_t plen = 0;
+		if (util_read_file(prompt_file, CMD_MODEL_PROMPT_CAP, &prompt_buf, &plen, &e) != 0) {
 			fprintf(stderr, "ka model test: %s\n", e.msg);
+			return KA_EXIT_USAGE;
+		}
+		if (plen == 0) {
+			fprintf(stderr, "ka model test: %s: the prompt file is empty\n", prompt_file);
+			free(prompt_buf);
 			return KA_EXIT_USAGE;
 		}
 		prompt = prompt_buf;
@@ -255,10 +261,8 @@ static int model_test(int argc, char **argv)
 
 int cmd_model(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return KA_EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cli_usage_error("model", "missing subcommand (expected: test)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return KA_EXIT_OK;

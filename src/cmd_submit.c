@@ -89,6 +89,8 @@ int cmd_submit(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("submit", "check needs exactly one SCORECARD");
 	const char *file = argv[optind];
+	if (bank && cli_check_input("submit", bank, 1))
+		return KA_EXIT_USAGE; /* a bank named by the user must be there */
 	if (!bank)
 		bank = bank_default_path();
 

@@ -36,7 +36,7 @@ one_line() {
 
 check model_help 0 "usage: ka model test SPEC" -- "$KA" model --help
 check model_test_help 0 "archive:<bank-path>" -- "$KA" model test --help
-check model_no_sub 2 "usage: ka model test" -- "$KA" model
+check model_no_sub 2 "ka model: missing subcommand (expected: test)" -- "$KA" model
 check model_bad_sub 2 "unknown subcommand 'frob'" -- "$KA" model frob
 check model_no_spec 2 "missing SPEC" -- "$KA" model test
 check model_bad_flag 2 "unknown option '--bogus'" -- "$KA" model test --bogus cmd:cat
