@@ -43,7 +43,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "ka: missing command (see 'ka --help')\n");
 		return KA_EXIT_USAGE;
 	}
 	const char *c = argv[1];
