@@ -12,23 +12,14 @@
 
 void board_buf_printf(struct board_buf *b, const char *fmt, ...)
 {
+	struct util_buf u = {b->p, b->len, b->cap};
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	util_buf_vprintf(&u, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		b->p = xrealloc(b->p, cap);
-		b->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+	b->p = u.s;
+	b->len = u.len;
+	b->cap = u.cap;
 }
 
 void board_buf_esc(struct board_buf *b, const char *s, size_t max)

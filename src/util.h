@@ -4,6 +4,7 @@
 #ifndef KA_UTIL_H
 #define KA_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,5 +74,16 @@ int util_run(char *const argv[], const char *cwd, double timeout_s, size_t cap, 
 
 /* Hex encoding of len bytes into out (2*len+1 chars). */
 void util_hex(const void *data, size_t len, char *out);
+
+/* A growing text buffer (allocation failures abort, see xrealloc). Start it
+ * zeroed; after the first append s is NUL-terminated. The owner frees s. */
+struct util_buf {
+	char *s;
+	size_t len, cap;
+};
+
+/* Append printf-formatted text to b (an encoding error appends nothing). */
+void util_buf_printf(struct util_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void util_buf_vprintf(struct util_buf *b, const char *fmt, va_list ap);
 
 #endif
