@@ -138,7 +138,6 @@ struct ci stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
 struct ci stats_grouped_mean_ci(const double *values, const size_t *offsets, const size_t *counts,
 				size_t n_groups, int reps, uint64_t seed, double *mean)
 {
-	struct ci r = {NAN, NAN};
 	/* Groups with no values have no mean: they take no part, neither in the
 	 * point estimate nor in the resampling. */
 	double *gm = xmalloc((n_groups ? n_groups : 1) * sizeof *gm);
@@ -151,29 +150,8 @@ struct ci stats_grouped_mean_ci(const double *values, const size_t *offsets, con
 			s += values[offsets[g] + i];
 		gm[ng++] = s / (double)counts[g];
 	}
-	if (ng == 0) {
-		if (mean)
-			*mean = NAN;
-		free(gm);
-		return r;
-	}
-	double s = 0;
-	for (size_t g = 0; g < ng; g++)
-		s += gm[g];
-	if (mean)
-		*mean = s / (double)ng;
-	if (reps < 1)
-		reps = STATS_DEFAULT_REPS;
-	uint64_t st = seed;
-	double *v = xmalloc((size_t)reps * sizeof *v);
-	for (int k = 0; k < reps; k++) {
-		double t = 0;
-		for (size_t g = 0; g < ng; g++)
-			t += gm[rng_index(&st, ng)];
-		v[k] = t / (double)ng;
-	}
-	r = percentile_ci(v, reps);
-	free(v);
+	/* then the bootstrap of the mean over the group means */
+	struct ci r = stats_mean_ci(gm, ng, reps, seed, mean);
 	free(gm);
 	return r;
 }
