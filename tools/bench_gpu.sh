@@ -6,12 +6,17 @@ set -u
 OUT=${1:-out/bench}
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
+PARTS=${BENCH_PARTS:-probe rep lat thr cap}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"
 W="$OUT/work"
+if want probe; then
 echo "== probe"
 nvcc -O2 -arch=sm_90a -o "$OUT/gpu_probe" tools/gpu_probe.cu && "$OUT/gpu_probe" | tee "$OUT/probe.json"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.csv"
 
+fi
+if want rep; then
 echo "== repeatability: the same kernels in two separate runner sessions"
 for run in 1 2; do
 	for t in L1/gelu_bias_scale L2/gemm_bias_gelu L3/softmax_rows; do
@@ -20,6 +25,8 @@ for run in 1 2; do
 	done
 done
 
+fi
+if want lat; then
 echo "== warm-runner latency: compile to verdict with speedup CI (fresh source each)"
 mkdir -p "$OUT/lat"
 for i in 1 2 3; do
@@ -28,6 +35,8 @@ done
 "$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale --kernel "$OUT/lat/v1.cu" \
 	--kernel "$OUT/lat/v2.cu" --kernel "$OUT/lat/v3.cu" --jobs 1 --workdir "$W" --json "$OUT/latency.jsonl" | grep -E "kernel|verdict|seconds|graded"
 
+fi
+if want thr; then
 echo "== throughput: 32 fresh L1 candidates, parallel compilation over the cores"
 mkdir -p "$OUT/thr"
 for i in $(seq 1 32); do
@@ -42,6 +51,8 @@ for i in $(seq 1 32); do sed -i "1i // again $RANDOM" "$OUT/thr/c$i.cu"; done
 "$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "${args[@]}" --jobs "$(nproc)" \
 	--no-timing --workdir "$W" --json "$OUT/throughput_nt.jsonl" | grep -E "graded"
 
+fi
+if want cap; then
 echo "== capability track, archive model, k = 5, whole public bank"
 start=$(date +%s.%N)
 "$KA" --track capability --api-model archive:bank/public --tier all --target cuda --k 5 \
@@ -61,3 +72,4 @@ for line in open(d + "/results.jsonl"):
     n += 1
 print(f"capability: {n} samples, wall {wall:.1f} s, waiting for the GPU runner {runner:.1f} s ({100*runner/wall:.0f}%)")
 PY
+fi
