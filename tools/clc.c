@@ -23,6 +23,23 @@
 
 #include "util.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/* Under `make san`: PoCL and its LLVM keep what they allocate to compile a
+ * kernel until the process ends. Those leaks are theirs, not ka's; any other
+ * leak is still reported. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libpocl.so\nleak:libLLVM\n";
+}
+
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0"; /* keep stderr (the build log) clean */
+}
+#endif
+
 #define CLC_SRC_CAP (4u << 20)
 #define CLC_MAX_N (INT64_C(1) << 28)
 
