@@ -23,9 +23,9 @@ struct card {
 	char *path;
 	json_t *sc;
 	enum scorecard_track track;
-	char id[96];	/* page m/<id>.html, sources in m/<id>/ */
+	char id[96]; /* page m/<id>.html, sources in m/<id>/ */
 	const char *name;
-	int standardized;	/* weight_rsi with summary.bank_tier */
+	int standardized; /* weight_rsi with summary.bank_tier */
 };
 
 struct site {
@@ -86,8 +86,9 @@ static void td_fig(struct board_buf *b, const json_t *fig, enum fmt f)
 	num_text(v, sizeof v, x.value, f);
 	num_text(lo, sizeof lo, x.lo, f);
 	num_text(hi, sizeof hi, x.hi, f);
-	board_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\" title=\"95%% CI [%s, %s]\">%s"
-			    "<span class=\"ci\"> [%s, %s]</span></td>",
+	board_buf_printf(b,
+			 "<td class=\"num\" data-v=\"%.17g\" title=\"95%% CI [%s, %s]\">%s"
+			 "<span class=\"ci\"> [%s, %s]</span></td>",
 			 x.value, lo, hi, v, lo, hi);
 }
 
@@ -112,8 +113,10 @@ static void split_tag(struct board_buf *b, const struct card *c)
 		board_buf_printf(b, " <span class=\"tag\" title=\"scored on the public split "
 				    "(development), not on the held-out split\">public</span>");
 	if (json_is_true(jget(c->sc, "device.test_grade")))
-		board_buf_printf(b, " <span class=\"tag grey\" title=\"timed on a test-grade "
-				    "device (PoCL on a CPU): speedups are not comparable\">test grade</span>");
+		board_buf_printf(
+			b,
+			" <span class=\"tag grey\" title=\"timed on a test-grade "
+			"device (PoCL on a CPU): speedups are not comparable\">test grade</span>");
 }
 
 /* The model cell: name linking to its page, plus the split tag. */
@@ -140,8 +143,8 @@ static void td_verdict(struct board_buf *b, const char *v)
 	}
 	static const char *const cls[] = {"pos", "none", "neg"};
 	static const int order[] = {2, 1, 0};
-	board_buf_printf(b, "<td data-v=\"%d\"><span class=\"verdict %s\">%s</span></td>", order[mv],
-			 cls[mv], metrics_verdict_name(mv));
+	board_buf_printf(b, "<td data-v=\"%d\"><span class=\"verdict %s\">%s</span></td>",
+			 order[mv], cls[mv], metrics_verdict_name(mv));
 }
 
 /* Header row: cols[i] with type 'n' (numeric) or 't' (text); sorted marks
@@ -149,11 +152,12 @@ static void td_verdict(struct board_buf *b, const char *v)
 static void table_open(struct board_buf *b, const char *id, const char *const *cols,
 		       const char *types, int sorted)
 {
-	board_buf_printf(b, "<div class=\"tablewrap\"><table class=\"board\" id=\"%s\">\n<thead><tr>",
-			 id);
+	board_buf_printf(
+		b, "<div class=\"tablewrap\"><table class=\"board\" id=\"%s\">\n<thead><tr>", id);
 	for (int i = 0; cols[i]; i++)
-		board_buf_printf(b, "<th scope=\"col\" class=\"%s\" data-type=\"%s\" aria-sort=\"%s\">"
-				    "<button type=\"button\">%s</button></th>",
+		board_buf_printf(b,
+				 "<th scope=\"col\" class=\"%s\" data-type=\"%s\" aria-sort=\"%s\">"
+				 "<button type=\"button\">%s</button></th>",
 				 types[i] == 'n' ? "num" : "", types[i] == 'n' ? "num" : "text",
 				 sorted >= 0 && i == sorted ? "descending" : "none", cols[i]);
 	board_buf_printf(b, "</tr></thead>\n<tbody>\n");
@@ -194,16 +198,34 @@ static double figv(const json_t *sc, const char *path)
 	return json_is_object(f) ? json_number_value(json_object_get(f, "value")) : -INFINITY;
 }
 
-static int is_cap(const struct card *c) { return c->track == SCORECARD_TRACK_CAPABILITY; }
+static int is_cap(const struct card *c)
+{
+	return c->track == SCORECARD_TRACK_CAPABILITY;
+}
 static int is_wrsi(const struct card *c)
 {
 	return c->track == SCORECARD_TRACK_WEIGHT_RSI && !c->standardized;
 }
-static int is_std(const struct card *c) { return c->track == SCORECARD_TRACK_WEIGHT_RSI && c->standardized; }
-static int is_harness(const struct card *c) { return c->track == SCORECARD_TRACK_HARNESS_RSI; }
-static int is_controls(const struct card *c) { return c->track == SCORECARD_TRACK_CONTROLS; }
-static int is_proc(const struct card *c) { return c->track == SCORECARD_TRACK_PROCEDURE_RSI; }
-static int is_frontier(const struct card *c) { return c->track == SCORECARD_TRACK_FRONTIER; }
+static int is_std(const struct card *c)
+{
+	return c->track == SCORECARD_TRACK_WEIGHT_RSI && c->standardized;
+}
+static int is_harness(const struct card *c)
+{
+	return c->track == SCORECARD_TRACK_HARNESS_RSI;
+}
+static int is_controls(const struct card *c)
+{
+	return c->track == SCORECARD_TRACK_CONTROLS;
+}
+static int is_proc(const struct card *c)
+{
+	return c->track == SCORECARD_TRACK_PROCEDURE_RSI;
+}
+static int is_frontier(const struct card *c)
+{
+	return c->track == SCORECARD_TRACK_FRONTIER;
+}
 static int is_diag(const struct card *c)
 {
 	if (!is_wrsi(c))
@@ -214,12 +236,30 @@ static int is_diag(const struct card *c)
 			return 1;
 	return 0;
 }
-static double key_meanc(const struct card *c) { return figv(c->sc, "aggregates.overall.mean_c"); }
-static double key_smf(const struct card *c) { return figv(c->sc, "summary.self_minus_fresh"); }
-static double key_ivf(const struct card *c) { return figv(c->sc, "summary.improved_vs_frozen"); }
-static double key_gain(const struct card *c) { return figv(c->sc, "summary.recursion_gain"); }
-static double key_qgain(const struct card *c) { return figv(c->sc, "summary.q_gain_vs_frozen"); }
-static double key_cfinal(const struct card *c) { return figv(c->sc, "summary.c_final"); }
+static double key_meanc(const struct card *c)
+{
+	return figv(c->sc, "aggregates.overall.mean_c");
+}
+static double key_smf(const struct card *c)
+{
+	return figv(c->sc, "summary.self_minus_fresh");
+}
+static double key_ivf(const struct card *c)
+{
+	return figv(c->sc, "summary.improved_vs_frozen");
+}
+static double key_gain(const struct card *c)
+{
+	return figv(c->sc, "summary.recursion_gain");
+}
+static double key_qgain(const struct card *c)
+{
+	return figv(c->sc, "summary.q_gain_vs_frozen");
+}
+static double key_cfinal(const struct card *c)
+{
+	return figv(c->sc, "summary.c_final");
+}
 
 /* ---- series over rounds ---------------------------------------------------- */
 
@@ -310,7 +350,10 @@ static void plot_cards(struct board_buf *b, const struct site *s, const int *idx
 					     jstr(c->sc, "model.name"));
 		else
 			names[i] = xstrdup(c->name);
-		bs[i] = (struct board_series){names[i], sr[i].n, sr[i].x, sr[i].y,
+		bs[i] = (struct board_series){names[i],
+					      sr[i].n,
+					      sr[i].x,
+					      sr[i].y,
 					      sr[i].has_ci ? sr[i].lo : NULL,
 					      sr[i].has_ci ? sr[i].hi : NULL};
 	}
@@ -347,8 +390,11 @@ static void board_capability(struct board_buf *b, const struct site *s, int *idx
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Model", "Kind", "correct", "fast", "mean C",
-					   "fast vs compiled", "pass@k", "speedup (geomean)", NULL};
+	static const char *const cols[] = {"Model",   "Kind",
+					   "correct", "fast",
+					   "mean C",  "fast vs compiled",
+					   "pass@k",  "speedup (geomean)",
+					   NULL};
 	table_open(b, "t-capability", cols, "ttnnnnnn", 4);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -396,7 +442,8 @@ static void board_capability(struct board_buf *b, const struct site *s, int *idx
 			}
 			const json_t *samples = json_object_get(task, "samples");
 			for (size_t j = 0; j < json_array_size(samples); j++) {
-				const json_t *sp = jget(json_array_get(samples, j), "speedup_eager");
+				const json_t *sp =
+					jget(json_array_get(samples, j), "speedup_eager");
 				if (!json_is_object(sp))
 					continue;
 				prow[np] = r;
@@ -418,23 +465,32 @@ static void board_capability(struct board_buf *b, const struct site *s, int *idx
 
 static void board_weight_rsi(struct board_buf *b, const struct site *s, int *idx)
 {
-	section_open(b, "weight-rsi", "Task 2 \xc2\xb7 Weight RSI",
-		     "Open models only, rounds on the difficulty-standardized hard bank. Three arms "
-		     "run in parallel: <em>self</em> trains on its own kernels, <em>fresh-frozen</em> "
-		     "on kernels freshly sampled from the unchanged base each round, <em>round0</em> "
-		     "retrains on the first round's data. The key column is <em>self vs "
-		     "fresh-frozen</em>: positive means an improving producer makes better "
-		     "descendants than a frozen producer given the same fresh data. Correctness and "
-		     "compiled speedup are shown separately.");
+	section_open(
+		b, "weight-rsi", "Task 2 \xc2\xb7 Weight RSI",
+		"Open models only, rounds on the difficulty-standardized hard bank. Three arms "
+		"run in parallel: <em>self</em> trains on its own kernels, <em>fresh-frozen</em> "
+		"on kernels freshly sampled from the unchanged base each round, <em>round0</em> "
+		"retrains on the first round's data. The key column is <em>self vs "
+		"fresh-frozen</em>: positive means an improving producer makes better "
+		"descendants than a frozen producer given the same fresh data. Correctness and "
+		"compiled speedup are shown separately.");
 	int n = select_cards(s, is_wrsi, key_smf, idx);
 	if (!n) {
 		empty_board(b);
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Model", "Family", "rounds", "C0", "final", "correct",
-					   "compiled x", "delta vs frozen", "self vs fresh-frozen",
-					   "verdict", NULL};
+	static const char *const cols[] = {"Model",
+					   "Family",
+					   "rounds",
+					   "C0",
+					   "final",
+					   "correct",
+					   "compiled x",
+					   "delta vs frozen",
+					   "self vs fresh-frozen",
+					   "verdict",
+					   NULL};
 	table_open(b, "t-weight-rsi", cols, "ttnnnnnnnn", 8);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -454,9 +510,10 @@ static void board_weight_rsi(struct board_buf *b, const struct site *s, int *idx
 	}
 	table_close(b);
 	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C of the self arm per round", "mean C", "self", "c", NULL, 0, NULL);
-	plot_cards(b, s, idx, n, "Self minus fresh-frozen per round", "C(self) \xe2\x88\x92 C(fresh-frozen)",
-		   "self", "c", "fresh_frozen", 1, NULL);
+	plot_cards(b, s, idx, n, "C of the self arm per round", "mean C", "self", "c", NULL, 0,
+		   NULL);
+	plot_cards(b, s, idx, n, "Self minus fresh-frozen per round",
+		   "C(self) \xe2\x88\x92 C(fresh-frozen)", "self", "c", "fresh_frozen", 1, NULL);
 	board_buf_printf(b, "</div>\n</section>\n");
 }
 
@@ -473,8 +530,9 @@ static void board_standardized(struct board_buf *b, const struct site *s, int *i
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Model", "Tier", "rounds", "C0 (speed)", "C final",
-					   "self vs fresh-frozen", "verdict", NULL};
+	static const char *const cols[] = {"Model",	 "Tier",    "rounds",
+					   "C0 (speed)", "C final", "self vs fresh-frozen",
+					   "verdict",	 NULL};
 	table_open(b, "t-standardized", cols, "tnnnnnn", 5);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -497,8 +555,8 @@ static void board_standardized(struct board_buf *b, const struct site *s, int *i
 	}
 	table_close(b);
 	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C (speed vs compiled) of the self arm per round", "mean C", "self",
-		   "c", NULL, 0, NULL);
+	plot_cards(b, s, idx, n, "C (speed vs compiled) of the self arm per round", "mean C",
+		   "self", "c", NULL, 0, NULL);
 	plot_cards(b, s, idx, n, "Self minus fresh-frozen per round",
 		   "C(self) \xe2\x88\x92 C(fresh-frozen)", "self", "c", "fresh_frozen", 1, NULL);
 	board_buf_printf(b, "</div>\n</section>\n");
@@ -517,9 +575,9 @@ static void board_harness(struct board_buf *b, const struct site *s, int *idx)
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Open trainee", "Researcher", "rounds", "C0",
-					   "C improved", "C frozen", "improved vs frozen", "verdict",
-					   NULL};
+	static const char *const cols[] = {
+		"Open trainee", "Researcher",	      "rounds",	 "C0", "C improved",
+		"C frozen",	"improved vs frozen", "verdict", NULL};
 	table_open(b, "t-harness-rsi", cols, "ttnnnnnn", 6);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -537,8 +595,8 @@ static void board_harness(struct board_buf *b, const struct site *s, int *idx)
 	}
 	table_close(b);
 	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C of the trainee under the improved harness", "mean C", "improved",
-		   "c", NULL, 0, "trainee");
+	plot_cards(b, s, idx, n, "C of the trainee under the improved harness", "mean C",
+		   "improved", "c", NULL, 0, "trainee");
 	plot_cards(b, s, idx, n, "Improved minus frozen harness per round",
 		   "C(improved) \xe2\x88\x92 C(frozen)", "improved", "c", "frozen", 1, "trainee");
 	board_buf_printf(b, "</div>\n</section>\n");
@@ -546,20 +604,22 @@ static void board_harness(struct board_buf *b, const struct site *s, int *idx)
 
 static void board_controls(struct board_buf *b, const struct site *s, int *idx)
 {
-	section_open(b, "controls", "Non-recursive controls",
-		     "Every gain is checked against non-recursive methods at the same generation "
-		     "budget (best-of-k sampling, in-context self-refine, archive retrieval), all "
-		     "frozen-weight and scored with the identical grader. <em>recursion gain</em> = "
-		     "weight-RSI final C minus the best non-recursive baseline: positive means "
-		     "training on your own kernels beats simply sampling more.");
+	section_open(
+		b, "controls", "Non-recursive controls",
+		"Every gain is checked against non-recursive methods at the same generation "
+		"budget (best-of-k sampling, in-context self-refine, archive retrieval), all "
+		"frozen-weight and scored with the identical grader. <em>recursion gain</em> = "
+		"weight-RSI final C minus the best non-recursive baseline: positive means "
+		"training on your own kernels beats simply sampling more.");
 	int n = select_cards(s, is_controls, key_gain, idx);
 	if (!n) {
 		empty_board(b);
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Model", "weight-RSI C", "best-of-k", "self-refine",
-					   "retrieval", "recursion gain", NULL};
+	static const char *const cols[] = {"Model",	  "weight-RSI C", "best-of-k",
+					   "self-refine", "retrieval",	  "recursion gain",
+					   NULL};
 	table_open(b, "t-controls", cols, "tnnnnn", 5);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -579,19 +639,20 @@ static void board_controls(struct board_buf *b, const struct site *s, int *idx)
 
 static void board_procedure(struct board_buf *b, const struct site *s, int *idx)
 {
-	section_open(b, "procedure-rsi", "Task 3 \xc2\xb7 Procedure RSI",
-		     "A model with fixed weights rewrites its own executable research procedure "
-		     "each round (strategy library, solver prompt, verified-kernel archive). "
-		     "<em>Q</em> is the held-out quality of the current procedure; the key column "
-		     "is <em>Q gain vs frozen</em> procedure. Open and closed models both compete.");
+	section_open(
+		b, "procedure-rsi", "Task 3 \xc2\xb7 Procedure RSI",
+		"A model with fixed weights rewrites its own executable research procedure "
+		"each round (strategy library, solver prompt, verified-kernel archive). "
+		"<em>Q</em> is the held-out quality of the current procedure; the key column "
+		"is <em>Q gain vs frozen</em> procedure. Open and closed models both compete.");
 	int n = select_cards(s, is_proc, key_qgain, idx);
 	if (!n) {
 		empty_board(b);
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Model", "Mode", "rounds", "Q0", "Q final",
-					   "Q gain vs frozen", "verdict", NULL};
+	static const char *const cols[] = {
+		"Model", "Mode", "rounds", "Q0", "Q final", "Q gain vs frozen", "verdict", NULL};
 	table_open(b, "t-procedure-rsi", cols, "ttnnnnn", 5);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -628,8 +689,9 @@ static void board_frontier(struct board_buf *b, const struct site *s, int *idx)
 		board_buf_printf(b, "</section>\n");
 		return;
 	}
-	static const char *const cols[] = {"Model", "Proposer", "rounds", "frontier tasks", "C0",
-					   "C final", "C change", "verdict", NULL};
+	static const char *const cols[] = {"Model",	     "Proposer", "rounds",
+					   "frontier tasks", "C0",	 "C final",
+					   "C change",	     "verdict",	 NULL};
 	table_open(b, "t-frontier", cols, "ttnnnnnn", 5);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
@@ -640,8 +702,8 @@ static void board_frontier(struct board_buf *b, const struct site *s, int *idx)
 		td_model(b, c, "model");
 		td_text(b, jstr(c->sc, "proposer.name"));
 		td_int(b, (long long)json_integer_value(json_object_get(sm, "rounds")));
-		board_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld \xe2\x86\x92 %lld</td>", f1,
-				 f0, f1);
+		board_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld \xe2\x86\x92 %lld</td>",
+				 f1, f0, f1);
 		td_fig(b, json_object_get(sm, "c0"), FMT_RATE);
 		td_fig(b, json_object_get(sm, "c_final"), FMT_RATE);
 		td_fig(b, json_object_get(sm, "c_change"), FMT_DIFF);
@@ -657,12 +719,13 @@ static void board_frontier(struct board_buf *b, const struct site *s, int *idx)
 
 static void board_diagnostics(struct board_buf *b, const struct site *s, int *idx)
 {
-	section_open(b, "diagnostics", "Diagnostics",
-		     "Rounds of weight RSI, logging the state of each model's own training signal "
-		     "every round. Models that keep self-data diversity high and retain their "
-		     "round-0 solutions keep gaining; models whose self-generated kernels collapse "
-		     "in diversity and forget prior solutions drive self-minus-fresh negative. Each "
-		     "line is a model.");
+	section_open(
+		b, "diagnostics", "Diagnostics",
+		"Rounds of weight RSI, logging the state of each model's own training signal "
+		"every round. Models that keep self-data diversity high and retain their "
+		"round-0 solutions keep gaining; models whose self-generated kernels collapse "
+		"in diversity and forget prior solutions drive self-minus-fresh negative. Each "
+		"line is a model.");
 	int n = select_cards(s, is_diag, key_smf, idx);
 	if (!n) {
 		empty_board(b);
@@ -681,8 +744,8 @@ static void board_diagnostics(struct board_buf *b, const struct site *s, int *id
 
 static const char *track_label(enum scorecard_track t)
 {
-	static const char *const l[] = {"Capability", "Weight RSI", "Procedure RSI",
-					"Harness RSI", "Frontier",  "Controls"};
+	static const char *const l[] = {"Capability",  "Weight RSI", "Procedure RSI",
+					"Harness RSI", "Frontier",   "Controls"};
 	return (unsigned)t < SCORECARD_TRACK_COUNT ? l[t] : "?";
 }
 
@@ -710,7 +773,8 @@ static void board_datasets(struct board_buf *b, const struct site *s)
 		char std[64] = "";
 		for (int j = i; j < s->n; j++) {
 			const struct card *d = &s->c[j];
-			if (done[j] || d->track != c->track || strcmp(jstr(d->sc, "bank.name"), bank))
+			if (done[j] || d->track != c->track ||
+			    strcmp(jstr(d->sc, "bank.name"), bank))
 				continue;
 			done[j] = 1;
 			const json_t *tasks = json_object_get(d->sc, "tasks");
@@ -733,25 +797,28 @@ static void board_datasets(struct board_buf *b, const struct site *s)
 		char tl[64] = "";
 		for (int t = 0; t < 3; t++)
 			if (tiers[t])
-				snprintf(tl + strlen(tl), sizeof tl - strlen(tl), "%sL%d", *tl ? ", " : "",
-					 t + 1);
+				snprintf(tl + strlen(tl), sizeof tl - strlen(tl), "%sL%d",
+					 *tl ? ", " : "", t + 1);
 		if (*std)
-			snprintf(tl + strlen(tl), sizeof tl - strlen(tl), "%s%s", *tl ? "; " : "", std);
+			snprintf(tl + strlen(tl), sizeof tl - strlen(tl), "%s%s", *tl ? "; " : "",
+				 std);
 		td_text(b, tl);
 		if (pub >= 0) {
 			const json_t *bk = json_object_get(s->c[pub].sc, "bank");
 			board_buf_printf(b, "<td>");
 			board_buf_esc(b, jstr(bk, "path"), 120);
-			board_buf_printf(b, " (%lld tasks, hash <code>",
-					 (long long)json_integer_value(json_object_get(bk, "n_tasks")));
+			board_buf_printf(
+				b, " (%lld tasks, hash <code>",
+				(long long)json_integer_value(json_object_get(bk, "n_tasks")));
 			board_buf_esc(b, jstr(bk, "hash"), 12);
 			board_buf_printf(b, "</code>)</td>");
 		} else {
 			td_text(b, NULL);
 		}
 		if (held >= 0)
-			board_buf_printf(b, "<td>%lld tasks, unreleased</td>",
-					 (long long)json_integer_value(jget(s->c[held].sc, "bank.n_tasks")));
+			board_buf_printf(
+				b, "<td>%lld tasks, unreleased</td>",
+				(long long)json_integer_value(jget(s->c[held].sc, "bank.n_tasks")));
 		else
 			td_text(b, NULL);
 		board_buf_printf(b, "</tr>\n");
@@ -765,30 +832,39 @@ static void board_datasets(struct board_buf *b, const struct site *s)
 
 static void page_open(struct board_buf *b, const char *title_esc_src, const char *root)
 {
-	board_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-			    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-			    "<title>");
+	board_buf_printf(
+		b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		   "<title>");
 	board_buf_esc(b, title_esc_src, 200);
-	board_buf_printf(b, "</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n"
-			    "<script src=\"%sboard.js\" defer></script>\n</head>\n<body>\n",
+	board_buf_printf(b,
+			 "</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n"
+			 "<script src=\"%sboard.js\" defer></script>\n</head>\n<body>\n",
 			 root, root);
-	board_buf_printf(b, "<header class=\"top\"><a class=\"brand\" href=\"%sindex.html\">"
-			    "KernelAscent</a><nav>", root);
-	static const char *const nav[][2] = {{"capability", "Capability"}, {"weight-rsi", "Weight RSI"},
-					     {"standardized", "Standardized"}, {"harness-rsi", "Harness RSI"},
-					     {"controls", "Controls"}, {"procedure-rsi", "Procedure RSI"},
-					     {"frontier", "Frontier"}, {"diagnostics", "Diagnostics"},
-					     {"datasets", "Datasets"}};
+	board_buf_printf(b,
+			 "<header class=\"top\"><a class=\"brand\" href=\"%sindex.html\">"
+			 "KernelAscent</a><nav>",
+			 root);
+	static const char *const nav[][2] = {
+		{"capability", "Capability"},	  {"weight-rsi", "Weight RSI"},
+		{"standardized", "Standardized"}, {"harness-rsi", "Harness RSI"},
+		{"controls", "Controls"},	  {"procedure-rsi", "Procedure RSI"},
+		{"frontier", "Frontier"},	  {"diagnostics", "Diagnostics"},
+		{"datasets", "Datasets"}};
 	for (size_t i = 0; i < sizeof nav / sizeof nav[0]; i++)
-		board_buf_printf(b, "<a href=\"%sindex.html#%s\">%s</a>", root, nav[i][0], nav[i][1]);
+		board_buf_printf(b, "<a href=\"%sindex.html#%s\">%s</a>", root, nav[i][0],
+				 nav[i][1]);
 	board_buf_printf(b, "</nav></header>\n<main>\n");
 }
 
 static void page_close(struct board_buf *b)
 {
-	board_buf_printf(b, "</main>\n<footer>Built by <code>ka board</code> from scorecards "
-			    "(schema %s). Every figure shows its 95%% bootstrap CI over tasks.</footer>\n"
-			    "</body>\n</html>\n", SCORECARD_SCHEMA);
+	board_buf_printf(
+		b,
+		"</main>\n<footer>Built by <code>ka board</code> from scorecards "
+		"(schema %s). Every figure shows its 95%% bootstrap CI over tasks.</footer>\n"
+		"</body>\n</html>\n",
+		SCORECARD_SCHEMA);
 }
 
 static int write_buf(const struct site *s, const char *rel, struct board_buf *b, struct ka_err *e)
@@ -840,21 +916,25 @@ static void facts(struct board_buf *b, const struct card *c)
 			 json_number_value(json_object_get(cl, "mem_mhz")));
 	snprintf(t, sizeof t, "%s; driver %s; %s; %s%s", jstr(sc, "device.name"),
 		 jstr(sc, "device.driver"), jstr(sc, "device.runtime"), clk,
-		 json_is_true(jget(sc, "device.test_grade")) ? " (test grade: timings not comparable)"
-							     : "");
+		 json_is_true(jget(sc, "device.test_grade"))
+			 ? " (test grade: timings not comparable)"
+			 : "");
 	kv(b, "device", t);
 	/* Protocol: its scalar fields in document order. */
 	struct board_buf p = {0};
 	const char *key;
 	json_t *val;
-	json_object_foreach((json_t *)jget(sc, "protocol"), key, val) {
+	json_object_foreach((json_t *)jget(sc, "protocol"), key, val)
+	{
 		if (json_is_integer(val))
 			board_buf_printf(&p, "%s%s = %lld", p.len ? ", " : "", key,
 					 (long long)json_integer_value(val));
 		else if (json_is_real(val))
-			board_buf_printf(&p, "%s%s = %g", p.len ? ", " : "", key, json_real_value(val));
+			board_buf_printf(&p, "%s%s = %g", p.len ? ", " : "", key,
+					 json_real_value(val));
 		else if (json_is_string(val))
-			board_buf_printf(&p, "%s%s = %s", p.len ? ", " : "", key, json_string_value(val));
+			board_buf_printf(&p, "%s%s = %s", p.len ? ", " : "", key,
+					 json_string_value(val));
 	}
 	kv(b, "protocol", p.p);
 	board_buf_free(&p);
@@ -888,8 +968,8 @@ static char *copy_source(const struct site *s, const struct card *c, size_t ti, 
 			 const char *rel)
 {
 	const char *slash = strrchr(c->path, '/');
-	char *src = slash ? xasprintf("%.*s/%s", (int)(slash - c->path), c->path, rel)
-			  : xstrdup(rel);
+	char *src =
+		slash ? xasprintf("%.*s/%s", (int)(slash - c->path), c->path, rel) : xstrdup(rel);
 	char *data = NULL, *link = NULL;
 	size_t len;
 	struct ka_err e;
@@ -920,9 +1000,19 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 {
 	const json_t *ag = json_object_get(c->sc, "aggregates");
 	board_buf_printf(b, "<h2>Aggregates</h2>\n");
-	static const char *const cols[] = {"Tier", "tasks", "samples", "correct", "fast",
-					   "fast vs compiled", "fast_p 1.5", "fast_p 2", "pass@k",
-					   "speedup (geomean)", "vs compiled (geomean)", "mean C", NULL};
+	static const char *const cols[] = {"Tier",
+					   "tasks",
+					   "samples",
+					   "correct",
+					   "fast",
+					   "fast vs compiled",
+					   "fast_p 1.5",
+					   "fast_p 2",
+					   "pass@k",
+					   "speedup (geomean)",
+					   "vs compiled (geomean)",
+					   "mean C",
+					   NULL};
 	table_open(b, "t-aggregates", cols, "tnnnnnnnnnnn", -1);
 	static const char *const keys[] = {"L1", "L2", "L3", "overall"};
 	for (int i = 0; i < 4; i++) {
@@ -950,7 +1040,8 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 	int nt_plot = nt > 64 ? 64 : (int)nt, np = 0, ns_all, ntk;
 	scorecard_counts(c->sc, &ntk, &ns_all);
 	const char **rows = xcalloc(nt + 1, sizeof *rows);
-	int *prow = xcalloc((size_t)ns_all + 1, sizeof *prow), *pgrp = xcalloc((size_t)ns_all + 1, sizeof *pgrp);
+	int *prow = xcalloc((size_t)ns_all + 1, sizeof *prow),
+	    *pgrp = xcalloc((size_t)ns_all + 1, sizeof *pgrp);
 	double *pv = xcalloc((size_t)ns_all + 1, sizeof *pv);
 	for (int t = 0; t < nt_plot; t++) {
 		const json_t *task = json_array_get(tasks, (size_t)t);
@@ -975,8 +1066,8 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 	free(pv);
 
 	board_buf_printf(b, "<h2>Tasks</h2>\n");
-	static const char *const tcols[] = {"Task", "Tier", "correct", "mean s", "best speedup",
-					    "samples", NULL};
+	static const char *const tcols[] = {"Task",	    "Tier",    "correct", "mean s",
+					    "best speedup", "samples", NULL};
 	table_open(b, "t-tasks", tcols, "ttnnnt", -1);
 	for (size_t t = 0; t < nt; t++) {
 		const json_t *task = json_array_get(tasks, t);
@@ -1000,8 +1091,8 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 		board_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f</td>", ssum / (double)n,
 				 ssum / (double)n);
 		if (best > 0)
-			board_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f\xc3\x97</td>", best,
-					 best);
+			board_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f\xc3\x97</td>",
+					 best, best);
 		else
 			board_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
 		board_buf_printf(b, "<td class=\"samples\">");
@@ -1009,10 +1100,12 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 			const json_t *sm = json_array_get(samples, j);
 			const char *vd = jstr(sm, "verdict");
 			int isok = !strcmp(vd, "ok");
-			board_buf_printf(b, "<span class=\"sample %s\" title=\"", isok ? "ok" : "bad");
+			board_buf_printf(b, "<span class=\"sample %s\" title=\"",
+					 isok ? "ok" : "bad");
 			board_buf_esc(b, jstr(sm, "detail"), 400);
-			board_buf_printf(b, "\">#%lld ",
-					 (long long)json_integer_value(json_object_get(sm, "sample")));
+			board_buf_printf(
+				b, "\">#%lld ",
+				(long long)json_integer_value(json_object_get(sm, "sample")));
 			board_buf_esc(b, vd, 40);
 			const json_t *sp = json_object_get(sm, "speedup_eager");
 			if (json_is_object(sp))
@@ -1031,8 +1124,9 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 				} else {
 					board_buf_printf(b, " <span class=\"missing\" title=\"");
 					board_buf_esc(b, sp_path, 200);
-					board_buf_printf(b, " was not found next to the scorecard\">"
-							    "(source missing)</span>");
+					board_buf_printf(b,
+							 " was not found next to the scorecard\">"
+							 "(source missing)</span>");
 				}
 			}
 			board_buf_printf(b, "</span> ");
@@ -1049,15 +1143,17 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 	board_buf_printf(b, "<h2>Summary</h2>\n<table class=\"facts\">\n");
 	const char *key;
 	json_t *val;
-	json_object_foreach((json_t *)sm, key, val) {
+	json_object_foreach((json_t *)sm, key, val)
+	{
 		board_buf_printf(b, "<tr><th scope=\"row\">");
 		board_buf_esc(b, key, 60);
 		board_buf_printf(b, "</th>");
 		if (json_is_object(val) && json_object_get(val, "value"))
-			td_fig(b, val, strstr(key, "minus") || strstr(key, "vs") || strstr(key, "delta") ||
+			td_fig(b, val,
+			       strstr(key, "minus") || strstr(key, "vs") || strstr(key, "delta") ||
 					       strstr(key, "gain") || strstr(key, "change")
-					   ? FMT_DIFF
-					   : FMT_RATE);
+				       ? FMT_DIFF
+				       : FMT_RATE);
 		else if (!strcmp(key, "verdict"))
 			td_verdict(b, json_string_value(val));
 		else if (json_is_string(val))
@@ -1074,7 +1170,8 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 	/* C (or Q) per arm. */
 	int proc = c->track == SCORECARD_TRACK_PROCEDURE_RSI;
 	const char *field = proc ? "q" : "c";
-	static const char *const arm_names[] = {"self", "fresh_frozen", "round0", "improved", "frozen"};
+	static const char *const arm_names[] = {"self", "fresh_frozen", "round0", "improved",
+						"frozen"};
 	struct ser sr[5];
 	struct board_series bs[5];
 	int ns = 0;
@@ -1084,8 +1181,8 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 			ser_free(&sr[ns]);
 			continue;
 		}
-		bs[ns] = (struct board_series){arm_names[a], sr[ns].n, sr[ns].x, sr[ns].y, sr[ns].lo,
-					       sr[ns].hi};
+		bs[ns] = (struct board_series){arm_names[a], sr[ns].n,	sr[ns].x,
+					       sr[ns].y,     sr[ns].lo, sr[ns].hi};
 		ns++;
 	}
 	board_buf_printf(b, "<h2>Rounds</h2>\n<div class=\"plots\">\n");
@@ -1094,8 +1191,8 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 	for (int i = 0; i < ns; i++)
 		ser_free(&sr[i]);
 	board_buf_printf(b, "</div>\n");
-	static const char *const cols[] = {"round", "arm", "C", "Q", "correct", "compiled x",
-					   "diversity", "retention", NULL};
+	static const char *const cols[] = {"round",	 "arm",	      "C",	   "Q", "correct",
+					   "compiled x", "diversity", "retention", NULL};
 	table_open(b, "t-rounds", cols, "ntnnnnnn", -1);
 	for (size_t i = 0; i < json_array_size(rounds); i++) {
 		const json_t *r = json_array_get(rounds, i);
@@ -1113,7 +1210,8 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 				board_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\">%.2f</td>",
 						 json_number_value(v), json_number_value(v));
 			else
-				board_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
+				board_buf_printf(b,
+						 "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
 		}
 		board_buf_printf(b, "</tr>\n");
 	}
@@ -1123,8 +1221,8 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 static int write_card_page(const struct site *s, const struct card *c, struct ka_err *e)
 {
 	struct board_buf b = {0};
-	char *title = xasprintf("%s \xc2\xb7 %s \xc2\xb7 KernelAscent", c->name,
-				track_label(c->track));
+	char *title =
+		xasprintf("%s \xc2\xb7 %s \xc2\xb7 KernelAscent", c->name, track_label(c->track));
 	page_open(&b, title, "../");
 	free(title);
 	board_buf_printf(&b, "<h1>");
@@ -1177,8 +1275,8 @@ static int expand(const char *path, char ***out, int *n, int *cap)
 			*cap = *cap ? *cap * 2 : 16;
 			*out = xrealloc(*out, (size_t)*cap * sizeof **out);
 		}
-		(*out)[(*n)++] = xasprintf("%s%s%s", path,
-					   path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+		(*out)[(*n)++] = xasprintf("%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/",
+					   de->d_name);
 	}
 	closedir(d);
 	qsort(*out + first, (size_t)(*n - first), sizeof **out, cmp_str);
@@ -1209,7 +1307,8 @@ int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log,
 		files[i] = NULL;
 		c->sc = sc;
 		scorecard_track_parse(jstr(sc, "track"), &c->track);
-		c->name = jstr(sc, c->track == SCORECARD_TRACK_HARNESS_RSI ? "trainee.name" : "model.name");
+		c->name = jstr(sc, c->track == SCORECARD_TRACK_HARNESS_RSI ? "trainee.name"
+									   : "model.name");
 		c->standardized = json_object_get(jget(sc, "summary"), "bank_tier") != NULL;
 		char slug[48];
 		sanitize(slug, sizeof slug, jstr(sc, "model.name"));
@@ -1231,10 +1330,11 @@ int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log,
 	}
 	struct board_buf b = {0};
 	page_open(&b, "KernelAscent leaderboard", "");
-	board_buf_printf(&b, "<h1>KernelAscent leaderboard</h1>\n<p class=\"lede\">Do language "
-			     "models get better at writing GPU kernels? A model writes a kernel; the "
-			     "grader checks it against an fp32-or-better gold reference and times it "
-			     "against baselines. Built from %d scorecard%s.</p>\n",
+	board_buf_printf(&b,
+			 "<h1>KernelAscent leaderboard</h1>\n<p class=\"lede\">Do language "
+			 "models get better at writing GPU kernels? A model writes a kernel; the "
+			 "grader checks it against an fp32-or-better gold reference and times it "
+			 "against baselines. Built from %d scorecard%s.</p>\n",
 			 s.n, s.n == 1 ? "" : "s");
 	int *idx = xcalloc((size_t)(s.n ? s.n : 1), sizeof *idx);
 	board_capability(&b, &s, idx);
@@ -1246,11 +1346,12 @@ int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log,
 	board_frontier(&b, &s, idx);
 	board_diagnostics(&b, &s, idx);
 	board_datasets(&b, &s);
-	board_buf_printf(&b, "<section id=\"submit\">\n<h2>Submitting</h2>\n<p class=\"intro\">Run "
-			     "<code>ka</code> on the public split, check the result with <code>ka "
-			     "submit check scorecard.json</code>, and open a model submission issue "
-			     "with the scorecard. Maintainers re-run on the held-out split and add "
-			     "the row.</p>\n</section>\n");
+	board_buf_printf(&b,
+			 "<section id=\"submit\">\n<h2>Submitting</h2>\n<p class=\"intro\">Run "
+			 "<code>ka</code> on the public split, check the result with <code>ka "
+			 "submit check scorecard.json</code>, and open a model submission issue "
+			 "with the scorecard. Maintainers re-run on the held-out split and add "
+			 "the row.</p>\n</section>\n");
 	free(idx);
 	page_close(&b);
 	int w = write_buf(&s, "index.html", &b, e);

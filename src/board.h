@@ -46,8 +46,8 @@ struct board_series {
  * series, and a dashed line at y = 0 when zero_line is set and 0 is in
  * range. Appends <figure><svg>...</svg></figure> to b; with no points it
  * appends a note instead. */
-void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
-		     const char *ylabel, const struct board_series *s, int ns, int zero_line);
+void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel, const char *ylabel,
+		     const struct board_series *s, int ns, int zero_line);
 
 /* A strip plot: one row per task (rows names), each point a speedup on a
  * log2 x axis, coloured by group (groups names, the legend). Point i is in
@@ -70,6 +70,6 @@ struct board_asset {
 	const char *name;
 	const char *data;
 };
-extern const struct board_asset board_assets[];	/* ends with {NULL, NULL} */
+extern const struct board_asset board_assets[]; /* ends with {NULL, NULL} */
 
 #endif

@@ -87,12 +87,12 @@ static void fmt_tick(char *out, size_t cap, double v, double step)
 #define W 640
 #define H 300
 #define ML 60
-#define MR 170	/* legend column */
+#define MR 170 /* legend column */
 #define MT 34
 #define MB 48
 
-void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
-		     const char *ylabel, const struct board_series *s, int ns, int zero_line)
+void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel, const char *ylabel,
+		     const struct board_series *s, int ns, int zero_line)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
 	int npts = 0;
@@ -129,10 +129,12 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 	ymin = floor(ymin / ystep) * ystep;
 	ymax = ceil(ymax / ystep) * ystep;
 	const double pw = W - ML - MR, ph = H - MT - MB;
-#define PX(x) (ML + ((x) - xmin) / (xmax - xmin) * pw)
+#define PX(x) (ML + ((x)-xmin) / (xmax - xmin) * pw)
 #define PY(y) (MT + (ymax - (y)) / (ymax - ymin) * ph)
-	board_buf_printf(b, "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
-			    "aria-label=\"", W, H);
+	board_buf_printf(b,
+			 "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
+			 "aria-label=\"",
+			 W, H);
 	board_buf_esc(b, title, 0);
 	board_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
 	board_buf_esc(b, title, 0);
@@ -143,9 +145,10 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 	char t[32];
 	for (double y = ymin; y <= ymax + ystep * 1e-6; y += ystep) {
 		fmt_tick(t, sizeof t, y, ystep);
-		board_buf_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
-				    "y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" "
-				    "text-anchor=\"end\">%s</text>\n",
+		board_buf_printf(b,
+				 "<line class=\"grid\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
+				 "y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" "
+				 "text-anchor=\"end\">%s</text>\n",
 				 ML, ML + pw, PY(y), PY(y), ML - 6, PY(y) + 4, t);
 	}
 	/* x ticks: integers, at most ~13 labels. */
@@ -153,22 +156,28 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 	if (xs < 1)
 		xs = 1;
 	for (double x = ceil(xmin); x <= xmax + 1e-9; x += xs)
-		board_buf_printf(b, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-				    "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-				    "text-anchor=\"middle\">%.0f</text>\n",
+		board_buf_printf(b,
+				 "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+				 "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+				 "text-anchor=\"middle\">%.0f</text>\n",
 				 PX(x), PX(x), MT + ph, MT + ph + 5, PX(x), MT + ph + 18, x);
-	board_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+	board_buf_printf(b,
+			 "<line class=\"axis\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
 			 ML, ML + pw, MT + ph, MT + ph);
-	board_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>\n", ML,
-			 ML, MT, MT + ph);
+	board_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>\n",
+			 ML, ML, MT, MT + ph);
 	if (zero_line && ymin < 0 && ymax > 0)
-		board_buf_printf(b, "<line class=\"zero\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
-				    "y2=\"%.1f\"/>\n", ML, ML + pw, PY(0), PY(0));
+		board_buf_printf(b,
+				 "<line class=\"zero\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
+				 "y2=\"%.1f\"/>\n",
+				 ML, ML + pw, PY(0), PY(0));
 	board_buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 			 ML + pw / 2, H - 8);
 	board_buf_esc(b, xlabel, 0);
-	board_buf_printf(b, "</text>\n<text class=\"label\" transform=\"translate(16 %.1f) "
-			    "rotate(-90)\" text-anchor=\"middle\">", MT + ph / 2);
+	board_buf_printf(b,
+			 "</text>\n<text class=\"label\" transform=\"translate(16 %.1f) "
+			 "rotate(-90)\" text-anchor=\"middle\">",
+			 MT + ph / 2);
 	board_buf_esc(b, ylabel, 0);
 	board_buf_printf(b, "</text>\n");
 	/* Series: CI band, line, points with hover text. */
@@ -187,8 +196,10 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 			board_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].y[j]));
 		board_buf_printf(b, "\"/>\n");
 		for (int j = 0; j < s[i].n; j++) {
-			board_buf_printf(b, "<circle class=\"pt\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
-					    "r=\"3\"><title>", col, PX(s[i].x[j]), PY(s[i].y[j]));
+			board_buf_printf(b,
+					 "<circle class=\"pt\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
+					 "r=\"3\"><title>",
+					 col, PX(s[i].x[j]), PY(s[i].y[j]));
 			board_buf_esc(b, s[i].name, 80);
 			board_buf_printf(b, ", %s %.0f: %.3f", xlabel, s[i].x[j], s[i].y[j]);
 			if (s[i].lo && s[i].hi)
@@ -197,9 +208,11 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 		}
 		/* Legend entry. */
 		double ly = MT + 8 + i * 20;
-		board_buf_printf(b, "<line class=\"line\" stroke=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
-				    "y2=\"%.1f\"/><text class=\"legend\" x=\"%d\" y=\"%.1f\">",
-				 col, W - MR + 8, W - MR + 26, ly, ly, W - MR + 32, ly + 4);
+		board_buf_printf(
+			b,
+			"<line class=\"line\" stroke=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
+			"y2=\"%.1f\"/><text class=\"legend\" x=\"%d\" y=\"%.1f\">",
+			col, W - MR + 8, W - MR + 26, ly, ly, W - MR + 32, ly + 4);
 		board_buf_esc(b, s[i].name, 18);
 		board_buf_printf(b, "<title>");
 		board_buf_esc(b, s[i].name, 200);
@@ -233,9 +246,11 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	const int ml = 150, mr = 170, mt = 34, mb = 48, rh = 22;
 	const int h = mt + mb + rh * s->n_rows;
 	const double pw = W - ml - mr;
-#define SX(l) (ml + ((l) - lmin) / (lmax - lmin) * pw)
-	board_buf_printf(b, "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
-			    "aria-label=\"", W, h);
+#define SX(l) (ml + ((l)-lmin) / (lmax - lmin) * pw)
+	board_buf_printf(b,
+			 "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
+			 "aria-label=\"",
+			 W, h);
 	board_buf_esc(b, title, 0);
 	board_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
 	board_buf_esc(b, title, 0);
@@ -245,8 +260,11 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	for (int r = 0; r < s->n_rows; r++) {
 		double y = mt + rh * (r + 0.5);
 		if (r % 2 == 0)
-			board_buf_printf(b, "<rect class=\"stripe\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
-					    "height=\"%d\"/>\n", ml, y - rh / 2.0, pw, rh);
+			board_buf_printf(
+				b,
+				"<rect class=\"stripe\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+				"height=\"%d\"/>\n",
+				ml, y - rh / 2.0, pw, rh);
 		board_buf_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
 				 ml - 8, y + 4);
 		board_buf_esc(b, s->rows[r], 24);
@@ -254,9 +272,10 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	}
 	for (double l = lmin; l <= lmax + 1e-9; l += 1) {
 		double v = pow(2, l);
-		board_buf_printf(b, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-				    "<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
-				    "text-anchor=\"middle\">%g\xc3\x97</text>\n",
+		board_buf_printf(b,
+				 "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+				 "<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
+				 "text-anchor=\"middle\">%g\xc3\x97</text>\n",
 				 l == 0 ? "zero" : "grid", SX(l), SX(l), mt, h - mb, SX(l),
 				 h - mb + 18, v);
 	}
@@ -267,11 +286,15 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	for (int i = 0; i < s->n; i++) {
 		/* Spread groups vertically inside the row so models do not hide
 		 * each other; a fixed offset, no randomness. */
-		double off = s->n_groups > 1 ? ((double)s->group[i] / (s->n_groups - 1) - 0.5) * (rh - 8)
-					     : 0;
+		double off = s->n_groups > 1
+				     ? ((double)s->group[i] / (s->n_groups - 1) - 0.5) * (rh - 8)
+				     : 0;
 		double y = mt + rh * (s->row[i] + 0.5) + off;
-		board_buf_printf(b, "<circle class=\"dot\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">"
-				    "<title>", board_color(s->group[i]), SX(log2(s->v[i])), y);
+		board_buf_printf(
+			b,
+			"<circle class=\"dot\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">"
+			"<title>",
+			board_color(s->group[i]), SX(log2(s->v[i])), y);
 		board_buf_esc(b, s->groups[s->group[i]], 80);
 		board_buf_printf(b, ", ");
 		board_buf_esc(b, s->rows[s->row[i]], 80);
@@ -279,8 +302,9 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	}
 	for (int g = 0; g < s->n_groups; g++) {
 		double ly = mt + 8 + g * 20;
-		board_buf_printf(b, "<circle fill=\"%s\" cx=\"%d\" cy=\"%.1f\" r=\"4\"/><text "
-				    "class=\"legend\" x=\"%d\" y=\"%.1f\">",
+		board_buf_printf(b,
+				 "<circle fill=\"%s\" cx=\"%d\" cy=\"%.1f\" r=\"4\"/><text "
+				 "class=\"legend\" x=\"%d\" y=\"%.1f\">",
 				 board_color(g), W - mr + 16, ly, W - mr + 26, ly + 4);
 		board_buf_esc(b, s->groups[g], 19);
 		board_buf_printf(b, "<title>");

@@ -14,7 +14,7 @@ int cmd_model(int argc, char **argv);
 int cmd_scorecard(int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
-int cmd_track(int argc, char **argv);	/* ka --track NAME ... */
+int cmd_track(int argc, char **argv); /* ka --track NAME ... */
 
 /* Print "ka <cmd>: <message>" and a hint to stderr; returns KA_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -13,23 +13,23 @@
 #include "util.h"
 
 static const char bank_usage[] =
-    "usage: ka bank list|show|validate [--bank PATH] [TASK...]\n"
-    "\n"
-    "  list      one line per task: tier, name, parameters, benchmark shape, folder\n"
-    "  show      every field of a task and its reference (ref.c)\n"
-    "  validate  load each task, compile its reference as C, OpenCL C (ka-clc on\n"
-    "            PoCL) and CUDA (nvcc -arch=sm_90a), compute gold on every check\n"
-    "            shape and reject degenerate tasks (non-finite, all-zero or\n"
-    "            constant outputs, an input that changes no output)\n"
-    "\n"
-    "  --bank PATH   the bank folder (default: <root>/bank/public); tasks are\n"
-    "                folders holding task.json, one or two levels below it\n"
-    "  TASK          a task folder, a bank folder, or a task's folder name in the\n"
-    "                bank; none means every task of the bank\n"
-    "  --no-opencl   skip the OpenCL C compile;  --no-cuda  skip the CUDA compile\n"
-    "\n"
-    "exit codes: 0 ok; 1 a task failed validation; 2 bad usage, unreadable bank,\n"
-    "or a task that does not load or whose reference does not compile.\n";
+	"usage: ka bank list|show|validate [--bank PATH] [TASK...]\n"
+	"\n"
+	"  list      one line per task: tier, name, parameters, benchmark shape, folder\n"
+	"  show      every field of a task and its reference (ref.c)\n"
+	"  validate  load each task, compile its reference as C, OpenCL C (ka-clc on\n"
+	"            PoCL) and CUDA (nvcc -arch=sm_90a), compute gold on every check\n"
+	"            shape and reject degenerate tasks (non-finite, all-zero or\n"
+	"            constant outputs, an input that changes no output)\n"
+	"\n"
+	"  --bank PATH   the bank folder (default: <root>/bank/public); tasks are\n"
+	"                folders holding task.json, one or two levels below it\n"
+	"  TASK          a task folder, a bank folder, or a task's folder name in the\n"
+	"                bank; none means every task of the bank\n"
+	"  --no-opencl   skip the OpenCL C compile;  --no-cuda  skip the CUDA compile\n"
+	"\n"
+	"exit codes: 0 ok; 1 a task failed validation; 2 bad usage, unreadable bank,\n"
+	"or a task that does not load or whose reference does not compile.\n";
 
 static void print_list(const struct ka_task *t)
 {
@@ -54,12 +54,8 @@ static void print_tensor(const struct ka_tensor_spec *s, int is_input)
 		case KA_DIST_NORMAL:
 			printf("  normal(mean %g, std %g)", s->dist.a, s->dist.b);
 			break;
-		case KA_DIST_UNIFORM:
-			printf("  uniform[%g, %g)", s->dist.a, s->dist.b);
-			break;
-		case KA_DIST_INT:
-			printf("  int[%.0f, %.0f]", s->dist.a, s->dist.b);
-			break;
+		case KA_DIST_UNIFORM: printf("  uniform[%g, %g)", s->dist.a, s->dist.b); break;
+		case KA_DIST_INT: printf("  int[%.0f, %.0f]", s->dist.a, s->dist.b); break;
 		}
 	} else {
 		printf("  per item %s", expr_text(s->per_item));
@@ -120,17 +116,10 @@ int cmd_bank(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":b:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b':
-			bank = optarg;
-			break;
-		case 'O':
-			no_opencl = 1;
-			break;
-		case 'C':
-			no_cuda = 1;
-			break;
-		default:
-			return cli_bad_option("bank", c, argv);
+		case 'b': bank = optarg; break;
+		case 'O': no_opencl = 1; break;
+		case 'C': no_cuda = 1; break;
+		default: return cli_bad_option("bank", c, argv);
 		}
 	}
 	if (optind >= argc)
@@ -161,7 +150,7 @@ int cmd_bank(int argc, char **argv)
 		for (int i = 0; i < tasks.n; i++) {
 			char line[2048];
 			enum bank_verdict v =
-			    bank_validate(tasks.dirs[i], &tools, line, sizeof line);
+				bank_validate(tasks.dirs[i], &tools, line, sizeof line);
 			printf("%s %s\n",
 			       v == BANK_VERDICT_OK    ? "ok  "
 			       : v == BANK_VERDICT_BAD ? "bad "

@@ -23,9 +23,8 @@ static void usage(FILE *f)
 
 int cmd_board(int argc, char **argv)
 {
-	static const struct option opts[] = {{"out", required_argument, 0, 'o'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+		{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	const char *out = NULL;
 	int c;
 	optind = 1;

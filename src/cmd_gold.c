@@ -19,21 +19,21 @@
 #define GOLD_CMD_CAP_BYTES ((size_t)8 << 30) /* per tensor */
 
 static const char gold_usage[] =
-    "usage: ka gold --task DIR [--shape \"N=1031\"] [--seed S] -o OUTDIR [--inputs]\n"
-    "\n"
-    "Compute a task's gold outputs on the CPU (its ref.c compiled as C, fp64)\n"
-    "and write OUTDIR/<output>.npy (float64, the output's shape).\n"
-    "\n"
-    "  --task DIR     the task folder (task.json + ref.c)\n"
-    "  --shape S      parameter values, all of them: \"M=128,N=1031\"\n"
-    "                 (default: the task's first check shape)\n"
-    "  --seed S       input seed, an unsigned 64-bit integer (default 1)\n"
-    "  -o OUTDIR      output folder (created if missing)\n"
-    "  --inputs       also write the generated inputs, OUTDIR/<input>.npy, in\n"
-    "                 their dtype (bf16 as '<u2' raw bits)\n"
-    "\n"
-    "exit codes: 0 ok; 1 could not write; 2 bad usage or bad input (task,\n"
-    "shape, a reference that does not compile).\n";
+	"usage: ka gold --task DIR [--shape \"N=1031\"] [--seed S] -o OUTDIR [--inputs]\n"
+	"\n"
+	"Compute a task's gold outputs on the CPU (its ref.c compiled as C, fp64)\n"
+	"and write OUTDIR/<output>.npy (float64, the output's shape).\n"
+	"\n"
+	"  --task DIR     the task folder (task.json + ref.c)\n"
+	"  --shape S      parameter values, all of them: \"M=128,N=1031\"\n"
+	"                 (default: the task's first check shape)\n"
+	"  --seed S       input seed, an unsigned 64-bit integer (default 1)\n"
+	"  -o OUTDIR      output folder (created if missing)\n"
+	"  --inputs       also write the generated inputs, OUTDIR/<input>.npy, in\n"
+	"                 their dtype (bf16 as '<u2' raw bits)\n"
+	"\n"
+	"exit codes: 0 ok; 1 could not write; 2 bad usage or bad input (task,\n"
+	"shape, a reference that does not compile).\n";
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -67,23 +67,12 @@ int cmd_gold(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:s:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 't':
-			task_dir = optarg;
-			break;
-		case 's':
-			shape_text = optarg;
-			break;
-		case 'S':
-			seed_text = optarg;
-			break;
-		case 'o':
-			outdir = optarg;
-			break;
-		case 'i':
-			with_inputs = 1;
-			break;
-		default:
-			return cli_bad_option("gold", c, argv);
+		case 't': task_dir = optarg; break;
+		case 's': shape_text = optarg; break;
+		case 'S': seed_text = optarg; break;
+		case 'o': outdir = optarg; break;
+		case 'i': with_inputs = 1; break;
+		default: return cli_bad_option("gold", c, argv);
 		}
 	}
 	if (optind < argc)

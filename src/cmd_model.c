@@ -14,64 +14,64 @@
 #define CMD_MODEL_PROMPT_CAP ((size_t)4 << 20)
 
 static const char default_prompt[] =
-    "Write a CUDA kernel that adds two float vectors of length n. Reply with one ```cuda "
-    "code block.";
+	"Write a CUDA kernel that adds two float vectors of length n. Reply with one ```cuda "
+	"code block.";
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "usage: ka model test SPEC [options]\n"
-	    "\n"
-	    "Send one prompt to a model and print the reply, tokens, latency and cost.\n"
-	    "SPEC is one of (docs/models.md):\n"
-	    "  openai:<model>[@<base-url>]     OpenAI-compatible chat (OPENAI_API_KEY)\n"
-	    "  anthropic:<model>[@<base-url>]  Anthropic Messages (ANTHROPIC_API_KEY)\n"
-	    "  bedrock:<model-id>[@<region>]   AWS Bedrock Converse (AWS_PROFILE, env keys)\n"
-	    "  cmd:<shell command>             prompt on stdin, completion on stdout\n"
-	    "  replay:<file.jsonl>             recorded completions by task and sample\n"
-	    "  archive:<bank-path>             the bank's verified solutions\n"
-	    "\n"
-	    "options:\n"
-	    "  --prompt TEXT         the prompt (default: a small CUDA request)\n"
-	    "  --prompt-file FILE    read the prompt from FILE\n"
-	    "  --system TEXT         system prompt\n"
-	    "  --task NAME           task name (replay, archive; default model-test)\n"
-	    "  --sample N            sample index (default 0)\n"
-	    "  --lang L              extract code for cuda, opencl or c (default any)\n"
-	    "  --max-tokens N        default 8192\n"
-	    "  --temperature T       default 0.7\n"
-	    "  --top-p P             default 1.0\n"
-	    "  --seed N              base seed (default 0)\n"
-	    "  --timeout S           seconds per attempt (default 600)\n"
-	    "  --retries N           retries on 429, 5xx, connection errors (default 5)\n"
-	    "  --cache DIR           reply cache folder\n"
-	    "  --json                print the reply as one JSON object instead\n"
-	    "  -v, --verbose         report retries on stderr\n"
-	    "\n"
-	    "exit: 0 a reply arrived, 1 the request failed, 2 bad usage, spec or credentials.\n");
+	fprintf(f,
+		"usage: ka model test SPEC [options]\n"
+		"\n"
+		"Send one prompt to a model and print the reply, tokens, latency and cost.\n"
+		"SPEC is one of (docs/models.md):\n"
+		"  openai:<model>[@<base-url>]     OpenAI-compatible chat (OPENAI_API_KEY)\n"
+		"  anthropic:<model>[@<base-url>]  Anthropic Messages (ANTHROPIC_API_KEY)\n"
+		"  bedrock:<model-id>[@<region>]   AWS Bedrock Converse (AWS_PROFILE, env keys)\n"
+		"  cmd:<shell command>             prompt on stdin, completion on stdout\n"
+		"  replay:<file.jsonl>             recorded completions by task and sample\n"
+		"  archive:<bank-path>             the bank's verified solutions\n"
+		"\n"
+		"options:\n"
+		"  --prompt TEXT         the prompt (default: a small CUDA request)\n"
+		"  --prompt-file FILE    read the prompt from FILE\n"
+		"  --system TEXT         system prompt\n"
+		"  --task NAME           task name (replay, archive; default model-test)\n"
+		"  --sample N            sample index (default 0)\n"
+		"  --lang L              extract code for cuda, opencl or c (default any)\n"
+		"  --max-tokens N        default 8192\n"
+		"  --temperature T       default 0.7\n"
+		"  --top-p P             default 1.0\n"
+		"  --seed N              base seed (default 0)\n"
+		"  --timeout S           seconds per attempt (default 600)\n"
+		"  --retries N           retries on 429, 5xx, connection errors (default 5)\n"
+		"  --cache DIR           reply cache folder\n"
+		"  --json                print the reply as one JSON object instead\n"
+		"  -v, --verbose         report retries on stderr\n"
+		"\n"
+		"exit: 0 a reply arrived, 1 the request failed, 2 bad usage, spec or "
+		"credentials.\n");
 }
 
 static int model_test(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"prompt", required_argument, 0, 'p'},
-	    {"prompt-file", required_argument, 0, 'P'},
-	    {"system", required_argument, 0, 's'},
-	    {"task", required_argument, 0, 'k'},
-	    {"sample", required_argument, 0, 'n'},
-	    {"lang", required_argument, 0, 'l'},
-	    {"max-tokens", required_argument, 0, 'm'},
-	    {"temperature", required_argument, 0, 't'},
-	    {"top-p", required_argument, 0, 'T'},
-	    {"seed", required_argument, 0, 'S'},
-	    {"timeout", required_argument, 0, 'o'},
-	    {"retries", required_argument, 0, 'r'},
-	    {"cache", required_argument, 0, 'c'},
-	    {"json", no_argument, 0, 'j'},
-	    {"verbose", no_argument, 0, 'v'},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
+		{"prompt", required_argument, 0, 'p'},
+		{"prompt-file", required_argument, 0, 'P'},
+		{"system", required_argument, 0, 's'},
+		{"task", required_argument, 0, 'k'},
+		{"sample", required_argument, 0, 'n'},
+		{"lang", required_argument, 0, 'l'},
+		{"max-tokens", required_argument, 0, 'm'},
+		{"temperature", required_argument, 0, 't'},
+		{"top-p", required_argument, 0, 'T'},
+		{"seed", required_argument, 0, 'S'},
+		{"timeout", required_argument, 0, 'o'},
+		{"retries", required_argument, 0, 'r'},
+		{"cache", required_argument, 0, 'c'},
+		{"json", no_argument, 0, 'j'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	struct model_params p;
 	model_params_default(&p);
@@ -84,18 +84,10 @@ static int model_test(int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, ":v", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
-			prompt = optarg;
-			break;
-		case 'P':
-			prompt_file = optarg;
-			break;
-		case 's':
-			system = optarg;
-			break;
-		case 'k':
-			task = optarg;
-			break;
+		case 'p': prompt = optarg; break;
+		case 'P': prompt_file = optarg; break;
+		case 's': system = optarg; break;
+		case 'k': task = optarg; break;
 		case 'l':
 			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") &&
 			    strcmp(optarg, "c"))
@@ -113,14 +105,15 @@ static int model_test(int argc, char **argv)
 		case 'm':
 			if (cli_parse_i64(optarg, 1, 10000000, &v) != 0)
 				return cli_usage_error(
-				    "model test", "--max-tokens needs a positive integer, not '%s'",
-				    optarg);
+					"model test",
+					"--max-tokens needs a positive integer, not '%s'", optarg);
 			p.max_tokens = (int)v;
 			break;
 		case 't':
 			if (cli_parse_double(optarg, &p.temperature) != 0)
-				return cli_usage_error(
-				    "model test", "--temperature needs a number, not '%s'", optarg);
+				return cli_usage_error("model test",
+						       "--temperature needs a number, not '%s'",
+						       optarg);
 			break;
 		case 'T':
 			if (cli_parse_double(optarg, &p.top_p) != 0)
@@ -134,30 +127,22 @@ static int model_test(int argc, char **argv)
 			break;
 		case 'o':
 			if (cli_parse_double(optarg, &p.timeout_s) != 0 || !(p.timeout_s > 0))
-				return cli_usage_error(
-				    "model test", "--timeout needs seconds > 0, not '%s'", optarg);
+				return cli_usage_error("model test",
+						       "--timeout needs seconds > 0, not '%s'",
+						       optarg);
 			break;
 		case 'r':
 			if (cli_parse_i64(optarg, 0, 100, &v) != 0)
 				return cli_usage_error(
-				    "model test",
-				    "--retries needs an integer in [0, 100], not '%s'", optarg);
+					"model test",
+					"--retries needs an integer in [0, 100], not '%s'", optarg);
 			p.max_retries = (int)v;
 			break;
-		case 'c':
-			p.cache_dir = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'v':
-			p.verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return KA_EXIT_OK;
-		default:
-			return cli_bad_option("model test", c, argv);
+		case 'c': p.cache_dir = optarg; break;
+		case 'j': json = 1; break;
+		case 'v': p.verbose = 1; break;
+		case 'h': usage(stdout); return KA_EXIT_OK;
+		default: return cli_bad_option("model test", c, argv);
 		}
 	}
 	if (optind >= argc)
@@ -169,12 +154,14 @@ static int model_test(int argc, char **argv)
 	if (prompt_file) {
 		struct ka_err e;
 		size_t plen = 0;
-		if (util_read_file(prompt_file, CMD_MODEL_PROMPT_CAP, &prompt_buf, &plen, &e) != 0) {
+		if (util_read_file(prompt_file, CMD_MODEL_PROMPT_CAP, &prompt_buf, &plen, &e) !=
+		    0) {
 			fprintf(stderr, "ka model test: %s\n", e.msg);
 			return KA_EXIT_USAGE;
 		}
 		if (plen == 0) {
-			fprintf(stderr, "ka model test: %s: the prompt file is empty\n", prompt_file);
+			fprintf(stderr, "ka model test: %s: the prompt file is empty\n",
+				prompt_file);
 			free(prompt_buf);
 			return KA_EXIT_USAGE;
 		}
@@ -187,8 +174,11 @@ static int model_test(int argc, char **argv)
 		free(prompt_buf);
 		return KA_EXIT_USAGE;
 	}
-	struct model_request req = {
-	    .task = task, .sample = (int)sample, .system = system, .prompt = prompt, .lang = lang};
+	struct model_request req = {.task = task,
+				    .sample = (int)sample,
+				    .system = system,
+				    .prompt = prompt,
+				    .lang = lang};
 	struct model_reply rep;
 	if (model_complete(m, &req, &rep) != 0) {
 		fprintf(stderr, "ka model test: %s: the backend cannot work\n", spec);

@@ -11,18 +11,19 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ka scorecard check FILE...\n"
-		   "       ka scorecard recompute IN -o OUT\n\n"
-		   "Validates each scorecard.json against schema %s (docs/scorecard.md):\n"
-		   "structure, types, enums, ranges and counts, then recomputes every\n"
-		   "sample score, the aggregates and the RSI summary from the per-sample\n"
-		   "and per-round results. Prints one line per file:\n"
-		   "  FILE: ok (schema %s, N tasks, M samples)\n"
-		   "  FILE: field.path: problem            (the first problem found)\n\n"
-		   "recompute (a tool for track authors and fixtures) rewrites every sample's\n"
-		   "score and the aggregates of IN from its per-sample results, checks the\n"
-		   "result and writes it to OUT.\n\n"
-		   "exit codes: 0 every file is valid, 2 bad usage or a bad scorecard.\n",
+	fprintf(f,
+		"usage: ka scorecard check FILE...\n"
+		"       ka scorecard recompute IN -o OUT\n\n"
+		"Validates each scorecard.json against schema %s (docs/scorecard.md):\n"
+		"structure, types, enums, ranges and counts, then recomputes every\n"
+		"sample score, the aggregates and the RSI summary from the per-sample\n"
+		"and per-round results. Prints one line per file:\n"
+		"  FILE: ok (schema %s, N tasks, M samples)\n"
+		"  FILE: field.path: problem            (the first problem found)\n\n"
+		"recompute (a tool for track authors and fixtures) rewrites every sample's\n"
+		"score and the aggregates of IN from its per-sample results, checks the\n"
+		"result and writes it to OUT.\n\n"
+		"exit codes: 0 every file is valid, 2 bad usage or a bad scorecard.\n",
 		SCORECARD_SCHEMA, SCORECARD_SCHEMA);
 }
 
@@ -43,26 +44,31 @@ static int recompute(int argc, char **argv)
 		 * then the aggregates: both through the same code as the check. */
 		size_t i, j;
 		json_t *t, *s;
-		json_array_foreach(tasks, i, t) {
-			json_array_foreach(json_object_get(t, "samples"), j, s) {
+		json_array_foreach(tasks, i, t)
+		{
+			json_array_foreach(json_object_get(t, "samples"), j, s)
+			{
 				struct metrics_sample ms = {0};
 				const char *vd = json_string_value(json_object_get(s, "verdict"));
 				json_t *sp = json_object_get(s, "speedup_eager");
 				ms.ok = vd && !strcmp(vd, "ok");
 				if (json_is_object(sp)) {
 					ms.eager.present = 1;
-					ms.eager.median = json_number_value(json_object_get(sp, "median"));
+					ms.eager.median =
+						json_number_value(json_object_get(sp, "median"));
 					ms.eager.lo = json_number_value(json_object_get(sp, "lo"));
 				}
-				json_object_set_new(s, "score", json_real(metrics_sample_score(&ms)));
+				json_object_set_new(s, "score",
+						    json_real(metrics_sample_score(&ms)));
 			}
 		}
 		/* The metrics bridge tolerates any shape; validation follows. */
 		struct scorecard_metrics m;
 		scorecard_metrics_from_json(sc, &m);
 		json_object_set_new(sc, "aggregates",
-				    scorecard_aggregates_json(m.tasks, m.n_tasks,
-							      (int)json_integer_value(json_object_get(sc, "k"))));
+				    scorecard_aggregates_json(
+					    m.tasks, m.n_tasks,
+					    (int)json_integer_value(json_object_get(sc, "k"))));
 		scorecard_metrics_free(&m);
 	}
 	if (scorecard_validate(sc, argv[2], &e) || scorecard_recompute(sc, argv[2], &e)) {

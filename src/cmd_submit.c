@@ -108,7 +108,8 @@ int cmd_submit(int argc, char **argv)
 	const char *split = jstr(sc, "bank", "split");
 	int heldout = !strcmp(split, "heldout");
 	if (heldout && !maintainer)
-		printf("warning: split is heldout: only maintainers score the held-out split, which "
+		printf("warning: split is heldout: only maintainers score the held-out split, "
+		       "which "
 		       "is never released; a held-out scorecard from a submitter is suspicious\n");
 	else
 		printf("split: %s%s\n", split,
@@ -119,12 +120,14 @@ int cmd_submit(int argc, char **argv)
 	int bank_n = 0;
 	struct ka_err be;
 	if (heldout) {
-		printf("bank hash: %s (held-out bank: not compared with the public bank)\n", claimed);
+		printf("bank hash: %s (held-out bank: not compared with the public bank)\n",
+		       claimed);
 	} else if (bank_content_hash_hex(bank, have, &bank_n, &be)) {
-		printf("bank hash: %s (not verified: %s; maintainers compare it by hand)\n", claimed,
-		       be.msg);
+		printf("bank hash: %s (not verified: %s; maintainers compare it by hand)\n",
+		       claimed, be.msg);
 	} else if (strcmp(have, claimed)) {
-		printf("bank hash: %s does not match the public bank at %s (%d tasks, hash %s): the "
+		printf("bank hash: %s does not match the public bank at %s (%d tasks, hash %s): "
+		       "the "
 		       "run used another or a modified bank\n",
 		       claimed, bank, bank_n, have);
 		rc = KA_EXIT_FAIL;
@@ -138,7 +141,8 @@ int cmd_submit(int argc, char **argv)
 	       jstr(sc, "model", "kind"), *jstr(sc, "model", "family") ? ", " : "",
 	       jstr(sc, "model", "family"));
 	if (json_object_get(sc, "trainee"))
-		printf("  trainee: %s (%s)\n", jstr(sc, "trainee", "spec"), jstr(sc, "trainee", "name"));
+		printf("  trainee: %s (%s)\n", jstr(sc, "trainee", "spec"),
+		       jstr(sc, "trainee", "name"));
 	printf("  track:   %s\n", jstr(sc, "track", NULL));
 	printf("  k:       %lld\n", jint(sc, "k", NULL));
 	printf("  seed:    %lld\n", jint(sc, "seed", NULL));
@@ -150,7 +154,8 @@ int cmd_submit(int argc, char **argv)
 		       : "");
 	printf("  bank:    %s (%s split, %lld tasks, hash %s)\n", jstr(sc, "bank", "name"), split,
 	       jint(sc, "bank", "n_tasks"), claimed);
-	printf("  ka:      %s, created %s\n", jstr(sc, "ka_version", NULL), jstr(sc, "created", NULL));
+	printf("  ka:      %s, created %s\n", jstr(sc, "ka_version", NULL),
+	       jstr(sc, "created", NULL));
 	printf("  re-run:  ka --track %s --api-model ", jstr(sc, "track", NULL));
 	print_quoted(jstr(sc, "model", "spec"));
 	printf(" --k %lld --bank <HELDOUT> --target %s\n", jint(sc, "k", NULL),

@@ -23,8 +23,8 @@
 
 /* The fixed flags (besides -arch, -I, -MD/-MF, -o and the source). Part of
  * the cache key. */
-static const char *const nvcc_flags[] = {"-O3",	  "-std=c++17", "-cudart",   "none",
-					 "-Xcompiler", "-fPIC",	"-shared",   NULL};
+static const char *const nvcc_flags[] = {"-O3",	       "-std=c++17", "-cudart", "none",
+					 "-Xcompiler", "-fPIC",	     "-shared", NULL};
 
 /* ---- symbols ---- */
 
@@ -59,12 +59,13 @@ static int check_symbols(const char *so, const char *const *libs, char *why, siz
 			continue;
 		switch (cudac_sym_classify(s->name)) {
 		case CUDAC_SYM_PROVIDED:
-		case CUDAC_SYM_CUDA: /* the recorder answers record_error naming it */
-			break;
+		case CUDAC_SYM_CUDA: /* the recorder answers record_error naming it */ break;
 		case CUDAC_SYM_LIBRARY:
 			if (!lib_allowed(cudac_sym_library(s->name), libs)) {
-				snprintf(why, cap, "host code calls %s: %s is not allowed by this "
-						   "task's policy", s->name, cudac_sym_library(s->name));
+				snprintf(why, cap,
+					 "host code calls %s: %s is not allowed by this "
+					 "task's policy",
+					 s->name, cudac_sym_library(s->name));
 				bad = 1;
 			}
 			break;
@@ -75,8 +76,10 @@ static int check_symbols(const char *so, const char *const *libs, char *why, siz
 			break;
 		case CUDAC_SYM_OTHER:
 			if (!libc_allow_has(s->name)) {
-				snprintf(why, cap, "host code imports %s, which is not on the "
-						   "allow-list (docs/cuda-target.md)", s->name);
+				snprintf(why, cap,
+					 "host code imports %s, which is not on the "
+					 "allow-list (docs/cuda-target.md)",
+					 s->name);
 				bad = 1;
 			}
 			break;
@@ -90,19 +93,36 @@ static int check_symbols(const char *so, const char *const *libs, char *why, siz
 /* ---- includes ---- */
 
 static const char *const std_headers[] = {
-	"assert.h", "float.h", "limits.h", "math.h", "stdbool.h", "stddef.h", "stdint.h",
-	"stdio.h", "stdlib.h", "string.h", "inttypes.h", "stdalign.h", "stdarg.h",
-	"cstdint", "cstddef", "cmath", "cstdio", "cstdlib", "cstring", "climits", "cfloat",
-	"cassert", "cinttypes", "type_traits", "utility", "algorithm", "limits", "array",
-	"tuple", "functional", "numeric", "initializer_list", "new", "cstdarg", NULL,
+	"assert.h", "float.h",		"limits.h", "math.h",	"stdbool.h",  "stddef.h",
+	"stdint.h", "stdio.h",		"stdlib.h", "string.h", "inttypes.h", "stdalign.h",
+	"stdarg.h", "cstdint",		"cstddef",  "cmath",	"cstdio",     "cstdlib",
+	"cstring",  "climits",		"cfloat",   "cassert",	"cinttypes",  "type_traits",
+	"utility",  "algorithm",	"limits",   "array",	"tuple",      "functional",
+	"numeric",  "initializer_list", "new",	    "cstdarg",	NULL,
 };
 
 static const char *const cuda_headers[] = {
-	"cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cudaTypedefs.h", "cuda_fp16.h",
-	"cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h", "mma.h", "cuda_pipeline.h",
-	"cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cuda_awbarrier_primitives.h",
-	"cooperative_groups.h", "vector_types.h", "vector_functions.h",
-	"device_launch_parameters.h", "math_constants.h", "cuda_occupancy.h", "ka_kernel.h",
+	"cuda_runtime.h",
+	"cuda_runtime_api.h",
+	"cuda.h",
+	"cudaTypedefs.h",
+	"cuda_fp16.h",
+	"cuda_bf16.h",
+	"cuda_fp8.h",
+	"cuda_fp6.h",
+	"cuda_fp4.h",
+	"mma.h",
+	"cuda_pipeline.h",
+	"cuda_pipeline_primitives.h",
+	"cuda_awbarrier.h",
+	"cuda_awbarrier_primitives.h",
+	"cooperative_groups.h",
+	"vector_types.h",
+	"vector_functions.h",
+	"device_launch_parameters.h",
+	"math_constants.h",
+	"cuda_occupancy.h",
+	"ka_kernel.h",
 	NULL,
 };
 
@@ -286,8 +306,8 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		return ka_err_set(e, "cudac: bad architecture '%s'", o->arch ? o->arch : "(null)");
 	if (len > CUDAC_MAX_SOURCE) {
 		r->verdict = VERDICT_COMPILE_ERROR;
-		snprintf(r->detail, sizeof r->detail, "source is %zu bytes, over the cap of %u", len,
-			 CUDAC_MAX_SOURCE);
+		snprintf(r->detail, sizeof r->detail, "source is %zu bytes, over the cap of %u",
+			 len, CUDAC_MAX_SOURCE);
 		return 0;
 	}
 	if (cudac_check_includes(src, len, o->libs, why, sizeof why)) {

@@ -21,9 +21,9 @@
 #include "util.h"
 #include "verdict.h"
 
-#define CUDAC_MAX_SOURCE (1u << 20)	/* bytes of a candidate .cu */
-#define CUDAC_MAX_LOG 16384		/* bytes of compiler log kept */
-#define CUDAC_TIMEOUT_S 120.0		/* default wall-clock limit of one nvcc run */
+#define CUDAC_MAX_SOURCE (1u << 20) /* bytes of a candidate .cu */
+#define CUDAC_MAX_LOG 16384	    /* bytes of compiler log kept */
+#define CUDAC_TIMEOUT_S 120.0	    /* default wall-clock limit of one nvcc run */
 
 /* The recording CUDA runtime's exported API (the candidate may import these
  * and the recorder implements them). X(name) for each. */
@@ -84,15 +84,18 @@
 
 /* Sonames the candidate's object may need besides libc/libm (nvcc links the
  * host code with g++); the recorder is linked with them. */
-#define CUDAC_LIBRARIES {"libstdc++.so.6", "libgcc_s.so.1", NULL}
+#define CUDAC_LIBRARIES                                                                            \
+	{                                                                                          \
+		"libstdc++.so.6", "libgcc_s.so.1", NULL                                            \
+	}
 
 /* What a symbol name is to the CUDA target. */
 enum cudac_sym {
-	CUDAC_SYM_PROVIDED,	/* the recorder exports it, or the C++ runtime */
-	CUDAC_SYM_CUDA,		/* CUDA runtime/driver API the recorder refuses: record_error */
-	CUDAC_SYM_LIBRARY,	/* cuBLAS/cuBLASLt/cuDNN: allowed only by the task's policy */
-	CUDAC_SYM_OTHER_CUDA,	/* another CUDA library (cuFFT, cuRAND, NCCL, ...): forbidden */
-	CUDAC_SYM_OTHER,	/* not CUDA: the libc/libm allow-list (libc_allow.h) decides */
+	CUDAC_SYM_PROVIDED,   /* the recorder exports it, or the C++ runtime */
+	CUDAC_SYM_CUDA,	      /* CUDA runtime/driver API the recorder refuses: record_error */
+	CUDAC_SYM_LIBRARY,    /* cuBLAS/cuBLASLt/cuDNN: allowed only by the task's policy */
+	CUDAC_SYM_OTHER_CUDA, /* another CUDA library (cuFFT, cuRAND, NCCL, ...): forbidden */
+	CUDAC_SYM_OTHER,      /* not CUDA: the libc/libm allow-list (libc_allow.h) decides */
 };
 
 static inline int cudac_in_list_(const char *name, const char *const *list)
@@ -124,10 +127,9 @@ static inline enum cudac_sym cudac_sym_classify(const char *name)
 {
 	static const char *const exports[] = {CUDAC_RECORDER_EXPORTS(CUDAC_STR_) NULL};
 	static const char *const cxx[] = {CUDAC_CXX_RUNTIME(CUDAC_STR_) NULL};
-	static const char *const other_libs[] = {"cufft", "curand", "cusparse", "cusolver",
-						 "nccl",  "nvrtc",  "cupti",    "nvml",
-						 "nvJitLink", "nvjpeg", "npp", "cuFile", "nvtx",
-						 NULL};
+	static const char *const other_libs[] = {
+		"cufft", "curand",    "cusparse", "cusolver", "nccl",	"nvrtc", "cupti",
+		"nvml",	 "nvJitLink", "nvjpeg",	  "npp",      "cuFile", "nvtx",	 NULL};
 	if (cudac_in_list_(name, exports) || cudac_in_list_(name, cxx))
 		return CUDAC_SYM_PROVIDED;
 	if (cudac_sym_library(name))
@@ -143,24 +145,24 @@ static inline enum cudac_sym cudac_sym_classify(const char *name)
 
 /* Options of one compilation. */
 struct cudac_opts {
-	const char *arch;		/* "sm_90a": -arch=<arch>; must match sm_[0-9]+[af]? */
-	const char *cache_dir;		/* where compiled objects are kept (created) */
-	const char *const *libs;	/* NULL-terminated allowed libraries ("cublas",
-					 * "cublasLt", "cudnn"), or NULL for none */
-	double timeout_s;		/* 0 = CUDAC_TIMEOUT_S */
-	const char *nvcc;		/* NULL = $CUDA_HOME/bin/nvcc, nvcc on PATH,
-					 * /usr/local/cuda/bin/nvcc */
-	const char *include_dir;	/* NULL = <data root>/include (holds ka_kernel.h) */
+	const char *arch;	 /* "sm_90a": -arch=<arch>; must match sm_[0-9]+[af]? */
+	const char *cache_dir;	 /* where compiled objects are kept (created) */
+	const char *const *libs; /* NULL-terminated allowed libraries ("cublas",
+				  * "cublasLt", "cudnn"), or NULL for none */
+	double timeout_s;	 /* 0 = CUDAC_TIMEOUT_S */
+	const char *nvcc;	 /* NULL = $CUDA_HOME/bin/nvcc, nvcc on PATH,
+				  * /usr/local/cuda/bin/nvcc */
+	const char *include_dir; /* NULL = <data root>/include (holds ka_kernel.h) */
 };
 
 /* The outcome of one compilation. */
 struct cudac_result {
-	enum verdict verdict;		/* VERDICT_OK, VERDICT_COMPILE_ERROR or VERDICT_FORBIDDEN */
+	enum verdict verdict; /* VERDICT_OK, VERDICT_COMPILE_ERROR or VERDICT_FORBIDDEN */
 	char detail[CUDAC_MAX_LOG + 512]; /* compile log (capped), or what is forbidden */
-	char *so_path;			/* owned; the compiled object (set when OK) */
-	int cached;			/* 1 if the object came from the cache */
-	double seconds;			/* wall time of nvcc (0 when cached) */
-	struct elf_kernels kernels;	/* kernels and parameter layouts (when OK) */
+	char *so_path;			  /* owned; the compiled object (set when OK) */
+	int cached;			  /* 1 if the object came from the cache */
+	double seconds;			  /* wall time of nvcc (0 when cached) */
+	struct elf_kernels kernels;	  /* kernels and parameter layouts (when OK) */
 };
 
 /* Compile src (len bytes of .cu text) with o. Returns 0 with r->verdict set

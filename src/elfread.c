@@ -214,8 +214,10 @@ int elf_dynsyms_mem(const uint8_t *data, size_t len, struct elf_symlist *out, st
 		}
 	}
 	if (seen_sym != 1 || seen_str != 1 || dt_symtab != dynsym.addr || dt_strtab != dynstr.addr)
-		return ka_err_set(e, "%s: the dynamic segment and the section headers disagree "
-				     "on the symbol tables", what);
+		return ka_err_set(e,
+				  "%s: the dynamic segment and the section headers disagree "
+				  "on the symbol tables",
+				  what);
 	uint64_t nsym = dynsym.size / 24;
 	if (nsym > ELF_MAX_SYMS)
 		return ka_err_set(e, "%s: %llu dynamic symbols, over the cap of %d", what,
@@ -280,8 +282,7 @@ int elf_section_mem(const uint8_t *img, size_t img_len, const char *name, uint8_
 	return 0;
 }
 
-int elf_section(const char *path, const char *name, uint8_t **data, size_t *len,
-		struct ka_err *e)
+int elf_section(const char *path, const char *name, uint8_t **data, size_t *len, struct ka_err *e)
 {
 	char *buf = NULL;
 	size_t n = 0;
@@ -437,8 +438,7 @@ static int ginfo_attr(void *vctx, uint8_t fmt, uint8_t attr, const uint8_t *val,
 	return 0;
 }
 
-int elf_cubin_kernels(const uint8_t *cubin, size_t len, struct elf_kernels *out,
-		      struct ka_err *e)
+int elf_cubin_kernels(const uint8_t *cubin, size_t len, struct elf_kernels *out, struct ka_err *e)
 {
 	memset(out, 0, sizeof *out);
 	struct elf_img im;
@@ -508,7 +508,8 @@ int elf_cubin_kernels(const uint8_t *cubin, size_t len, struct elf_kernels *out,
 			continue;
 		for (int k = 0; k < out->n; k++)
 			if (!strcmp(out->k[k].name, kname))
-				field = n[4] == 's' ? &out->k[k].static_smem : &out->k[k].const_bytes;
+				field = n[4] == 's' ? &out->k[k].static_smem
+						    : &out->k[k].const_bytes;
 		if (field)
 			*field = s.size > UINT32_MAX ? UINT32_MAX : (uint32_t)s.size;
 	}

@@ -17,18 +17,18 @@
 
 #include "util.h"
 
-#define ELF_MAX_FILE (256u << 20)	/* bytes of a shared object we read */
-#define ELF_MAX_SYMS 65536		/* dynamic symbols we list */
-#define ELF_MAX_KERNELS 256		/* kernels of one cubin */
-#define ELF_MAX_PARAMS 512		/* parameters of one kernel */
-#define ELF_MAX_NAME 1024		/* bytes of a (mangled) kernel name */
+#define ELF_MAX_FILE (256u << 20) /* bytes of a shared object we read */
+#define ELF_MAX_SYMS 65536	  /* dynamic symbols we list */
+#define ELF_MAX_KERNELS 256	  /* kernels of one cubin */
+#define ELF_MAX_PARAMS 512	  /* parameters of one kernel */
+#define ELF_MAX_NAME 1024	  /* bytes of a (mangled) kernel name */
 
 /* One dynamic symbol. */
 struct elf_sym {
-	char *name;	/* owned */
-	int defined;	/* 0: undefined (the object needs it from elsewhere) */
-	int weak;	/* STB_WEAK */
-	int func;	/* STT_FUNC (or STT_GNU_IFUNC) */
+	char *name;  /* owned */
+	int defined; /* 0: undefined (the object needs it from elsewhere) */
+	int weak;    /* STB_WEAK */
+	int func;    /* STT_FUNC (or STT_GNU_IFUNC) */
 };
 
 struct elf_symlist {
@@ -52,8 +52,7 @@ void elf_symlist_free(struct elf_symlist *l);
 /* A copy of the bytes of the section called name (e.g. ".nv_fatbin") of the
  * ELF64 file at path. 0 with *data (caller frees) and *len, or -1 with e
  * (unreadable, malformed, no such section, or a section without file bytes). */
-int elf_section(const char *path, const char *name, uint8_t **data, size_t *len,
-		struct ka_err *e);
+int elf_section(const char *path, const char *name, uint8_t **data, size_t *len, struct ka_err *e);
 int elf_section_mem(const uint8_t *img, size_t img_len, const char *name, uint8_t **data,
 		    size_t *len, struct ka_err *e);
 
@@ -65,21 +64,21 @@ struct elf_param {
 
 /* What a cubin says about one kernel (`.nv.info.<name>` and friends). */
 struct elf_kernel {
-	char name[ELF_MAX_NAME];	/* mangled device name */
+	char name[ELF_MAX_NAME]; /* mangled device name */
 	int n_params;
 	struct elf_param params[ELF_MAX_PARAMS]; /* by ordinal */
-	uint32_t param_bytes;		/* whole parameter space (EIATTR_CBANK_PARAM_SIZE) */
-	int num_regs;			/* EIATTR_REGCOUNT, 0 if absent */
-	uint32_t static_smem;		/* size of .nv.shared.<name> */
-	uint32_t local_bytes;		/* EIATTR_FRAME_SIZE */
-	uint32_t const_bytes;		/* size of .nv.constant0.<name> */
-	int max_threads;		/* __launch_bounds__ product, 0 if none */
+	uint32_t param_bytes; /* whole parameter space (EIATTR_CBANK_PARAM_SIZE) */
+	int num_regs;	      /* EIATTR_REGCOUNT, 0 if absent */
+	uint32_t static_smem; /* size of .nv.shared.<name> */
+	uint32_t local_bytes; /* EIATTR_FRAME_SIZE */
+	uint32_t const_bytes; /* size of .nv.constant0.<name> */
+	int max_threads;      /* __launch_bounds__ product, 0 if none */
 };
 
 struct elf_kernels {
-	uint32_t arch;			/* SM of the cubin used, e.g. 90 */
+	uint32_t arch; /* SM of the cubin used, e.g. 90 */
 	int n;
-	struct elf_kernel *k;		/* owned */
+	struct elf_kernel *k; /* owned */
 };
 
 /* Walk a fat binary (the `.nv_fatbin` section: one or more fat-binary
@@ -90,8 +89,7 @@ int elf_fatbin_kernels(const uint8_t *fatbin, size_t len, struct elf_kernels *ou
 		       struct ka_err *e);
 
 /* The same for a bare cubin (an ELF with machine EM_CUDA). */
-int elf_cubin_kernels(const uint8_t *cubin, size_t len, struct elf_kernels *out,
-		      struct ka_err *e);
+int elf_cubin_kernels(const uint8_t *cubin, size_t len, struct elf_kernels *out, struct ka_err *e);
 
 /* The kernel called name in ks, or NULL. */
 const struct elf_kernel *elf_kernels_find(const struct elf_kernels *ks, const char *name);

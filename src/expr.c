@@ -306,20 +306,15 @@ static int eval_node(const struct expr_node *n, const int64_t *vals, int64_t *ou
 {
 	int64_t a, b;
 	switch (n->op) {
-	case EXPR_OP_INT:
-		*out = n->val;
-		return 0;
-	case EXPR_OP_NAME:
-		*out = vals[n->val];
-		return 0;
+	case EXPR_OP_INT: *out = n->val; return 0;
+	case EXPR_OP_NAME: *out = vals[n->val]; return 0;
 	case EXPR_OP_NEG:
 		if (eval_node(n->l, vals, &a, e))
 			return -1;
 		if (__builtin_sub_overflow((int64_t)0, a, out))
 			return ka_err_set(e, "overflow");
 		return 0;
-	default:
-		break;
+	default: break;
 	}
 	if (eval_node(n->l, vals, &a, e) || eval_node(n->r, vals, &b, e))
 		return -1;
@@ -344,14 +339,9 @@ static int eval_node(const struct expr_node *n, const int64_t *vals, int64_t *ou
 			return ka_err_set(e, "overflow");
 		*out = n->op == EXPR_OP_DIV ? a / b : a % b;
 		return 0;
-	case EXPR_OP_MIN:
-		*out = a < b ? a : b;
-		return 0;
-	case EXPR_OP_MAX:
-		*out = a > b ? a : b;
-		return 0;
-	default:
-		return ka_err_set(e, "bad expression node");
+	case EXPR_OP_MIN: *out = a < b ? a : b; return 0;
+	case EXPR_OP_MAX: *out = a > b ? a : b; return 0;
+	default: return ka_err_set(e, "bad expression node");
 	}
 }
 

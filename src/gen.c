@@ -49,8 +49,7 @@ int gen_params_of(const struct ka_dist *d, struct gen_params *out, struct ka_err
 		out->range = span + 1;
 		break;
 	}
-	default:
-		return ka_err_set(e, "unknown distribution kind %d", (int)d->kind);
+	default: return ka_err_set(e, "unknown distribution kind %d", (int)d->kind);
 	}
 	return 0;
 }
@@ -75,24 +74,12 @@ void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct
 		for (int64_t i = 0; i < n; i++) {
 			int64_t v = ka_gen_int(key, (uint64_t)i, lo, range);
 			switch (dt) {
-			case KA_DTYPE_FP32:
-				((float *)dst)[i] = (float)v;
-				break;
-			case KA_DTYPE_FP16:
-				((uint16_t *)dst)[i] = ka_f32_to_f16((float)v);
-				break;
-			case KA_DTYPE_BF16:
-				((uint16_t *)dst)[i] = ka_f32_to_bf16((float)v);
-				break;
-			case KA_DTYPE_FP64:
-				((double *)dst)[i] = (double)v;
-				break;
-			case KA_DTYPE_INT32:
-				((int32_t *)dst)[i] = (int32_t)v;
-				break;
-			case KA_DTYPE_INT64:
-				((int64_t *)dst)[i] = v;
-				break;
+			case KA_DTYPE_FP32: ((float *)dst)[i] = (float)v; break;
+			case KA_DTYPE_FP16: ((uint16_t *)dst)[i] = ka_f32_to_f16((float)v); break;
+			case KA_DTYPE_BF16: ((uint16_t *)dst)[i] = ka_f32_to_bf16((float)v); break;
+			case KA_DTYPE_FP64: ((double *)dst)[i] = (double)v; break;
+			case KA_DTYPE_INT32: ((int32_t *)dst)[i] = (int32_t)v; break;
+			case KA_DTYPE_INT64: ((int64_t *)dst)[i] = v; break;
 			}
 		}
 		return;
@@ -103,27 +90,19 @@ void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct
 	for (int64_t i = 0; i < n; i++) {
 		float f = ka_gen_float(key, (uint64_t)i, kind, a, b);
 		switch (dt) {
-		case KA_DTYPE_FP32:
-			((float *)dst)[i] = f;
-			break;
-		case KA_DTYPE_FP16:
-			((uint16_t *)dst)[i] = ka_f32_to_f16(f);
-			break;
-		case KA_DTYPE_BF16:
-			((uint16_t *)dst)[i] = ka_f32_to_bf16(f);
-			break;
-		case KA_DTYPE_FP64:
-			((double *)dst)[i] = (double)f;
-			break;
+		case KA_DTYPE_FP32: ((float *)dst)[i] = f; break;
+		case KA_DTYPE_FP16: ((uint16_t *)dst)[i] = ka_f32_to_f16(f); break;
+		case KA_DTYPE_BF16: ((uint16_t *)dst)[i] = ka_f32_to_bf16(f); break;
+		case KA_DTYPE_FP64: ((double *)dst)[i] = (double)f; break;
 		/* task_load only gives integer dtypes the int distribution; a
 		 * float drawn for one is clamped so the conversion is defined. */
 		case KA_DTYPE_INT32:
 			((int32_t *)dst)[i] =
-			    (int32_t)fmaxf(fminf(f, 2147483520.0f), -2147483648.0f);
+				(int32_t)fmaxf(fminf(f, 2147483520.0f), -2147483648.0f);
 			break;
 		case KA_DTYPE_INT64:
 			((int64_t *)dst)[i] =
-			    (int64_t)fmaxf(fminf(f, 9.2233715e18f), -9.2233720e18f);
+				(int64_t)fmaxf(fminf(f, 9.2233715e18f), -9.2233720e18f);
 			break;
 		}
 	}

@@ -11,10 +11,10 @@
 
 /* What the generator needs for one tensor (mirrors ka_gen_kernel's args). */
 struct gen_params {
-	int kind;		/* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
-	float a, b;		/* normal: mean, std; uniform: lo, w = hi - lo */
-	int64_t lo;		/* int: lowest value */
-	uint64_t range;		/* int: hi - lo + 1 (>= 1) */
+	int kind;	/* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
+	float a, b;	/* normal: mean, std; uniform: lo, w = hi - lo */
+	int64_t lo;	/* int: lowest value */
+	uint64_t range; /* int: hi - lo + 1 (>= 1) */
 };
 
 /* Reduce a task distribution to generator parameters (rounding a/b to float
@@ -23,8 +23,8 @@ int gen_params_of(const struct ka_dist *d, struct gen_params *out, struct ka_err
 
 /* Key of one tensor in one call: a pure function of the secret nonce, the
  * task, the shape, the tensor index and the call number. */
-uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shape *sh,
-			int tensor, uint64_t call);
+uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shape *sh, int tensor,
+			uint64_t call);
 
 /* Fill n elements of dtype dt at dst (host memory, n * size bytes). */
 void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct gen_params *p);

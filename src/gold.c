@@ -37,9 +37,11 @@ static char *gold_wrapper_source(const struct ka_task *t)
 	util_buf_printf(&b, "#define KA_GOLD 1\n#include <stdint.h>\n#include \"ka_ref.h\"\n");
 	util_buf_printf(&b, "#line 1 \"%s/ref.c\"\n%s\n", tt->dir, tt->ref_src);
 	util_buf_printf(&b, "#line 1 \"ka_gold_wrapper.c\"\n");
-	util_buf_printf(&b, "void ka_gold_items(const int64_t *P, void *const *in, double *const *out,\n"
+	util_buf_printf(
+		&b, "void ka_gold_items(const int64_t *P, void *const *in, double *const *out,\n"
 		    "                   const int64_t *items, int64_t n);\n");
-	util_buf_printf(&b, "void ka_gold_items(const int64_t *P, void *const *in, double *const *out,\n"
+	util_buf_printf(
+		&b, "void ka_gold_items(const int64_t *P, void *const *in, double *const *out,\n"
 		    "                   const int64_t *items, int64_t n)\n{\n");
 	util_buf_printf(&b, "\t(void)P; (void)in; (void)out;\n");
 	util_buf_printf(&b, "#pragma omp parallel for schedule(dynamic,64)\n");
@@ -48,7 +50,8 @@ static char *gold_wrapper_source(const struct ka_task *t)
 	for (int p = 0; p < t->n_params; p++)
 		util_buf_printf(&b, ", P[%d]", p);
 	for (int k = 0; k < t->n_inputs; k++)
-		util_buf_printf(&b, ", (const %s *)in[%d]", task_dtype_ctype(t->inputs[k].dtype), k);
+		util_buf_printf(&b, ", (const %s *)in[%d]", task_dtype_ctype(t->inputs[k].dtype),
+				k);
 	for (int j = 0; j < t->n_outputs; j++)
 		util_buf_printf(&b, ", out[%d]", j);
 	util_buf_printf(&b, ");\n\t}\n}\n");
@@ -111,9 +114,9 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 		goto done;
 	/* LC_ALL=C: plain ASCII messages whatever the caller's locale. */
 	char *argv[] = {
-	    "env",   "LC_ALL=C", "cc", "-std=c17", "-O2", "-fopenmp", "-ffp-contract=off",
-	    "-fPIC", "-shared",	 incl, "-o",	   tmp,	  csrc,	      "-lm",
-	    NULL};
+		"env",	 "LC_ALL=C", "cc", "-std=c17", "-O2", "-fopenmp", "-ffp-contract=off",
+		"-fPIC", "-shared",  incl, "-o",       tmp,   csrc,	  "-lm",
+		NULL};
 	int status = util_run(argv, NULL, GOLD_CC_TIMEOUT_S, GOLD_LOG_CAP, &log, NULL, NULL, e);
 	if (status < 0)
 		goto done;

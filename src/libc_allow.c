@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+/* grouped by kind, several names to a line */
+/* clang-format off */
 static const char *const libc_allowed[] = {
 	/* memory and strings */
 	"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
@@ -41,6 +43,7 @@ static const char *const libc_allowed[] = {
 	"modf", "modff", "copysign", "copysignf", "ilogb", "ilogbf", "scalbn", "scalbnf",
 	"nextafter", "nextafterf", "sincos", "sincosf",
 };
+/* clang-format on */
 
 int libc_allow_has(const char *name)
 {

@@ -28,10 +28,11 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "KernelAscent %s: does a language model get better at writing GPU kernels?\n\n"
-		   "usage: ka --track capability --api-model SPEC [--tier medium] [options]\n"
-		   "       ka <command> [options]     (ka <command> --help for each)\n\n"
-		   "commands:\n",
+	fprintf(f,
+		"KernelAscent %s: does a language model get better at writing GPU kernels?\n\n"
+		"usage: ka --track capability --api-model SPEC [--tier medium] [options]\n"
+		"       ka <command> [options]     (ka <command> --help for each)\n\n"
+		"commands:\n",
 		KA_VERSION);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);

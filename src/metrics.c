@@ -24,7 +24,7 @@ double metrics_score(int ok, double speedup_median, double speedup_lo)
 	double g = log2(speedup_median) / 2;
 	if (g > 1)
 		g = 1;
-	if (g < 0)	/* lo > 1 implies median > 1; guard anyway */
+	if (g < 0) /* lo > 1 implies median > 1; guard anyway */
 		g = 0;
 	return 0.5 + 0.5 * g;
 }
@@ -56,7 +56,7 @@ struct groups {
 	const struct metrics_task **t;
 	size_t n;
 	size_t *off, *cnt;
-	double *v;	/* one value per sample (or per task) */
+	double *v; /* one value per sample (or per task) */
 	size_t total;
 };
 
@@ -89,7 +89,9 @@ static void fill_indicator(struct groups *g, enum ind what, double p)
 			double x = 0;
 			switch (what) {
 			case IND_OK: x = s->ok ? 1 : 0; break;
-			case IND_FAST_EAGER: x = s->ok && s->eager.present && s->eager.lo > p; break;
+			case IND_FAST_EAGER:
+				x = s->ok && s->eager.present && s->eager.lo > p;
+				break;
 			case IND_FAST_COMPILED:
 				x = s->ok && s->compiled.present && s->compiled.lo > p;
 				break;

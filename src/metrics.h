@@ -14,12 +14,12 @@
 
 /* The thresholds p of fast_p, in the order of the arrays below. */
 #define METRICS_N_P 3
-extern const double metrics_p_values[METRICS_N_P];	/* 1, 1.5, 2 */
-extern const char *const metrics_p_names[METRICS_N_P];	/* "1", "1.5", "2" */
+extern const double metrics_p_values[METRICS_N_P];     /* 1, 1.5, 2 */
+extern const char *const metrics_p_names[METRICS_N_P]; /* "1", "1.5", "2" */
 
 /* A speedup (baseline time / candidate time) with its 95% CI. */
 struct metrics_speedup {
-	int present;		/* 0: no measurement (no baseline, or not ok) */
+	int present; /* 0: no measurement (no baseline, or not ok) */
 	double median, lo, hi;
 };
 

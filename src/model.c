@@ -21,8 +21,8 @@
 #define MODEL_PRICES_CAP (1 << 20)
 
 static const struct model_backend *const backends[] = {
-    &model_openai_backend, &model_anthropic_backend, &model_bedrock_backend,
-    &model_cmd_backend,	   &model_replay_backend,    &model_archive_backend,
+	&model_openai_backend, &model_anthropic_backend, &model_bedrock_backend,
+	&model_cmd_backend,    &model_replay_backend,	 &model_archive_backend,
 };
 
 /* ---- helpers for backends ---------------------------------------------- */
@@ -149,30 +149,30 @@ struct price {
 };
 
 static const struct price builtin_prices[] = {
-    {"gpt-4o", 2.50, 10.00},
-    {"gpt-4o-mini", 0.15, 0.60},
-    {"gpt-4.1", 2.00, 8.00},
-    {"gpt-4.1-mini", 0.40, 1.60},
-    {"gpt-4.1-nano", 0.10, 0.40},
-    {"gpt-5", 1.25, 10.00},
-    {"gpt-5-mini", 0.25, 2.00},
-    {"gpt-5-nano", 0.05, 0.40},
-    {"o1", 15.00, 60.00},
-    {"o3", 2.00, 8.00},
-    {"o3-mini", 1.10, 4.40},
-    {"o4-mini", 1.10, 4.40},
-    {"claude-3-haiku", 0.25, 1.25},
-    {"claude-3-5-haiku", 0.80, 4.00},
-    {"claude-haiku-4-5", 1.00, 5.00},
-    {"claude-3-5-sonnet", 3.00, 15.00},
-    {"claude-3-7-sonnet", 3.00, 15.00},
-    {"claude-sonnet-4", 3.00, 15.00},
-    {"claude-3-opus", 15.00, 75.00},
-    {"claude-opus-4", 15.00, 75.00},
-    {"claude-opus-4-5", 5.00, 25.00},
-    {"amazon.nova-micro", 0.035, 0.14},
-    {"amazon.nova-lite", 0.06, 0.24},
-    {"amazon.nova-pro", 0.80, 3.20},
+	{"gpt-4o", 2.50, 10.00},
+	{"gpt-4o-mini", 0.15, 0.60},
+	{"gpt-4.1", 2.00, 8.00},
+	{"gpt-4.1-mini", 0.40, 1.60},
+	{"gpt-4.1-nano", 0.10, 0.40},
+	{"gpt-5", 1.25, 10.00},
+	{"gpt-5-mini", 0.25, 2.00},
+	{"gpt-5-nano", 0.05, 0.40},
+	{"o1", 15.00, 60.00},
+	{"o3", 2.00, 8.00},
+	{"o3-mini", 1.10, 4.40},
+	{"o4-mini", 1.10, 4.40},
+	{"claude-3-haiku", 0.25, 1.25},
+	{"claude-3-5-haiku", 0.80, 4.00},
+	{"claude-haiku-4-5", 1.00, 5.00},
+	{"claude-3-5-sonnet", 3.00, 15.00},
+	{"claude-3-7-sonnet", 3.00, 15.00},
+	{"claude-sonnet-4", 3.00, 15.00},
+	{"claude-3-opus", 15.00, 75.00},
+	{"claude-opus-4", 15.00, 75.00},
+	{"claude-opus-4-5", 5.00, 25.00},
+	{"amazon.nova-micro", 0.035, 0.14},
+	{"amazon.nova-lite", 0.06, 0.24},
+	{"amazon.nova-pro", 0.80, 3.20},
 };
 
 static int price_matches(const char *name, const char *key)
@@ -415,7 +415,7 @@ static int cache_get(const struct model *m, const struct model_request *r, struc
 			rep->latency_s = json_number_value(json_object_get(root, "latency_s"));
 			rep->cost_usd = json_number_value(json_object_get(root, "cost_usd"));
 			rep->http_status =
-			    (int)json_integer_value(json_object_get(root, "http_status"));
+				(int)json_integer_value(json_object_get(root, "http_status"));
 			const char *fin = json_string_value(json_object_get(root, "finish"));
 			snprintf(rep->finish, sizeof rep->finish, "%s", fin ? fin : "");
 			found = 1;
@@ -436,13 +436,13 @@ static void cache_put(const struct model *m, const struct model_request *r,
 	struct ka_err e;
 	if (util_mkdirs(path, &e) == 0) {
 		*slash = '/';
-		json_t *o =
-		    json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:I, s:f, s:f, s:i, s:s}", "spec",
-			      m->spec, "task", r->task ? r->task : "", "sample", r->sample, "seed",
-			      (json_int_t)rep->seed, "text", rep->text, "in_tokens",
-			      (json_int_t)rep->in_tokens, "out_tokens", (json_int_t)rep->out_tokens,
-			      "latency_s", rep->latency_s, "cost_usd", rep->cost_usd, "http_status",
-			      rep->http_status, "finish", rep->finish);
+		json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:I, s:I, s:f, s:f, s:i, s:s}",
+				      "spec", m->spec, "task", r->task ? r->task : "", "sample",
+				      r->sample, "seed", (json_int_t)rep->seed, "text", rep->text,
+				      "in_tokens", (json_int_t)rep->in_tokens, "out_tokens",
+				      (json_int_t)rep->out_tokens, "latency_s", rep->latency_s,
+				      "cost_usd", rep->cost_usd, "http_status", rep->http_status,
+				      "finish", rep->finish);
 		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 		/* A cache that cannot be written only costs a resumed run money. */
 		if (s && util_write_file(path, s, strlen(s), &e) != 0 && m->p.verbose)
@@ -468,7 +468,7 @@ static void deliver(struct model *m, const struct model_request *r, struct model
 		if (!rep->cached) {
 			rep->cost_usd = m->priced ? ((double)rep->in_tokens * m->price_in +
 						     (double)rep->out_tokens * m->price_out) /
-							1e6
+							    1e6
 						  : 0;
 			if (m->p.cache_dir && m->be->cacheable)
 				cache_put(m, r, rep);
@@ -642,10 +642,8 @@ static int retryable_curl(CURLcode rc)
 	case CURLE_BAD_FUNCTION_ARGUMENT:
 	case CURLE_WRITE_ERROR:
 	case CURLE_LOGIN_DENIED:
-	case CURLE_TOO_MANY_REDIRECTS:
-		return 0;
-	default:
-		return 1;
+	case CURLE_TOO_MANY_REDIRECTS: return 0;
+	default: return 1;
 	}
 }
 

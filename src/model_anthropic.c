@@ -48,10 +48,10 @@ static int anthropic_build(struct model *m, const struct model_request *r, int64
 {
 	struct anthropic *a = m->impl;
 	json_t *msgs =
-	    json_pack("[{s:s, s:s}]", "role", "user", "content", r->prompt ? r->prompt : "");
+		json_pack("[{s:s, s:s}]", "role", "user", "content", r->prompt ? r->prompt : "");
 	json_t *body =
-	    json_pack("{s:s, s:i, s:o, s:f}", "model", a->model, "max_tokens", m->p.max_tokens,
-		      "messages", msgs, "temperature", m->p.temperature);
+		json_pack("{s:s, s:i, s:o, s:f}", "model", a->model, "max_tokens", m->p.max_tokens,
+			  "messages", msgs, "temperature", m->p.temperature);
 	if (!body)
 		return ka_err_set(e, "anthropic: the prompt is not valid UTF-8");
 	if (r->system && *r->system &&
@@ -112,11 +112,11 @@ static void anthropic_close(struct model *m)
 }
 
 const struct model_backend model_anthropic_backend = {
-    .name = "anthropic",
-    .http = 1,
-    .cacheable = 1,
-    .open = anthropic_open,
-    .build = anthropic_build,
-    .parse = anthropic_parse,
-    .close = anthropic_close,
+	.name = "anthropic",
+	.http = 1,
+	.cacheable = 1,
+	.open = anthropic_open,
+	.build = anthropic_build,
+	.parse = anthropic_parse,
+	.close = anthropic_close,
 };

@@ -135,10 +135,10 @@ static void archive_close(struct model *m)
 }
 
 const struct model_backend model_archive_backend = {
-    .name = "archive",
-    .http = 0,
-    .cacheable = 0,
-    .open = archive_open,
-    .answer = archive_answer,
-    .close = archive_close,
+	.name = "archive",
+	.http = 0,
+	.cacheable = 0,
+	.open = archive_open,
+	.answer = archive_answer,
+	.close = archive_close,
 };

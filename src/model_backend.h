@@ -62,7 +62,7 @@ extern const struct model_backend model_archive_backend;
 /* Set rep->ok = 0 and rep->error to "<backend>: <message>" squeezed onto one
  * line (newlines and control characters become spaces). */
 void model_fail(struct model_reply *rep, const char *backend, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 /* Split "x@y" at the last '@' whose right side starts with "http://" or
  * "https://" (URL variant) into a new *name and *url (NULL when absent).

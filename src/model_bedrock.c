@@ -164,7 +164,7 @@ static int load_credentials(struct bedrock *b, char **profile_region, struct ka_
 	char *config = read_aws_file("AWS_CONFIG_FILE", ".aws/config");
 	const char *prof = profile ? profile : "default";
 	char *cfg_section =
-	    !strcmp(prof, "default") ? xstrdup("default") : xasprintf("profile %s", prof);
+		!strcmp(prof, "default") ? xstrdup("default") : xasprintf("profile %s", prof);
 	int rc = -1;
 	if (config)
 		*profile_region = ini_get(config, cfg_section, "region");
@@ -262,7 +262,7 @@ static int bedrock_open(struct model *m, const char *arg, struct ka_err *e)
 	free(profile_region);
 	const char *ep = model_env("KA_BEDROCK_ENDPOINT", NULL);
 	b->endpoint =
-	    ep ? xstrdup(ep) : xasprintf("https://bedrock-runtime.%s.amazonaws.com", b->region);
+		ep ? xstrdup(ep) : xasprintf("https://bedrock-runtime.%s.amazonaws.com", b->region);
 	size_t el = strlen(b->endpoint);
 	while (el > 0 && b->endpoint[el - 1] == '/')
 		b->endpoint[--el] = 0;
@@ -290,8 +290,8 @@ static int bedrock_build(struct model *m, const struct model_request *r, int64_t
 	if (b->process && b->expires && now > b->expires - 300 && run_process(b, e) != 0)
 		return -1;
 	json_t *content = json_pack("[{s:s}]", "text", r->prompt ? r->prompt : "");
-	json_t *cfg =
-	    json_pack("{s:i, s:f}", "maxTokens", m->p.max_tokens, "temperature", m->p.temperature);
+	json_t *cfg = json_pack("{s:i, s:f}", "maxTokens", m->p.max_tokens, "temperature",
+				m->p.temperature);
 	if (m->p.top_p < 1.0)
 		json_object_set_new(cfg, "topP", json_real(m->p.top_p));
 	json_t *body = json_pack("{s:[{s:s, s:o}], s:o}", "messages", "role", "user", "content",
@@ -312,18 +312,18 @@ static int bedrock_build(struct model *m, const struct model_request *r, int64_t
 				     {"x-amz-date", date},
 				     {"x-amz-security-token", b->token}};
 	struct sigv4_input in = {
-	    .method = "POST",
-	    .path = b->path,
-	    .query = NULL,
-	    .headers = hs,
-	    .n_headers = b->token ? 4 : 3,
-	    .body = h->body,
-	    .body_len = h->body_len,
-	    .region = b->region,
-	    .service = "bedrock",
-	    .amz_date = date,
-	    .access_key = b->access_key,
-	    .secret_key = b->secret_key,
+		.method = "POST",
+		.path = b->path,
+		.query = NULL,
+		.headers = hs,
+		.n_headers = b->token ? 4 : 3,
+		.body = h->body,
+		.body_len = h->body_len,
+		.region = b->region,
+		.service = "bedrock",
+		.amz_date = date,
+		.access_key = b->access_key,
+		.secret_key = b->secret_key,
 	};
 	struct sigv4_output out;
 	if (sigv4_sign(&in, &out, e) != 0)
@@ -342,8 +342,8 @@ static int bedrock_build(struct model *m, const struct model_request *r, int64_t
 
 static int bedrock_parse(struct model *m, json_t *root, struct model_reply *rep)
 {
-	json_t *content =
-	    json_object_get(json_object_get(json_object_get(root, "output"), "message"), "content");
+	json_t *content = json_object_get(
+		json_object_get(json_object_get(root, "output"), "message"), "content");
 	if (!json_is_array(content))
 		return model_fail(rep, "bedrock", "reply has no output.message.content"), -1;
 	size_t len = 0, i;
@@ -386,11 +386,11 @@ static void bedrock_close(struct model *m)
 }
 
 const struct model_backend model_bedrock_backend = {
-    .name = "bedrock",
-    .http = 1,
-    .cacheable = 1,
-    .open = bedrock_open,
-    .build = bedrock_build,
-    .parse = bedrock_parse,
-    .close = bedrock_close,
+	.name = "bedrock",
+	.http = 1,
+	.cacheable = 1,
+	.open = bedrock_open,
+	.build = bedrock_build,
+	.parse = bedrock_parse,
+	.close = bedrock_close,
 };

@@ -266,10 +266,10 @@ static void cmd_close(struct model *m)
 }
 
 const struct model_backend model_cmd_backend = {
-    .name = "cmd",
-    .http = 0,
-    .cacheable = 1,
-    .open = cmd_open,
-    .answer = cmd_answer,
-    .close = cmd_close,
+	.name = "cmd",
+	.http = 0,
+	.cacheable = 1,
+	.open = cmd_open,
+	.answer = cmd_answer,
+	.close = cmd_close,
 };

@@ -44,10 +44,10 @@ static int openai_open(struct model *m, const char *arg, struct ka_err *e)
 		o->key = xstrdup(key);
 	else if (!custom)
 		return ka_err_set(
-		    e,
-		    "openai: no API key for %s (set OPENAI_API_KEY or "
-		    "KA_OPENAI_API_KEY, or give a local server as openai:%s@<base-url>)",
-		    OPENAI_DEFAULT_BASE, name);
+			e,
+			"openai: no API key for %s (set OPENAI_API_KEY or "
+			"KA_OPENAI_API_KEY, or give a local server as openai:%s@<base-url>)",
+			OPENAI_DEFAULT_BASE, name);
 	static const char *const reasoning[] = {"o1", "o3", "o4", "gpt-5"};
 	for (size_t i = 0; i < sizeof reasoning / sizeof reasoning[0]; i++) {
 		size_t n = strlen(reasoning[i]);
@@ -145,11 +145,11 @@ static void openai_close(struct model *m)
 }
 
 const struct model_backend model_openai_backend = {
-    .name = "openai",
-    .http = 1,
-    .cacheable = 1,
-    .open = openai_open,
-    .build = openai_build,
-    .parse = openai_parse,
-    .close = openai_close,
+	.name = "openai",
+	.http = 1,
+	.cacheable = 1,
+	.open = openai_open,
+	.build = openai_build,
+	.parse = openai_parse,
+	.close = openai_close,
 };

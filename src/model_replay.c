@@ -91,7 +91,7 @@ static void replay_answer(struct model *m, const struct model_request *r, int64_
 	struct replay *rp = m->impl;
 	struct replay_entry key = {.task = (char *)(r->task ? r->task : ""), .sample = r->sample};
 	const struct replay_entry *en =
-	    rp->n ? bsearch(&key, rp->e, rp->n, sizeof *rp->e, entry_cmp) : NULL;
+		rp->n ? bsearch(&key, rp->e, rp->n, sizeof *rp->e, entry_cmp) : NULL;
 	if (!en) {
 		model_fail(rep, "replay", "no completion for task '%s' sample %d in %s", key.task,
 			   r->sample, rp->path);
@@ -116,10 +116,10 @@ static void replay_close(struct model *m)
 }
 
 const struct model_backend model_replay_backend = {
-    .name = "replay",
-    .http = 0,
-    .cacheable = 0,
-    .open = replay_open,
-    .answer = replay_answer,
-    .close = replay_close,
+	.name = "replay",
+	.http = 0,
+	.cacheable = 0,
+	.open = replay_open,
+	.answer = replay_answer,
+	.close = replay_close,
 };

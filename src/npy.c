@@ -11,8 +11,8 @@
 #define NPY_HEADER_CAP 4096
 
 static const char *const npy_descrs[] = {
-    [KA_DTYPE_FP32] = "<f4", [KA_DTYPE_FP16] = "<f2",  [KA_DTYPE_BF16] = "<u2",
-    [KA_DTYPE_FP64] = "<f8", [KA_DTYPE_INT32] = "<i4", [KA_DTYPE_INT64] = "<i8",
+	[KA_DTYPE_FP32] = "<f4", [KA_DTYPE_FP16] = "<f2",  [KA_DTYPE_BF16] = "<u2",
+	[KA_DTYPE_FP64] = "<f8", [KA_DTYPE_INT32] = "<i4", [KA_DTYPE_INT64] = "<i8",
 };
 
 const char *npy_descr(enum ka_dtype dt)

@@ -44,9 +44,10 @@ char *plan_write(const struct plan *p)
 	json_t *ks = json_array();
 	for (int i = 0; i < p->n_kernels; i++) {
 		const struct plan_kernel *k = &p->kernels[i];
-		json_array_append_new(ks, json_pack("{s:s,s:i,s:i,s:i}", "name", k->name, "program",
-						    k->program, "max_dynamic_smem",
-						    (int)k->max_dynamic_smem, "carveout", k->carveout));
+		json_array_append_new(ks,
+				      json_pack("{s:s,s:i,s:i,s:i}", "name", k->name, "program",
+						k->program, "max_dynamic_smem",
+						(int)k->max_dynamic_smem, "carveout", k->carveout));
 	}
 	json_object_set_new(root, "kernels", ks);
 	json_t *ws = json_array();
@@ -91,8 +92,10 @@ char *plan_write(const struct plan *p)
 						json_array_append_new(
 							rl, json_pack("{s:i,s:i,s:I}", "at",
 								      (int)g->relocs[r].at, "buf",
-								      (int)g->relocs[r].ref.buf, "offset",
-								      (json_int_t)g->relocs[r].ref.offset));
+								      (int)g->relocs[r].ref.buf,
+								      "offset",
+								      (json_int_t)g->relocs[r]
+									      .ref.offset));
 					json_object_set_new(ja, "relocs", rl);
 				}
 				json_array_append_new(args, ja);
@@ -191,8 +194,7 @@ static int get_dims(json_t *o, const char *key, uint64_t *d, int64_t max, const 
 		return ka_err_set(e, "plan: %s: '%s' must be an array of 3", where, key);
 	for (int i = 0; i < 3; i++) {
 		json_t *v = json_array_get(a, (size_t)i);
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    json_integer_value(v) > max)
+		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
 			return ka_err_set(e, "plan: %s: '%s'[%d] out of range", where, key, i);
 		d[i] = (uint64_t)json_integer_value(v);
 	}
@@ -311,7 +313,8 @@ static int read_op(json_t *jo, struct plan_op *o, int idx, struct ka_err *e)
 	}
 	if (!strcmp(op, "copy")) {
 		o->kind = PLAN_OP_COPY;
-		if (get_ref(jo, "dst", &o->dst, where, e) || get_ref(jo, "src", &o->src, where, e) ||
+		if (get_ref(jo, "dst", &o->dst, where, e) ||
+		    get_ref(jo, "src", &o->src, where, e) ||
 		    get_int(jo, "size", 0, INT64_MAX, &v, where, e))
 			return -1;
 		o->size = (uint64_t)v;
@@ -474,16 +477,18 @@ int plan_check_refs(const struct plan *p, int n_tensors, const uint64_t *tensor_
 		case PLAN_OP_FILL:
 			if (o->size % o->pattern_size || o->dst.offset % o->pattern_size ||
 			    !ref_inside(o->dst, o->size, nbuf, sizes))
-				return ka_err_set(e, "ops[%d]: fill of %llu bytes at buffer %d + %llu "
-						     "is outside the buffer or misaligned",
+				return ka_err_set(e,
+						  "ops[%d]: fill of %llu bytes at buffer %d + %llu "
+						  "is outside the buffer or misaligned",
 						  i, (unsigned long long)o->size, o->dst.buf,
 						  (unsigned long long)o->dst.offset);
 			break;
 		case PLAN_OP_COPY:
 			if (!ref_inside(o->dst, o->size, nbuf, sizes) ||
 			    !ref_inside(o->src, o->size, nbuf, sizes))
-				return ka_err_set(e, "ops[%d]: copy of %llu bytes is outside its buffers",
-						  i, (unsigned long long)o->size);
+				return ka_err_set(
+					e, "ops[%d]: copy of %llu bytes is outside its buffers", i,
+					(unsigned long long)o->size);
 			break;
 		case PLAN_OP_LAUNCH:
 			for (int a = 0; a < o->n_args; a++)
@@ -492,13 +497,14 @@ int plan_check_refs(const struct plan *p, int n_tensors, const uint64_t *tensor_
 					/* A pointer may point one past the end (an empty
 					 * range) but not beyond. */
 					if (!ref_inside(ref, 0, nbuf, sizes))
-						return ka_err_set(e, "ops[%d]: argument %d points outside "
-								     "buffer %d",
-								  i, a, ref.buf);
+						return ka_err_set(
+							e,
+							"ops[%d]: argument %d points outside "
+							"buffer %d",
+							i, a, ref.buf);
 				}
 			break;
-		case PLAN_OP_SYMBOL:
-			break;
+		case PLAN_OP_SYMBOL: break;
 		}
 	}
 	return 0;
@@ -547,7 +553,9 @@ char *plan_signature(const struct plan *p)
 				 (unsigned long long)o->block[2]);
 		else
 			snprintf(item, sizeof item, "%s;",
-				 o->kind == PLAN_OP_FILL ? "fill" : o->kind == PLAN_OP_COPY ? "copy" : "symbol");
+				 o->kind == PLAN_OP_FILL   ? "fill"
+				 : o->kind == PLAN_OP_COPY ? "copy"
+							   : "symbol");
 		size_t il = strlen(item);
 		if (len + il + 1 > cap) {
 			cap = 2 * (len + il + 1);

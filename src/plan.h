@@ -12,13 +12,13 @@
 #include "util.h"
 
 #define PLAN_MAX_PROGRAMS 8
-#define PLAN_MAX_SOURCE (1u << 20)	/* bytes of OpenCL C per program */
+#define PLAN_MAX_SOURCE (1u << 20) /* bytes of OpenCL C per program */
 #define PLAN_MAX_OPTIONS 512
 #define PLAN_MAX_KERNELS 64
 #define PLAN_MAX_NAME 256
 #define PLAN_MAX_OPS 4096
 #define PLAN_MAX_ARGS 64
-#define PLAN_MAX_ARG_BYTES 4096		/* CUDA parameter space */
+#define PLAN_MAX_ARG_BYTES 4096 /* CUDA parameter space */
 #define PLAN_MAX_RELOCS 64
 #define PLAN_MAX_WORKSPACES 16
 #define PLAN_MAX_WORKSPACE_BYTES (8ull << 30)
@@ -32,9 +32,9 @@ struct plan_ref {
 };
 
 enum plan_arg_kind {
-	PLAN_ARG_BYTES,		/* raw bytes, with pointer relocations (CUDA) */
-	PLAN_ARG_BUFFER,	/* OpenCL cl_mem argument: the ref in relocs[0] */
-	PLAN_ARG_LOCAL,		/* OpenCL __local of `size` bytes */
+	PLAN_ARG_BYTES,	 /* raw bytes, with pointer relocations (CUDA) */
+	PLAN_ARG_BUFFER, /* OpenCL cl_mem argument: the ref in relocs[0] */
+	PLAN_ARG_LOCAL,	 /* OpenCL __local of `size` bytes */
 };
 
 /* A pointer inside an argument: bytes [at, at+8) become the device address of
@@ -47,59 +47,59 @@ struct plan_reloc {
 struct plan_arg {
 	enum plan_arg_kind kind;
 	uint32_t size;
-	uint8_t *bytes;		/* size bytes (BYTES); owned */
+	uint8_t *bytes; /* size bytes (BYTES); owned */
 	int n_relocs;
 	struct plan_reloc *relocs; /* owned */
 };
 
 enum plan_op_kind {
 	PLAN_OP_LAUNCH,
-	PLAN_OP_FILL,		/* memset / clEnqueueFillBuffer */
-	PLAN_OP_COPY,		/* device-to-device copy */
-	PLAN_OP_SYMBOL,		/* CUDA cudaMemcpyToSymbolAsync: bytes -> symbol */
+	PLAN_OP_FILL,	/* memset / clEnqueueFillBuffer */
+	PLAN_OP_COPY,	/* device-to-device copy */
+	PLAN_OP_SYMBOL, /* CUDA cudaMemcpyToSymbolAsync: bytes -> symbol */
 };
 
 struct plan_op {
 	enum plan_op_kind kind;
 	/* LAUNCH */
 	int32_t kernel;
-	uint32_t work_dim;	/* OpenCL: 1..3 */
-	uint64_t grid[3];	/* CUDA: blocks; OpenCL: global size */
-	uint64_t block[3];	/* CUDA: threads; OpenCL: local size (0 = NULL) */
-	uint64_t goffset[3];	/* OpenCL global offset */
-	uint32_t cluster[3];	/* CUDA cluster dims (0 = none) */
-	uint32_t smem;		/* CUDA dynamic shared memory */
+	uint32_t work_dim;   /* OpenCL: 1..3 */
+	uint64_t grid[3];    /* CUDA: blocks; OpenCL: global size */
+	uint64_t block[3];   /* CUDA: threads; OpenCL: local size (0 = NULL) */
+	uint64_t goffset[3]; /* OpenCL global offset */
+	uint32_t cluster[3]; /* CUDA cluster dims (0 = none) */
+	uint32_t smem;	     /* CUDA dynamic shared memory */
 	int n_args;
-	struct plan_arg *args;	/* owned */
+	struct plan_arg *args; /* owned */
 	/* FILL / COPY / SYMBOL */
 	struct plan_ref dst, src;
 	uint64_t size;
-	uint8_t pattern[128];	/* FILL: pattern of pattern_size bytes */
+	uint8_t pattern[128]; /* FILL: pattern of pattern_size bytes */
 	uint32_t pattern_size;
 	char symbol[PLAN_MAX_NAME]; /* SYMBOL: device symbol name */
-	uint8_t *data;		/* SYMBOL: size bytes; owned */
+	uint8_t *data;		    /* SYMBOL: size bytes; owned */
 };
 
 /* A per-kernel attribute set before launch (CUDA cudaFuncSetAttribute). */
 struct plan_kernel {
-	char name[PLAN_MAX_NAME];	/* OpenCL kernel name or CUDA mangled name */
-	int32_t program;		/* OpenCL: index into programs */
-	uint32_t max_dynamic_smem;	/* CUDA attribute, 0 = default */
-	int32_t carveout;		/* CUDA preferred shared carveout, -1 = default */
+	char name[PLAN_MAX_NAME];  /* OpenCL kernel name or CUDA mangled name */
+	int32_t program;	   /* OpenCL: index into programs */
+	uint32_t max_dynamic_smem; /* CUDA attribute, 0 = default */
+	int32_t carveout;	   /* CUDA preferred shared carveout, -1 = default */
 };
 
 struct plan {
-	char target[16];		/* "opencl" or "cuda" */
-	int n_programs;			/* OpenCL program sources */
-	char *sources[PLAN_MAX_PROGRAMS];	/* owned */
+	char target[16];		  /* "opencl" or "cuda" */
+	int n_programs;			  /* OpenCL program sources */
+	char *sources[PLAN_MAX_PROGRAMS]; /* owned */
 	char options[PLAN_MAX_PROGRAMS][PLAN_MAX_OPTIONS];
 	int n_kernels;
 	struct plan_kernel kernels[PLAN_MAX_KERNELS];
 	int n_workspaces;
-	uint64_t workspace[PLAN_MAX_WORKSPACES];	/* sizes in bytes */
+	uint64_t workspace[PLAN_MAX_WORKSPACES]; /* sizes in bytes */
 	int n_ops;
-	struct plan_op *ops;		/* owned */
-	int status;			/* ka_launch's return value */
+	struct plan_op *ops; /* owned */
+	int status;	     /* ka_launch's return value */
 };
 
 /* Serialise to JSON text (caller frees). */

@@ -17,9 +17,9 @@
 #define PROTO_MAX_BLOB (16ull << 30)
 
 struct proto_msg {
-	json_t *obj;			/* owned reference */
+	json_t *obj; /* owned reference */
 	int n_blobs;
-	uint8_t *blob[PROTO_MAX_BLOBS];	/* owned */
+	uint8_t *blob[PROTO_MAX_BLOBS]; /* owned */
 	size_t blob_len[PROTO_MAX_BLOBS];
 };
 

@@ -70,9 +70,9 @@ char *record_request_json(const char *target, int n_inputs, int n_outputs,
 		json_array_append_new(names, json_string(param_names[i]));
 		json_array_append_new(values, json_integer((json_int_t)param_values[i]));
 	}
-	json_t *root = json_pack("{s:s,s:i,s:o,s:{s:o,s:o},s:o}", "target", target, "n_inputs",
-				 n_inputs, "tensors", ts, "params", "names", names, "values",
-				 values, "device", dev);
+	json_t *root =
+		json_pack("{s:s,s:i,s:o,s:{s:o,s:o},s:o}", "target", target, "n_inputs", n_inputs,
+			  "tensors", ts, "params", "names", names, "values", values, "device", dev);
 	if (!root) {
 		ka_err_set(e, "record request: cannot build the JSON (a name is not UTF-8?)");
 		return NULL;
@@ -131,8 +131,8 @@ static int first_file_directive(const char *src, char *which, size_t cap)
 		} else if (at_start && (c == '#' || (c == '%' && t[i + 1] == ':'))) {
 			i += c == '#' ? 1 : 2;
 			for (;;) {
-				while (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\f' ||
-				       t[i] == '\v')
+				while (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' ||
+				       t[i] == '\f' || t[i] == '\v')
 					i++;
 				if (t[i] == '/' && t[i + 1] == '*') {
 					for (i += 2; t[i] && !(t[i] == '*' && t[i + 1] == '/'); i++)
@@ -146,7 +146,8 @@ static int first_file_directive(const char *src, char *which, size_t cap)
 			while ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')
 				i++;
 			size_t len = i - s;
-			static const char *const bad[] = {"include", "include_next", "import", "embed"};
+			static const char *const bad[] = {"include", "include_next", "import",
+							  "embed"};
 			for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
 				if (len == strlen(bad[k]) && !strncmp(t + s, bad[k], len)) {
 					snprintf(which, cap, "#%s", bad[k]);
@@ -173,14 +174,16 @@ int record_check_plan(const struct plan *p, char *detail, size_t cap)
 	for (int i = 0; i < p->n_programs; i++) {
 		char bad[256];
 		if (!clopts_allowed(p->options[i], bad, sizeof bad)) {
-			snprintf(detail, cap,
-				 "program %d: build option '%s' is not allowed (only -D, -U, -cl-*, "
-				 "-w, -Werror, -g)",
-				 i, bad);
+			snprintf(
+				detail, cap,
+				"program %d: build option '%s' is not allowed (only -D, -U, -cl-*, "
+				"-w, -Werror, -g)",
+				i, bad);
 			return -1;
 		}
 		char which[32];
-		int line = p->sources[i] ? first_file_directive(p->sources[i], which, sizeof which) : 0;
+		int line = p->sources[i] ? first_file_directive(p->sources[i], which, sizeof which)
+					 : 0;
 		if (line) {
 			snprintf(detail, cap,
 				 "program %d, line %d: %s reads a file on the grader's machine; "
@@ -340,7 +343,8 @@ static int run_recorder(char *const argv[], double timeout_s, struct capture *ou
 	kill(-pid, SIGKILL); /* anything left in its group */
 	/* whatever is still buffered in the pipes */
 	for (;;) {
-		struct pollfd pf[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = po[0], .events = POLLIN},
+				       {.fd = pe[0], .events = POLLIN}};
 		if (poll(pf, 2, 0) <= 0)
 			break;
 		int got = 0;
@@ -461,8 +465,9 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 	}
 	if (parse_verdict_line(line, n, name, sizeof name, detail, sizeof detail)) {
 		if (strcmp(name, RECORD_RECORD_ERROR) && strcmp(name, RECORD_FORBIDDEN))
-			set_verdict(r, RECORD_RECORD_ERROR, "the recorder's output is malformed "
-							    "(verdict '%s')",
+			set_verdict(r, RECORD_RECORD_ERROR,
+				    "the recorder's output is malformed "
+				    "(verdict '%s')",
 				    name);
 		else
 			set_verdict(r, name, "%s", detail);
@@ -501,8 +506,9 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 	for (int i = 0; i < plan->n_ops; i++)
 		launches += plan->ops[i].kind == PLAN_OP_LAUNCH;
 	if (!launches) {
-		set_verdict(r, RECORD_LAUNCH_ERROR, "no kernel launched: ka_launch returned 0 "
-						    "without enqueueing a kernel");
+		set_verdict(r, RECORD_LAUNCH_ERROR,
+			    "no kernel launched: ka_launch returned 0 "
+			    "without enqueueing a kernel");
 		return;
 	}
 	set_verdict(r, RECORD_OK, "%s", "");
@@ -552,7 +558,8 @@ int record_run(const char *recorder_bin, const char *so_path, const char *reques
 		goto out;
 	char tbuf[32];
 	snprintf(tbuf, sizeof tbuf, "%.3f", timeout_s);
-	char *argv[] = {(char *)recorder_bin, "--so", so, "--request", req, "--timeout", tbuf, NULL};
+	char *argv[] = {(char *)recorder_bin, "--so", so,  "--request", req,
+			"--timeout",	      tbuf,   NULL};
 	int status = 0, timed_out = 0;
 	if (run_recorder(argv, timeout_s, &out, &err, &status, &timed_out, e))
 		goto out;
@@ -578,9 +585,10 @@ int record_run(const char *recorder_bin, const char *so_path, const char *reques
 		if (timed_out || WIFSIGNALED(status) || WEXITSTATUS(status) != 0) {
 			char sig[32];
 			ka_err_set(e, "%s failed before loading the candidate (%s)", recorder_bin,
-				   timed_out		 ? "timeout"
-				   : WIFSIGNALED(status) ? sig_name(WTERMSIG(status), sig, sizeof sig)
-							 : "non-zero exit");
+				   timed_out ? "timeout"
+				   : WIFSIGNALED(status)
+					   ? sig_name(WTERMSIG(status), sig, sizeof sig)
+					   : "non-zero exit");
 			goto out;
 		}
 		ka_err_set(e, "%s wrote no result", recorder_bin);

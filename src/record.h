@@ -32,13 +32,13 @@
 #define RECORD_LAUNCH_ERROR "launch_error"
 
 struct record_result {
-	char verdict[24];		  /* one of the RECORD_* strings above */
-	char detail[RECORD_DETAIL_MAX];	  /* one line of evidence; "" when ok */
-	char sandbox[512];		  /* "sandbox: userns=on ... seccomp=on": the
-					   * protections that were active, or "" */
-	char log[RECORD_DETAIL_MAX];	  /* the last bytes of the recorder's stderr
-					   * (notes, the candidate's own printing) */
-	double wall_s;			  /* record_run call to result */
+	char verdict[24];		/* one of the RECORD_* strings above */
+	char detail[RECORD_DETAIL_MAX]; /* one line of evidence; "" when ok */
+	char sandbox[512];		/* "sandbox: userns=on ... seccomp=on": the
+					 * protections that were active, or "" */
+	char log[RECORD_DETAIL_MAX];	/* the last bytes of the recorder's stderr
+					 * (notes, the candidate's own printing) */
+	double wall_s;			/* record_run call to result */
 };
 
 /* One tensor of a recording request (inputs first, then outputs). */

@@ -17,13 +17,23 @@
 #define MAX_TASKS 100000
 #define MAX_ROUNDS 1000
 
-static const char *const track_names[] = {"capability", "weight_rsi", "procedure_rsi",
-					  "harness_rsi", "frontier", "controls", NULL};
-const char *const scorecard_verdicts[] = {
-	"no_code",	   "compile_error",  "forbidden",	"record_error",
-	"launch_error",	   "runtime_fault",  "timeout",		"wrong_answer",
-	"nonfinite",	   "unwritten_output", "input_modified", "out_of_bounds_write",
-	"implausible_time", "ok",	     NULL};
+static const char *const track_names[] = {
+	"capability", "weight_rsi", "procedure_rsi", "harness_rsi", "frontier", "controls", NULL};
+const char *const scorecard_verdicts[] = {"no_code",
+					  "compile_error",
+					  "forbidden",
+					  "record_error",
+					  "launch_error",
+					  "runtime_fault",
+					  "timeout",
+					  "wrong_answer",
+					  "nonfinite",
+					  "unwritten_output",
+					  "input_modified",
+					  "out_of_bounds_write",
+					  "implausible_time",
+					  "ok",
+					  NULL};
 static const char *const kinds[] = {"open", "closed", NULL};
 static const char *const splits[] = {"public", "heldout", NULL};
 static const char *const targets[] = {"cuda", "opencl", NULL};
@@ -109,16 +119,16 @@ static int get(struct vctx *v, const json_t *obj, const char *at, const char *ke
 	return 0;
 }
 
-static int want_type(struct vctx *v, const char *at, const char *key, const json_t *j,
-		     json_type t, const char *tname)
+static int want_type(struct vctx *v, const char *at, const char *key, const json_t *j, json_type t,
+		     const char *tname)
 {
 	if (json_typeof(j) != t)
 		return bad(v, at, key, "expected %s, got %s", tname, type_name(j));
 	return 0;
 }
 
-static int get_obj(struct vctx *v, const json_t *obj, const char *at, const char *key,
-		   int required, json_t **out)
+static int get_obj(struct vctx *v, const json_t *obj, const char *at, const char *key, int required,
+		   json_t **out)
 {
 	if (get(v, obj, at, key, required, out))
 		return -1;
@@ -127,8 +137,8 @@ static int get_obj(struct vctx *v, const json_t *obj, const char *at, const char
 	return 0;
 }
 
-static int get_arr(struct vctx *v, const json_t *obj, const char *at, const char *key,
-		   int required, json_t **out)
+static int get_arr(struct vctx *v, const json_t *obj, const char *at, const char *key, int required,
+		   json_t **out)
 {
 	if (get(v, obj, at, key, required, out))
 		return -1;
@@ -137,8 +147,8 @@ static int get_arr(struct vctx *v, const json_t *obj, const char *at, const char
 	return 0;
 }
 
-static int get_str(struct vctx *v, const json_t *obj, const char *at, const char *key,
-		   int required, size_t maxlen, const char **out)
+static int get_str(struct vctx *v, const json_t *obj, const char *at, const char *key, int required,
+		   size_t maxlen, const char **out)
 {
 	json_t *j;
 	*out = NULL;
@@ -180,8 +190,8 @@ static int get_enum(struct vctx *v, const json_t *obj, const char *at, const cha
 	return bad(v, at, key, "\"%.60s\" is not one of %s", s, list);
 }
 
-static int get_int(struct vctx *v, const json_t *obj, const char *at, const char *key,
-		   int required, json_int_t lo, json_int_t hi, json_int_t *out)
+static int get_int(struct vctx *v, const json_t *obj, const char *at, const char *key, int required,
+		   json_int_t lo, json_int_t hi, json_int_t *out)
 {
 	json_t *j;
 	if (get(v, obj, at, key, required, &j))
@@ -192,8 +202,9 @@ static int get_int(struct vctx *v, const json_t *obj, const char *at, const char
 		return -1;
 	json_int_t x = json_integer_value(j);
 	if (x < lo || x > hi)
-		return bad(v, at, key, "%" JSON_INTEGER_FORMAT " is outside [%" JSON_INTEGER_FORMAT
-				       ", %" JSON_INTEGER_FORMAT "]",
+		return bad(v, at, key,
+			   "%" JSON_INTEGER_FORMAT " is outside [%" JSON_INTEGER_FORMAT
+			   ", %" JSON_INTEGER_FORMAT "]",
 			   x, lo, hi);
 	if (out)
 		*out = x;
@@ -201,8 +212,8 @@ static int get_int(struct vctx *v, const json_t *obj, const char *at, const char
 }
 
 /* A number (integer or real) in [lo, hi]; nullable allows JSON null (*isnull). */
-static int get_num(struct vctx *v, const json_t *obj, const char *at, const char *key,
-		   int required, int nullable, double lo, double hi, double *out)
+static int get_num(struct vctx *v, const json_t *obj, const char *at, const char *key, int required,
+		   int nullable, double lo, double hi, double *out)
 {
 	json_t *j;
 	if (get(v, obj, at, key, required, &j))
@@ -241,7 +252,8 @@ static int only_keys(struct vctx *v, const json_t *obj, const char *at, const ch
 {
 	const char *key;
 	json_t *val;
-	json_object_foreach((json_t *)obj, key, val) {
+	json_object_foreach((json_t *)obj, key, val)
+	{
 		int ok = 0;
 		for (int i = 0; allowed[i] && !ok; i++)
 			ok = !strcmp(key, allowed[i]);
@@ -321,8 +333,10 @@ static int check_created(struct vctx *v, const json_t *sc)
 	size_t i = 0;
 	for (; pat[i]; i++) {
 		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
-			return bad(v, "", "created", "\"%.40s\" is not ISO 8601 UTC "
-						     "(YYYY-MM-DDTHH:MM:SSZ)", s);
+			return bad(v, "", "created",
+				   "\"%.40s\" is not ISO 8601 UTC "
+				   "(YYYY-MM-DDTHH:MM:SSZ)",
+				   s);
 	}
 	if (s[i] == '.') {
 		i++;
@@ -347,7 +361,8 @@ static int check_model(struct vctx *v, const json_t *sc, const char *key, int re
 		return 0;
 	static const char *const mk[] = {"spec", "backend", "name", "kind", "family", NULL};
 	if (only_keys(v, m, key, mk) || get_str(v, m, key, "spec", 1, 1024, &s) ||
-	    get_str(v, m, key, "backend", 1, 64, &s) || get_str(v, m, key, "name", 1, MAX_NAME, &s) ||
+	    get_str(v, m, key, "backend", 1, 64, &s) ||
+	    get_str(v, m, key, "name", 1, MAX_NAME, &s) ||
 	    get_enum(v, m, key, "kind", 1, kinds, &idx) ||
 	    get_str(v, m, key, "family", 0, MAX_NAME, &s))
 		return -1;
@@ -380,8 +395,8 @@ static int check_device(struct vctx *v, const json_t *sc)
 	const char *s;
 	if (get_obj(v, sc, "", "device", 1, &d))
 		return -1;
-	static const char *const dk[] = {"name", "driver", "runtime", "test_grade", "clocks",
-					 "extra", NULL};
+	static const char *const dk[] = {"name",   "driver", "runtime", "test_grade",
+					 "clocks", "extra",  NULL};
 	static const char *const ck[] = {"sm_mhz_min", "sm_mhz_max", "mem_mhz", NULL};
 	if (only_keys(v, d, "device", dk) || get_str(v, d, "device", "name", 1, MAX_NAME, &s) ||
 	    get_str(v, d, "device", "driver", 1, MAX_NAME, &s) ||
@@ -410,8 +425,9 @@ static int check_protocol(struct vctx *v, const json_t *sc)
 	    get_int(v, p, "protocol", "max_samples", 1, 1, 1000000, &mx))
 		return -1;
 	if (mx < mn)
-		return bad(v, "protocol", "max_samples", "%" JSON_INTEGER_FORMAT
-			   " is below min_samples %" JSON_INTEGER_FORMAT, mx, mn);
+		return bad(v, "protocol", "max_samples",
+			   "%" JSON_INTEGER_FORMAT " is below min_samples %" JSON_INTEGER_FORMAT,
+			   mx, mn);
 	if (get_num(v, p, "protocol", "max_seconds", 1, 0, 1e-9, 1e9, NULL) ||
 	    get_num(v, p, "protocol", "ci_target", 1, 0, 1e-9, 1e9, NULL) ||
 	    get_int(v, p, "protocol", "flush_bytes", 1, 0, (json_int_t)1 << 40, NULL) ||
@@ -445,9 +461,9 @@ static int check_source_path(struct vctx *v, const json_t *s, const char *at)
 static int check_sample(struct vctx *v, const json_t *s, const char *at, json_int_t k,
 			unsigned char *seen)
 {
-	static const char *const sk[] = {"sample", "verdict", "detail", "score", "speedup_eager",
-					 "speedup_compiled", "time_us", "tokens", "cost_usd",
-					 "latency_s", "source_path", NULL};
+	static const char *const sk[] = {
+		"sample",  "verdict", "detail",	  "score",     "speedup_eager", "speedup_compiled",
+		"time_us", "tokens",  "cost_usd", "latency_s", "source_path",	NULL};
 	json_int_t id;
 	int verdict;
 	const char *detail;
@@ -458,7 +474,8 @@ static int check_sample(struct vctx *v, const json_t *s, const char *at, json_in
 	if (only_keys(v, s, at, sk) || get_int(v, s, at, "sample", 1, 0, k - 1, &id))
 		return -1;
 	if (seen[id])
-		return bad(v, at, "sample", "%" JSON_INTEGER_FORMAT " appears twice in this task", id);
+		return bad(v, at, "sample", "%" JSON_INTEGER_FORMAT " appears twice in this task",
+			   id);
 	seen[id] = 1;
 	if (get_enum(v, s, at, "verdict", 1, scorecard_verdicts, &verdict))
 		return -1;
@@ -471,15 +488,17 @@ static int check_sample(struct vctx *v, const json_t *s, const char *at, json_in
 	if (json_string_length(dj) > MAX_DETAIL)
 		return bad(v, at, "detail", "longer than %d bytes", MAX_DETAIL);
 	(void)detail;
-	if (get_num(v, s, at, "score", 1, 0, 0, 1, NULL) || get_speedup(v, s, at, "speedup_eager") ||
-	    get_speedup(v, s, at, "speedup_compiled") || get_speedup(v, s, at, "time_us"))
+	if (get_num(v, s, at, "score", 1, 0, 0, 1, NULL) ||
+	    get_speedup(v, s, at, "speedup_eager") || get_speedup(v, s, at, "speedup_compiled") ||
+	    get_speedup(v, s, at, "time_us"))
 		return -1;
 	int ok = scorecard_verdicts[verdict] && !strcmp(scorecard_verdicts[verdict], "ok");
 	if (!ok) {
 		static const char *const timed[] = {"speedup_eager", "speedup_compiled", "time_us"};
 		for (int i = 0; i < 3; i++)
 			if (!json_is_null(json_object_get(s, timed[i])))
-				return bad(v, at, timed[i], "must be null when the verdict is \"%s\"",
+				return bad(v, at, timed[i],
+					   "must be null when the verdict is \"%s\"",
 					   scorecard_verdicts[verdict]);
 	}
 	if (get_obj(v, s, at, "tokens", 1, &tok))
@@ -520,17 +539,17 @@ static int check_tasks(struct vctx *v, const json_t *tasks, json_int_t k, json_i
 		    get_arr(v, t, at, "samples", 1, &samples))
 			goto out;
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(json_string_value(json_object_get(json_array_get(tasks, j),
-								      "name")),
+			if (!strcmp(json_string_value(
+					    json_object_get(json_array_get(tasks, j), "name")),
 				    name)) {
-				bad(v, at, "name", "\"%.60s\" appears twice (also tasks[%zu])", name,
-				    j);
+				bad(v, at, "name", "\"%.60s\" appears twice (also tasks[%zu])",
+				    name, j);
 				goto out;
 			}
 		size_t ns = json_array_size(samples);
 		if (ns < 1 || (json_int_t)ns > k) {
-			bad(v, at, "samples", "has %zu samples, expected 1 to k = %" JSON_INTEGER_FORMAT,
-			    ns, k);
+			bad(v, at, "samples",
+			    "has %zu samples, expected 1 to k = %" JSON_INTEGER_FORMAT, ns, k);
 			goto out;
 		}
 		memset(seen, 0, (size_t)k);
@@ -548,12 +567,14 @@ out:
 	return rc;
 }
 
-static const char *const agg_figs_rate[] = {"correct", "fast", "fast_compiled", "pass_at_k",
-					    "mean_c", NULL};
-static const char *const agg_keys[] = {"n_tasks",	"n_samples", "correct",	  "fast",
-				       "fast_compiled", "fast_p",    "fast_p_compiled", "pass_at_k",
-				       "geomean_speedup", "geomean_speedup_compiled", "mean_c",
-				       NULL};
+static const char *const agg_figs_rate[] = {"correct",	 "fast",   "fast_compiled",
+					    "pass_at_k", "mean_c", NULL};
+static const char *const agg_keys[] = {"n_tasks",	  "n_samples",
+				       "correct",	  "fast",
+				       "fast_compiled",	  "fast_p",
+				       "fast_p_compiled", "pass_at_k",
+				       "geomean_speedup", "geomean_speedup_compiled",
+				       "mean_c",	  NULL};
 
 static int check_agg(struct vctx *v, const json_t *a, const char *at, int n_tasks, int n_samples)
 {
@@ -610,7 +631,8 @@ static int check_aggregates(struct vctx *v, const json_t *sc, const int tier_tas
 			return bad(v, "aggregates", tiers[t], "missing, but %d tasks are %s",
 				   tier_tasks[t], tiers[t]);
 		if (a && !tier_tasks[t])
-			return bad(v, "aggregates", tiers[t], "present, but no task is %s", tiers[t]);
+			return bad(v, "aggregates", tiers[t], "present, but no task is %s",
+				   tiers[t]);
 		if (a && check_agg(v, a, p, tier_tasks[t], tier_samples[t]))
 			return -1;
 		tt += tier_tasks[t];
@@ -628,9 +650,9 @@ static int check_aggregates(struct vctx *v, const json_t *sc, const int tier_tas
 static int arm_allowed(enum scorecard_track t, int arm)
 {
 	switch (t) {
-	case SCORECARD_TRACK_WEIGHT_RSI: return arm <= 2;	/* self, fresh_frozen, round0 */
+	case SCORECARD_TRACK_WEIGHT_RSI: return arm <= 2; /* self, fresh_frozen, round0 */
 	case SCORECARD_TRACK_PROCEDURE_RSI: return arm == 0 || arm == 4; /* self, frozen */
-	case SCORECARD_TRACK_HARNESS_RSI: return arm == 3 || arm == 4;	/* improved, frozen */
+	case SCORECARD_TRACK_HARNESS_RSI: return arm == 3 || arm == 4;	 /* improved, frozen */
 	case SCORECARD_TRACK_FRONTIER: return arm == 0;
 	default: return 0;
 	}
@@ -673,7 +695,8 @@ static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t
 			json_t *o = json_array_get(r, j);
 			if (json_integer_value(json_object_get(o, "round")) == rn &&
 			    !strcmp(json_string_value(json_object_get(o, "arm")), arms[arm]))
-				return bad(v, at, "", "round %" JSON_INTEGER_FORMAT
+				return bad(v, at, "",
+					   "round %" JSON_INTEGER_FORMAT
 					   " of arm \"%s\" appears twice (also rounds[%zu])",
 					   rn, arms[arm], j);
 		}
@@ -742,11 +765,10 @@ static int check_summary(struct vctx *v, const json_t *sc, enum scorecard_track 
 	return get_enum(v, s, at, "verdict", 1, rsi_verdicts, &idx);
 }
 
-static const char *const top_keys[] = {"schema",   "track",	    "created",	  "ka_version",
-				       "model",	   "trainee",	    "proposer",	  "bank",
-				       "k",	   "seed",	    "target",	  "device",
-				       "protocol", "tasks",	    "aggregates", "rounds",
-				       "summary",  NULL};
+static const char *const top_keys[] = {
+	"schema",   "track", "created",	   "ka_version", "model",   "trainee",
+	"proposer", "bank",  "k",	   "seed",	 "target",  "device",
+	"protocol", "tasks", "aggregates", "rounds",	 "summary", NULL};
 
 int scorecard_validate(const json_t *sc, const char *file, struct ka_err *e)
 {
@@ -844,8 +866,8 @@ void scorecard_counts(const json_t *sc, int *n_tasks, int *n_samples)
 	*n_tasks = (int)json_array_size(tasks);
 	*n_samples = 0;
 	for (size_t i = 0; i < json_array_size(tasks); i++)
-		*n_samples += (int)json_array_size(
-			json_object_get(json_array_get(tasks, i), "samples"));
+		*n_samples +=
+			(int)json_array_size(json_object_get(json_array_get(tasks, i), "samples"));
 }
 
 /* ---- metrics bridge ------------------------------------------------------ */
@@ -882,7 +904,8 @@ void scorecard_metrics_from_json(const json_t *sc, struct scorecard_metrics *m)
 			const char *vd = json_string_value(json_object_get(s, "verdict"));
 			m->samples[k].ok = vd && !strcmp(vd, "ok");
 			speedup_get(json_object_get(s, "speedup_eager"), &m->samples[k].eager);
-			speedup_get(json_object_get(s, "speedup_compiled"), &m->samples[k].compiled);
+			speedup_get(json_object_get(s, "speedup_compiled"),
+				    &m->samples[k].compiled);
 		}
 	}
 }
@@ -985,7 +1008,8 @@ static int cmp_figure(struct vctx *v, const json_t *stored, const char *at, cons
 	char p[PATHLEN];
 	join(p, at, key);
 	if (!near(got.value, want->value))
-		return bad(v, p, "value", "%.17g but %s give %.17g", got.value, source, want->value);
+		return bad(v, p, "value", "%.17g but %s give %.17g", got.value, source,
+			   want->value);
 	if (parts == 3 && !near(got.lo, want->lo))
 		return bad(v, p, "lo", "%.17g but %s give %.17g", got.lo, source, want->lo);
 	if (parts == 3 && !near(got.hi, want->hi))
@@ -1004,13 +1028,14 @@ static int cmp_agg(struct vctx *v, const json_t *a, const char *at, const struct
 	join(p, at, "fast_p");
 	join(pc, at, "fast_p_compiled");
 	for (int i = 0; i < METRICS_N_P; i++)
-		if (cmp_figure(v, json_object_get(a, "fast_p"), p, metrics_p_names[i], &w->fast_p[i],
-			       3, src) ||
+		if (cmp_figure(v, json_object_get(a, "fast_p"), p, metrics_p_names[i],
+			       &w->fast_p[i], 3, src) ||
 		    cmp_figure(v, json_object_get(a, "fast_p_compiled"), pc, metrics_p_names[i],
 			       &w->fast_p_compiled[i], 3, src))
 			return -1;
 	return cmp_figure(v, a, at, "pass_at_k", &w->pass_at_k, 3, src) ||
-			       cmp_figure(v, a, at, "geomean_speedup", &w->geomean_speedup, 3, src) ||
+			       cmp_figure(v, a, at, "geomean_speedup", &w->geomean_speedup, 3,
+					  src) ||
 			       cmp_figure(v, a, at, "geomean_speedup_compiled",
 					  &w->geomean_speedup_compiled, 3, src) ||
 			       cmp_figure(v, a, at, "mean_c", &w->mean_c, 3, src)
@@ -1033,8 +1058,9 @@ static int recompute_tasks(struct vctx *v, const json_t *sc)
 			double want = metrics_sample_score(&m.tasks[i].samples[j]);
 			path_fmt(at, "tasks[%d].samples[%d]", i, j);
 			if (!near(got, want)) {
-				bad(v, at, "score", "%.17g but the verdict and speedup_eager give %.17g",
-				    got, want);
+				bad(v, at, "score",
+				    "%.17g but the verdict and speedup_eager give %.17g", got,
+				    want);
 				goto out;
 			}
 		}
@@ -1075,8 +1101,8 @@ static int need_row(struct vctx *v, const json_t *rounds, json_int_t rn, const c
 {
 	*out = round_row(rounds, rn, arm);
 	if (!*out)
-		return bad(v, "", "rounds", "no row for round %" JSON_INTEGER_FORMAT " of arm \"%s\"",
-			   rn, arm);
+		return bad(v, "", "rounds",
+			   "no row for round %" JSON_INTEGER_FORMAT " of arm \"%s\"", rn, arm);
 	return 0;
 }
 
@@ -1107,8 +1133,8 @@ static int check_verdict(struct vctx *v, const json_t *sum, const char *key, int
 	enum metrics_verdict want = metrics_rsi_verdict(&d, beats);
 	const char *got = json_string_value(json_object_get(sum, "verdict"));
 	if (strcmp(got, metrics_verdict_name(want)))
-		return bad(v, "summary", "verdict", "\"%s\" but %s [%g, %g]%s gives \"%s\"", got, key,
-			   d.lo, d.hi, beats ? "" : " (without beating the baseline)",
+		return bad(v, "summary", "verdict", "\"%s\" but %s [%g, %g]%s gives \"%s\"", got,
+			   key, d.lo, d.hi, beats ? "" : " (without beating the baseline)",
 			   metrics_verdict_name(want));
 	return 0;
 }
@@ -1134,14 +1160,17 @@ static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track 
 	json_t *rounds = json_object_get(sc, "rounds");
 	json_int_t last = 0;
 	for (size_t i = 0; i < json_array_size(rounds); i++) {
-		json_int_t rn = json_integer_value(json_object_get(json_array_get(rounds, i), "round"));
+		json_int_t rn =
+			json_integer_value(json_object_get(json_array_get(rounds, i), "round"));
 		if (rn > last)
 			last = rn;
 	}
 	json_int_t claimed = json_integer_value(json_object_get(sum, "rounds"));
 	if (claimed != last)
-		return bad(v, "summary", "rounds", "%" JSON_INTEGER_FORMAT
-			   " but the last round in rounds is %" JSON_INTEGER_FORMAT, claimed, last);
+		return bad(v, "summary", "rounds",
+			   "%" JSON_INTEGER_FORMAT
+			   " but the last round in rounds is %" JSON_INTEGER_FORMAT,
+			   claimed, last);
 	json_t *r0, *rf, *rx, *ry;
 	switch (t) {
 	case SCORECARD_TRACK_WEIGHT_RSI:
@@ -1159,9 +1188,11 @@ static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track 
 		    same_as_row(v, sum, "correct", rf, "correct", "rounds (last round, self)"))
 			return -1;
 		if (json_object_get(rf, "compiled_x") &&
-		    same_as_row(v, sum, "compiled_x", rf, "compiled_x", "rounds (last round, self)"))
+		    same_as_row(v, sum, "compiled_x", rf, "compiled_x",
+				"rounds (last round, self)"))
 			return -1;
-		return check_verdict(v, sum, "self_minus_fresh", fig_value(sum, "self_minus_round0") > 0);
+		return check_verdict(v, sum, "self_minus_fresh",
+				     fig_value(sum, "self_minus_round0") > 0);
 	case SCORECARD_TRACK_PROCEDURE_RSI:
 		if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
 		    need_row(v, rounds, last, "frozen", &rx) ||

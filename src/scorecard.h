@@ -68,7 +68,7 @@ void scorecard_counts(const json_t *sc, int *n_tasks, int *n_samples);
 struct scorecard_metrics {
 	struct metrics_task *tasks;
 	int n_tasks;
-	struct metrics_sample *samples;	/* all samples, tasks point into it */
+	struct metrics_sample *samples; /* all samples, tasks point into it */
 };
 void scorecard_metrics_from_json(const json_t *sc, struct scorecard_metrics *m);
 void scorecard_metrics_free(struct scorecard_metrics *m);

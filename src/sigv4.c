@@ -341,7 +341,7 @@ int sigv4_sign(const struct sigv4_input *in, struct sigv4_output *out, struct ka
 	char cr_hash[65];
 	sigv4_sha256_hex(out->canonical_request, strlen(out->canonical_request), cr_hash);
 	out->string_to_sign =
-	    xasprintf("AWS4-HMAC-SHA256\n%s\n%s\n%s", in->amz_date, scope, cr_hash);
+		xasprintf("AWS4-HMAC-SHA256\n%s\n%s\n%s", in->amz_date, scope, cr_hash);
 
 	unsigned char k1[32], k2[32], k3[32], k4[32], sig[32];
 	char *ksecret = xasprintf("AWS4%s", in->secret_key);

@@ -52,7 +52,8 @@ static char *splice_lines(const char *t, size_t n, size_t *out_len)
 	char *a = xmalloc(n + 1);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (t[i] == '?' && i + 2 < n && t[i + 1] == '?' && (t[i + 2] == '=' || t[i + 2] == '/')) {
+		if (t[i] == '?' && i + 2 < n && t[i + 1] == '?' &&
+		    (t[i + 2] == '=' || t[i + 2] == '/')) {
 			a[m++] = t[i + 2] == '=' ? '#' : '\\';
 			i += 2;
 		} else if (t[i] == '%' && i + 1 < n && t[i + 1] == ':') {
@@ -122,8 +123,9 @@ static char *strip_comments(const char *t, size_t n, size_t *out_len)
 				dl++;
 			if (d + dl < n && t[d + dl] == '(') {
 				size_t j = d + dl + 1;
-				while (j < n && !(t[j] == ')' && j + 1 + dl < n &&
-						  !memcmp(t + j + 1, t + d, dl) && t[j + 1 + dl] == '"'))
+				while (j < n &&
+				       !(t[j] == ')' && j + 1 + dl < n &&
+					 !memcmp(t + j + 1, t + d, dl) && t[j + 1 + dl] == '"'))
 					j++;
 				size_t end = j < n ? j + dl + 2 : n;
 				for (size_t k = i; k < end; k++)
@@ -208,13 +210,14 @@ static int check_directive(const char *s, size_t p, size_t eol, int line,
 	}
 	name[n] = 0;
 	if (!ok) {
-		snprintf(why, cap, "line %d: #include of a macro or a malformed name is not allowed",
-			 line);
+		snprintf(why, cap,
+			 "line %d: #include of a macro or a malformed name is not allowed", line);
 		return -1;
 	}
 	if (name[0] == '/' || strstr(name, "..") || strchr(name, '\\')) {
-		snprintf(why, cap, "line %d: #include \"%s\": absolute paths and '..' are forbidden",
-			 line, name);
+		snprintf(why, cap,
+			 "line %d: #include \"%s\": absolute paths and '..' are forbidden", line,
+			 name);
 		return -1;
 	}
 	if (!allowed(name, ctx)) {
@@ -227,8 +230,8 @@ static int check_directive(const char *s, size_t p, size_t eol, int line,
 /* Every line of s; at its start and, when after_comments, after each "*" "/"
  * on it (the end of a comment the other pass may have misread). */
 static int scan_lines(const char *s, size_t len, int after_comments,
-		      int (*allowed)(const char *name, const void *ctx), const void *ctx,
-		      char *why, size_t cap)
+		      int (*allowed)(const char *name, const void *ctx), const void *ctx, char *why,
+		      size_t cap)
 {
 	int line = 1;
 	for (size_t i = 0; i < len; line++) {
@@ -239,8 +242,8 @@ static int scan_lines(const char *s, size_t len, int after_comments,
 			return -1;
 		for (size_t k = i; after_comments && k + 1 < eol; k++)
 			if (s[k] == '*' && s[k + 1] == '/' &&
-			    check_directive(s, skip_blank(s, k + 2, eol), eol, line, allowed, ctx, why,
-					    cap))
+			    check_directive(s, skip_blank(s, k + 2, eol), eol, line, allowed, ctx,
+					    why, cap))
 				return -1;
 		i = eol + 1;
 	}
@@ -300,7 +303,8 @@ int target_check_deps(const char *deps_path, const char *workdir, const char *co
 			}
 		}
 		if (!ok) {
-			snprintf(why, cap, "the compilation read '%s', outside the allowed headers", tok);
+			snprintf(why, cap, "the compilation read '%s', outside the allowed headers",
+				 tok);
 			rc = -1;
 		}
 		free(canon);

@@ -15,26 +15,26 @@
 /* A trusted baseline to load into the runner: a plan (JSON text) and, for
  * CUDA, a module or native library path. */
 struct target_baseline {
-	char name[16];		/* "eager" or "compiled" */
-	char *plan_json;	/* owned; NULL for a native baseline */
-	char *module;		/* owned path or NULL */
-	char *native;		/* owned path of a trusted library, or NULL */
+	char name[16];	 /* "eager" or "compiled" */
+	char *plan_json; /* owned; NULL for a native baseline */
+	char *module;	 /* owned path or NULL */
+	char *native;	 /* owned path of a trusted library, or NULL */
 };
 
 /* Outcome of compiling a candidate. */
 struct target_compiled {
-	enum verdict verdict;	/* VERDICT_OK, COMPILE_ERROR or FORBIDDEN */
+	enum verdict verdict; /* VERDICT_OK, COMPILE_ERROR or FORBIDDEN */
 	char detail[4096];
-	char *so_path;		/* owned; set when verdict is OK */
-	char *module;		/* owned; CUDA: path the runner loads device code from */
-	json_t *record_extra;	/* owned; merged into the recorder request */
+	char *so_path;	      /* owned; set when verdict is OK */
+	char *module;	      /* owned; CUDA: path the runner loads device code from */
+	json_t *record_extra; /* owned; merged into the recorder request */
 };
 
 struct target_ops {
-	const char *name;	/* "opencl", "cuda" */
-	const char *recorder;	/* program beside ka */
-	const char *runner;	/* program beside ka */
-	const char *src_ext;	/* ".c", ".cu" */
+	const char *name;     /* "opencl", "cuda" */
+	const char *recorder; /* program beside ka */
+	const char *runner;   /* program beside ka */
+	const char *src_ext;  /* ".c", ".cu" */
 	/* Compile src (len bytes) for task t inside workdir. Returns 0 with
 	 * out->verdict set (the candidate's fault is a verdict), -1 with e for a
 	 * harness failure. */

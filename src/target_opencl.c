@@ -17,11 +17,12 @@
 /* The headers an OpenCL candidate may include: the OpenCL API, the ABI and
  * the C (and common C++) standard headers. */
 static const char *const opencl_headers[] = {
-	"CL/cl.h", "CL/opencl.h", "CL/cl_platform.h", "ka_kernel.h",
-	"assert.h", "float.h", "limits.h", "math.h", "stdbool.h", "stddef.h", "stdint.h",
-	"stdio.h", "stdlib.h", "string.h", "inttypes.h", "stdalign.h", "stdarg.h",
-	"cstdint", "cstddef", "cmath", "cstdio", "cstdlib", "cstring", "climits", "cfloat",
-	"type_traits", "utility", "algorithm", "limits", "array", "cassert", NULL,
+	"CL/cl.h",  "CL/opencl.h", "CL/cl_platform.h", "ka_kernel.h", "assert.h", "float.h",
+	"limits.h", "math.h",	   "stdbool.h",	       "stddef.h",    "stdint.h", "stdio.h",
+	"stdlib.h", "string.h",	   "inttypes.h",       "stdalign.h",  "stdarg.h", "cstdint",
+	"cstddef",  "cmath",	   "cstdio",	       "cstdlib",     "cstring",  "climits",
+	"cfloat",   "type_traits", "utility",	       "algorithm",   "limits",	  "array",
+	"cassert",  NULL,
 };
 
 static int opencl_header_allowed(const char *name, const void *ctx)
@@ -59,12 +60,13 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 	char *hdr = NULL, *log = NULL;
 	size_t hl = 0;
 	if (util_mkdirs(inc, e) || util_write_file(c_path, src, len, e) ||
-	    util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) ||
-	    util_write_file(hdr_dst, hdr, hl, e))
+	    util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_write_file(hdr_dst, hdr, hl, e))
 		goto done;
 	char *tmp_so = xasprintf("%s/candidate.so.part", dir);
-	char *argv[] = {"cc", "-std=gnu17", "-O2", "-fPIC", "-shared", "-MD", "-MF", "deps.d",
-			"-I", "include", "-o", "candidate.so.part", "candidate.c", NULL};
+	char *argv[] = {"cc",	       "-std=gnu17", "-O2", "-fPIC",
+			"-shared",     "-MD",	     "-MF", "deps.d",
+			"-I",	       "include",    "-o",  "candidate.so.part",
+			"candidate.c", NULL};
 	int trunc = 0;
 	int st = util_run(argv, dir, 60, 16384, &log, NULL, &trunc, e);
 	if (st < 0) {
@@ -80,7 +82,8 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 	} else if (st != 0) {
 		out->verdict = st == 124 ? VERDICT_COMPILE_ERROR : VERDICT_COMPILE_ERROR;
 		snprintf(out->detail, sizeof out->detail, "%s%s%s",
-			 st == 124 ? "compiler timed out\n" : "", log, trunc ? "\n[log truncated]" : "");
+			 st == 124 ? "compiler timed out\n" : "", log,
+			 trunc ? "\n[log truncated]" : "");
 	} else if (rename(tmp_so, so) != 0) {
 		ka_err_set(e, "%s: cannot store the compiled candidate", so);
 		free(deps);

@@ -28,9 +28,9 @@ static const struct {
 	const char *name, *ctype;
 	size_t size;
 } task_dtypes[] = {
-    [KA_DTYPE_FP32] = {"fp32", "float", 4},   [KA_DTYPE_FP16] = {"fp16", "ka_half", 2},
-    [KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2}, [KA_DTYPE_FP64] = {"fp64", "double", 8},
-    [KA_DTYPE_INT32] = {"int32", "int", 4},   [KA_DTYPE_INT64] = {"int64", "ka_i64", 8},
+	[KA_DTYPE_FP32] = {"fp32", "float", 4},	  [KA_DTYPE_FP16] = {"fp16", "ka_half", 2},
+	[KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2}, [KA_DTYPE_FP64] = {"fp64", "double", 8},
+	[KA_DTYPE_INT32] = {"int32", "int", 4},	  [KA_DTYPE_INT64] = {"int64", "ka_i64", 8},
 };
 
 size_t task_dtype_size(enum ka_dtype d)
@@ -69,7 +69,7 @@ struct loader {
 
 /* "file: field: problem". Returns -1. */
 static int bad(struct loader *c, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 static int bad(struct loader *c, const char *field, const char *fmt, ...)
 {
 	char msg[KA_ERRLEN];
@@ -83,21 +83,14 @@ static int bad(struct loader *c, const char *field, const char *fmt, ...)
 static const char *json_kind(const json_t *j)
 {
 	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
 	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	default:
-		return "null";
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
 	}
 }
 
@@ -647,8 +640,8 @@ static int load_json(struct loader *c, const json_t *root)
 					   "bench",	"checks",    "tolerance",   "libraries",
 					   "min_bytes", "min_flops", NULL};
 	static const char *const required[] = {
-	    "name",  "tier",  "description", "torch",	  "params",    "inputs",    "outputs",
-	    "items", "bench", "checks",	     "tolerance", "min_bytes", "min_flops", NULL};
+		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
+		"items", "bench", "checks",	 "tolerance", "min_bytes", "min_flops", NULL};
 	struct ka_task *t = c->t;
 	char f[64];
 	if (!json_is_object(root))

@@ -14,7 +14,14 @@
 #define KA_MAX_SHAPES 16
 #define KA_MAX_LIBS 8
 
-enum ka_dtype { KA_DTYPE_FP32, KA_DTYPE_FP16, KA_DTYPE_BF16, KA_DTYPE_FP64, KA_DTYPE_INT32, KA_DTYPE_INT64 };
+enum ka_dtype {
+	KA_DTYPE_FP32,
+	KA_DTYPE_FP16,
+	KA_DTYPE_BF16,
+	KA_DTYPE_FP64,
+	KA_DTYPE_INT32,
+	KA_DTYPE_INT64
+};
 
 enum ka_dist_kind { KA_DIST_NORMAL, KA_DIST_UNIFORM, KA_DIST_INT };
 
@@ -30,9 +37,9 @@ struct ka_tensor_spec {
 	enum ka_dtype dtype;
 	int ndim;
 	struct expr *shape[KA_MAX_DIMS];
-	struct ka_dist dist;	/* inputs only */
-	struct expr *per_item;	/* outputs only: elements each work item owns,
-				   contiguous: item i owns [i*p, (i+1)*p) */
+	struct ka_dist dist;   /* inputs only */
+	struct expr *per_item; /* outputs only: elements each work item owns,
+				  contiguous: item i owns [i*p, (i+1)*p) */
 };
 
 /* Values of the task's parameters, in declaration order. */
@@ -41,22 +48,22 @@ struct ka_shape {
 };
 
 struct ka_task {
-	char *dir;		/* folder of the task */
+	char *dir; /* folder of the task */
 	char *name, *tier, *description, *torch;
 	int n_params;
 	char params[KA_MAX_PARAMS][KA_NAMELEN];
 	int n_inputs, n_outputs;
 	struct ka_tensor_spec inputs[KA_MAX_TENSORS], outputs[KA_MAX_TENSORS];
-	int n_item_dims;	/* work items form a row-major grid */
+	int n_item_dims; /* work items form a row-major grid */
 	struct expr *items[KA_MAX_DIMS];
 	struct ka_shape bench;
 	int n_checks;
 	struct ka_shape checks[KA_MAX_SHAPES];
 	double atol, rtol;
-	int n_libs;		/* allowed-library policy: e.g. "cublas" */
+	int n_libs; /* allowed-library policy: e.g. "cublas" */
 	char libs[KA_MAX_LIBS][KA_NAMELEN];
 	struct expr *min_bytes, *min_flops; /* roofline floor inputs */
-	char *ref_src;		/* contents of ref.c */
+	char *ref_src;			    /* contents of ref.c */
 };
 
 /* Load dir/task.json and dir/ref.c. Returns a new task (task_free) or NULL

@@ -83,7 +83,8 @@ struct util_buf {
 };
 
 /* Append printf-formatted text to b (an encoding error appends nothing). */
-void util_buf_printf(struct util_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void util_buf_printf(struct util_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void util_buf_vprintf(struct util_buf *b, const char *fmt, va_list ap);
 
 #endif

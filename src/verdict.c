@@ -4,9 +4,20 @@
 #include <string.h>
 
 static const char *const names[VERDICT_COUNT] = {
-	"ok", "no_code", "compile_error", "forbidden", "record_error", "launch_error",
-	"runtime_fault", "timeout", "wrong_answer", "nonfinite", "unwritten_output",
-	"input_modified", "out_of_bounds_write", "implausible_time",
+	"ok",
+	"no_code",
+	"compile_error",
+	"forbidden",
+	"record_error",
+	"launch_error",
+	"runtime_fault",
+	"timeout",
+	"wrong_answer",
+	"nonfinite",
+	"unwritten_output",
+	"input_modified",
+	"out_of_bounds_write",
+	"implausible_time",
 };
 
 const char *verdict_name(enum verdict v)

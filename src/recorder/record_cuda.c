@@ -88,12 +88,12 @@ struct kinfo {
 };
 
 struct func {
-	const void *host;	/* the host stub nvcc registered */
+	const void *host; /* the host stub nvcc registered */
 	char name[ELF_MAX_NAME];
 	const struct kinfo *info; /* NULL if the module has no such kernel */
-	int plan_idx;		/* -1 until first launched or configured */
-	uint32_t max_dyn_smem;	/* 0 = default */
-	int32_t carveout;	/* -1 = default */
+	int plan_idx;		  /* -1 until first launched or configured */
+	uint32_t max_dyn_smem;	  /* 0 = default */
+	int32_t carveout;	  /* -1 = default */
 };
 
 struct var {
@@ -106,8 +106,8 @@ struct var {
 /* Device figures, H200 values unless the request says otherwise. */
 struct dev {
 	char name[256];
-	long long total_mem, smem_per_block, smem_per_sm, smem_optin, reserved_smem, const_mem,
-		l2, persist_l2, mem_pitch, tex_align;
+	long long total_mem, smem_per_block, smem_per_sm, smem_optin, reserved_smem, const_mem, l2,
+		persist_l2, mem_pitch, tex_align;
 	int regs_per_block, regs_per_sm, warp, max_threads_block, max_block[3], max_grid[3], major,
 		minor, sms, max_threads_sm, max_blocks_sm, clock_khz, mem_clock_khz, bus_width,
 		pageable, coop, cluster, access_window;
@@ -123,9 +123,9 @@ static struct {
 	int n_vars;
 	struct var vars[MAX_VARS];
 	struct dev dev;
-	struct plan plan;	/* kernels, workspaces, ops being recorded */
+	struct plan plan; /* kernels, workspaces, ops being recorded */
 	cudaError_t last_error;
-	int pushed;		/* a <<<>>> configuration is pending */
+	int pushed; /* a <<<>>> configuration is pending */
 	struct dim3_ push_grid, push_block;
 	size_t push_smem;
 	void *push_stream;
@@ -179,7 +179,8 @@ static int stream_ok(void *stream, const char *api)
 		return 1;
 	if (!stream)
 		record_fail("%s: on stream 0 (the legacy default stream): work must go on the "
-			    "stream ka_launch was given", api);
+			    "stream ka_launch was given",
+			    api);
 	else
 		record_fail("%s: on a stream other than the one ka_launch was given", api);
 	return 0;
@@ -262,8 +263,10 @@ static int kinfo_load(json_t *arr, struct ka_err *e)
 			json_t *jp = json_array_get(ps, p);
 			long long off = jint(jp, "offset", -1), sz = jint(jp, "size", -1);
 			if (off < 0 || sz < 0 || off + sz > 65536)
-				return ka_err_set(e, "request: device.kernels[%zu].params[%zu]: bad "
-						     "offset or size", i, p);
+				return ka_err_set(e,
+						  "request: device.kernels[%zu].params[%zu]: bad "
+						  "offset or size",
+						  i, p);
 			ki->params[p].offset = (uint32_t)off;
 			ki->params[p].size = (uint32_t)sz;
 		}
@@ -300,14 +303,11 @@ static int cuda_prepare(const struct record_request *req, struct ka_err *e)
 static enum record_sym cuda_classify(const char *symbol)
 {
 	switch (cudac_sym_classify(symbol)) {
-	case CUDAC_SYM_PROVIDED:
-		return RECORD_SYM_PROVIDED;
+	case CUDAC_SYM_PROVIDED: return RECORD_SYM_PROVIDED;
 	case CUDAC_SYM_CUDA:
-	case CUDAC_SYM_LIBRARY:
-		return RECORD_SYM_UNSUPPORTED;
+	case CUDAC_SYM_LIBRARY: return RECORD_SYM_UNSUPPORTED;
 	case CUDAC_SYM_OTHER_CUDA:
-	case CUDAC_SYM_OTHER:
-		break;
+	case CUDAC_SYM_OTHER: break;
 	}
 	return RECORD_SYM_OTHER;
 }
@@ -456,10 +456,10 @@ void __cudaRegisterFunction(void **handle, const char *host_fun, char *device_fu
 			f->info = &rc.kinfo[i];
 }
 
-void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
-		       const char *device_name, int ext, size_t size, int constant, int global);
-void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
-		       const char *device_name, int ext, size_t size, int constant, int global)
+void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *device_name,
+		       int ext, size_t size, int constant, int global);
+void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *device_name,
+		       int ext, size_t size, int constant, int global)
 {
 	const char *name = device_address ? device_address : device_name;
 	if (rc.n_vars >= MAX_VARS || !name || strnlen(name, PLAN_MAX_NAME) >= PLAN_MAX_NAME) {
@@ -538,12 +538,13 @@ static int record_arg(const struct func *f, int i, void *src, struct plan_arg *g
 			record_fail("launch of %s: argument %d holds the address %#llx, outside "
 				    "every buffer (buffer %d is %llu bytes)",
 				    f->name, i, (unsigned long long)v, b,
-				    b >= 0 && b < FAKE_BUFFERS ? (unsigned long long)rc.size[b] : 0ull);
+				    b >= 0 && b < FAKE_BUFFERS ? (unsigned long long)rc.size[b]
+							       : 0ull);
 			return -1;
 		}
 		if (g->n_relocs >= PLAN_MAX_RELOCS) {
-			record_fail("launch of %s: argument %d holds more than %d pointers", f->name,
-				    i, PLAN_MAX_RELOCS);
+			record_fail("launch of %s: argument %d holds more than %d pointers",
+				    f->name, i, PLAN_MAX_RELOCS);
 			return -1;
 		}
 		g->relocs[g->n_relocs].at = j;
@@ -565,7 +566,8 @@ static cudaError_t launch(struct func *f, struct dim3_ grid, struct dim3_ block,
 	}
 	if (!f->info || f->info->n_params < 0) {
 		record_fail("%s: kernel %s has no parameter layout (not in the module's cubin, "
-			    "or over %d parameters)", api, f->name, PLAN_MAX_ARGS);
+			    "or over %d parameters)",
+			    api, f->name, PLAN_MAX_ARGS);
 		return CUDA_ERR_INVALID_DEVICE_FUNCTION;
 	}
 	const struct dev *d = &rc.dev;
@@ -581,7 +583,7 @@ static cudaError_t launch(struct func *f, struct dim3_ grid, struct dim3_ block,
 		return CUDA_ERR_INVALID_CONFIGURATION;
 	}
 	uint64_t dyn_max = f->max_dyn_smem ? f->max_dyn_smem
-					    : (uint64_t)d->smem_per_block - f->info->static_smem;
+					   : (uint64_t)d->smem_per_block - f->info->static_smem;
 	if (smem > dyn_max) {
 		record_fail("%s: launch of %s asks for %zu bytes of dynamic shared memory; the "
 			    "limit is %llu (raise it with cudaFuncSetAttribute("
@@ -651,8 +653,8 @@ cudaError_t cudaLaunchKernel(const void *func, struct dim3_ grid, struct dim3_ b
 cudaError_t cudaLaunchKernel(const void *func, struct dim3_ grid, struct dim3_ block, void **args,
 			     size_t smem, void *stream)
 {
-	cudaError_t err =
-		launch(func_of_host(func), grid, block, args, smem, stream, NULL, "cudaLaunchKernel");
+	cudaError_t err = launch(func_of_host(func), grid, block, args, smem, stream, NULL,
+				 "cudaLaunchKernel");
 	set_error(err);
 	return err;
 }
@@ -677,7 +679,8 @@ cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *fu
 			cluster[2] = a->val.cluster.z;
 		} else {
 			record_fail("cudaLaunchKernelEx: launch attribute %d is not supported "
-				    "(only cudaLaunchAttributeClusterDimension)", a->id);
+				    "(only cudaLaunchAttributeClusterDimension)",
+				    a->id);
 			return CUDA_ERR_NOT_SUPPORTED;
 		}
 	}
@@ -874,8 +877,12 @@ cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device)
 	long long v;
 	switch (attr) {
 	case 1: v = d->max_threads_block; break;
-	case 2: case 3: case 4: v = d->max_block[attr - 2]; break;
-	case 5: case 6: case 7: v = d->max_grid[attr - 5]; break;
+	case 2:
+	case 3:
+	case 4: v = d->max_block[attr - 2]; break;
+	case 5:
+	case 6:
+	case 7: v = d->max_grid[attr - 5]; break;
 	case 8: v = d->smem_per_block; break;
 	case 9: v = d->const_mem; break;
 	case 10: v = d->warp; break;
@@ -899,7 +906,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device)
 	case 41: v = 1; break; /* unifiedAddressing */
 	case 75: v = d->major; break;
 	case 76: v = d->minor; break;
-	case 78: case 79: case 80: v = 1; break;
+	case 78:
+	case 79:
+	case 80: v = 1; break;
 	case 81: v = d->smem_per_sm; break;
 	case 82: v = d->regs_per_sm; break;
 	case 83: v = 1; break; /* managedMemory */
@@ -985,7 +994,8 @@ cudaError_t cudaMemsetAsync(void *dst, int value, size_t count, void *stream)
 	int b = -1;
 	uint64_t off = 0;
 	if (resolve((uint64_t)(uintptr_t)dst, &b, &off) != 1 || count > rc.size[b] - off) {
-		record_fail("cudaMemsetAsync: %zu bytes at %p are not inside one buffer", count, dst);
+		record_fail("cudaMemsetAsync: %zu bytes at %p are not inside one buffer", count,
+			    dst);
 		return CUDA_ERR_INVALID_VALUE;
 	}
 	if (rc.plan.n_ops >= PLAN_MAX_OPS) {
@@ -1013,7 +1023,8 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, int kind, 
 	int rs = resolve((uint64_t)(uintptr_t)src, &bs, &os);
 	if ((kind != MEMCPY_D2D && kind != MEMCPY_DEFAULT) || rd != 1 || rs != 1) {
 		record_fail("cudaMemcpyAsync: only device-to-device copies between the task's "
-			    "buffers and workspaces can be recorded (kind %d)", kind);
+			    "buffers and workspaces can be recorded (kind %d)",
+			    kind);
 		return CUDA_ERR_NOT_SUPPORTED;
 	}
 	if (count > rc.size[bd] - od || count > rc.size[bs] - os) {
@@ -1058,7 +1069,8 @@ cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t 
 	}
 	if (offset > v->size || count > v->size - offset || count > PLAN_MAX_SYMBOL_BYTES) {
 		record_fail("cudaMemcpyToSymbolAsync: %zu bytes at offset %zu do not fit %s (%zu "
-			    "bytes, cap %u)", count, offset, v->name, v->size, PLAN_MAX_SYMBOL_BYTES);
+			    "bytes, cap %u)",
+			    count, offset, v->name, v->size, PLAN_MAX_SYMBOL_BYTES);
 		return CUDA_ERR_INVALID_VALUE;
 	}
 	if (rc.plan.n_ops >= PLAN_MAX_OPS) {

@@ -158,7 +158,8 @@ static int parse_request(const char *text, size_t len, struct ka_err *e)
 	json_int_t n_in = json_integer_value(json_object_get(root, "n_inputs"));
 	size_t nt = json_is_array(ts) ? json_array_size(ts) : 0;
 	if (nt == 0 || nt > RECORD_MAX_TENSORS)
-		return ka_err_set(e, "request: 'tensors' must hold 1..%d tensors", RECORD_MAX_TENSORS);
+		return ka_err_set(e, "request: 'tensors' must hold 1..%d tensors",
+				  RECORD_MAX_TENSORS);
 	if (n_in < 0 || (size_t)n_in > nt)
 		return ka_err_set(e, "request: 'n_inputs' out of range");
 	r->n_inputs = (int)n_in;
@@ -207,11 +208,12 @@ static int parse_request(const char *text, size_t len, struct ka_err *e)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ka-record-%s --so PATH --request FILE|- [--timeout S]\n"
-		   "       ka-record-%s --exports\n"
-		   "Runs a candidate's ka_launch in the sandbox against the recording %s API\n"
-		   "and writes the launch plan to stdout (docs/plan-format.md). PATH must be\n"
-		   "an absolute path, alone in its directory (the directory becomes the root).\n",
+	fprintf(f,
+		"usage: ka-record-%s --so PATH --request FILE|- [--timeout S]\n"
+		"       ka-record-%s --exports\n"
+		"Runs a candidate's ka_launch in the sandbox against the recording %s API\n"
+		"and writes the launch plan to stdout (docs/plan-format.md). PATH must be\n"
+		"an absolute path, alone in its directory (the directory becomes the root).\n",
 		record_target.name, record_target.name, record_target.name);
 }
 
@@ -270,7 +272,8 @@ int main(int argc, char **argv)
 			len += (size_t)n;
 			if (len == cap) {
 				if (cap >= RECORD_MAX_REQUEST)
-					return harness_fail("request over %u bytes", RECORD_MAX_REQUEST);
+					return harness_fail("request over %u bytes",
+							    RECORD_MAX_REQUEST);
 				cap *= 2;
 				text = xrealloc(text, cap + 1);
 			}
@@ -307,8 +310,8 @@ int main(int argc, char **argv)
 	if (util_read_file(sb.so_path, RECORD_MAX_SO, &elf, &elf_len, &e))
 		return harness_fail("%s", e.msg);
 	char detail[1024];
-	enum symcheck_verdict sv =
-		symcheck_run((const unsigned char *)elf, elf_len, &record_target, detail, sizeof detail);
+	enum symcheck_verdict sv = symcheck_run((const unsigned char *)elf, elf_len, &record_target,
+						detail, sizeof detail);
 	free(elf);
 	if (sv == SYMCHECK_FORBIDDEN)
 		verdict_exit("forbidden", detail);

@@ -48,7 +48,7 @@ struct _cl_mem {
 	int buf;	 /* plan buffer index */
 	uint64_t offset; /* into the plan buffer */
 	uint64_t size;
-	int parent;	 /* index in g_mems of the parent of a sub-buffer, or -1 */
+	int parent; /* index in g_mems of the parent of a sub-buffer, or -1 */
 	cl_mem_flags flags;
 };
 struct _cl_program {
@@ -60,7 +60,7 @@ struct karg {
 	int set;
 	enum plan_arg_kind kind;
 	uint32_t size;
-	uint8_t *bytes; /* BYTES */
+	uint8_t *bytes;	     /* BYTES */
 	struct plan_ref ref; /* BUFFER */
 };
 struct _cl_kernel {
@@ -110,9 +110,10 @@ static struct _cl_mem *mem_of(const char *call, cl_mem m)
 	if (IN_TABLE(m, g_mems) && m->used)
 		return m;
 	if (call)
-		record_fail("%s: unknown cl_mem %p (only the tensors' cl_mem and buffers created in "
-			    "this call are valid)",
-			    call, (void *)m);
+		record_fail(
+			"%s: unknown cl_mem %p (only the tensors' cl_mem and buffers created in "
+			"this call are valid)",
+			call, (void *)m);
 	return NULL;
 }
 
@@ -230,22 +231,23 @@ static int ocl_prepare(const struct record_request *req, struct ka_err *e)
 	jstr(d, "profile", dev.profile, sizeof dev.profile, "FULL_PROFILE");
 	jstr(d, "extensions", dev.extensions, sizeof dev.extensions, "");
 	const char *type = json_string_value(json_object_get(d, "type"));
-	dev.type = type && !strcmp(type, "cpu")	  ? CL_DEVICE_TYPE_CPU
+	dev.type = type && !strcmp(type, "cpu")		  ? CL_DEVICE_TYPE_CPU
 		   : type && !strcmp(type, "accelerator") ? CL_DEVICE_TYPE_ACCELERATOR
 							  : CL_DEVICE_TYPE_GPU;
 	int cpu = dev.type == CL_DEVICE_TYPE_CPU;
 	dev.compute_units = (cl_uint)jnum(d, "compute_units", 1);
 	dev.clock_mhz = (cl_uint)jnum(d, "max_clock_mhz", 1000);
-	jstr(d, "platform_version", dev.platform_version, sizeof dev.platform_version,
-	     dev.version);
+	jstr(d, "platform_version", dev.platform_version, sizeof dev.platform_version, dev.version);
 	/* bytes, as the runner reports it; OpenCL answers in bits */
 	uint64_t align = jnum(d, "base_addr_align", 128);
 	dev.align_bits = align > 0 && align <= (1u << 20) ? (cl_uint)(8 * align) : 0;
 	dev.cacheline = (cl_uint)jnum(d, "cache_line_bytes", cpu ? 64 : 128);
 	dev.addr_bits = (cl_uint)jnum(d, "address_bits", 64);
 	dev.max_dims = (cl_uint)jnum(d, "max_work_item_dims", 3);
-	static const char *const vec[7] = {"char", "short", "int", "long", "float", "double", "half"};
-	static const cl_uint vec_cpu[7] = {16, 8, 4, 2, 4, 2, 0}, vec_gpu[7] = {1, 1, 1, 1, 1, 1, 0};
+	static const char *const vec[7] = {"char",  "short",  "int", "long",
+					   "float", "double", "half"};
+	static const cl_uint vec_cpu[7] = {16, 8, 4, 2, 4, 2, 0},
+			     vec_gpu[7] = {1, 1, 1, 1, 1, 1, 0};
 	json_t *pv = json_object_get(d, "preferred_vector_widths");
 	for (int i = 0; i < 7; i++)
 		dev.pref[i] = (cl_uint)jnum(pv, vec[i], cpu ? vec_cpu[i] : vec_gpu[i]);
@@ -373,18 +375,12 @@ cl_int clGetPlatformInfo(cl_platform_id platform, cl_platform_info param, size_t
 	if (platform && platform != &g_platform)
 		return CL_INVALID_PLATFORM;
 	switch (param) {
-	case CL_PLATFORM_PROFILE:
-		return ANSWER_STR(dev.profile);
-	case CL_PLATFORM_VERSION:
-		return ANSWER_STR(dev.platform_version);
-	case CL_PLATFORM_NAME:
-		return ANSWER_STR(dev.platform);
-	case CL_PLATFORM_VENDOR:
-		return ANSWER_STR(dev.vendor);
-	case CL_PLATFORM_EXTENSIONS:
-		return ANSWER_STR("");
-	default:
-		return unknown_param("clGetPlatformInfo", param);
+	case CL_PLATFORM_PROFILE: return ANSWER_STR(dev.profile);
+	case CL_PLATFORM_VERSION: return ANSWER_STR(dev.platform_version);
+	case CL_PLATFORM_NAME: return ANSWER_STR(dev.platform);
+	case CL_PLATFORM_VENDOR: return ANSWER_STR(dev.vendor);
+	case CL_PLATFORM_EXTENSIONS: return ANSWER_STR("");
+	default: return unknown_param("clGetPlatformInfo", param);
 	}
 }
 
@@ -418,56 +414,35 @@ cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, v
 	cl_bool b;
 	cl_device_fp_config fp;
 	switch (param) {
-	case CL_DEVICE_TYPE:
-		return ANSWER(dev.type);
-	case CL_DEVICE_VENDOR_ID:
-		return ANSWER(dev.vendor_id);
-	case CL_DEVICE_MAX_COMPUTE_UNITS:
-		return ANSWER(dev.compute_units);
-	case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS:
-		return ANSWER(dev.max_dims);
+	case CL_DEVICE_TYPE: return ANSWER(dev.type);
+	case CL_DEVICE_VENDOR_ID: return ANSWER(dev.vendor_id);
+	case CL_DEVICE_MAX_COMPUTE_UNITS: return ANSWER(dev.compute_units);
+	case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: return ANSWER(dev.max_dims);
 	case CL_DEVICE_MAX_WORK_ITEM_SIZES:
 		return answer(dev.item, sizeof dev.item, size, out, ret);
-	case CL_DEVICE_MAX_WORK_GROUP_SIZE:
-		return ANSWER(dev.max_wg);
+	case CL_DEVICE_MAX_WORK_GROUP_SIZE: return ANSWER(dev.max_wg);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
-		return ANSWER(dev.pref[0]);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR: return ANSWER(dev.pref[0]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
-		return ANSWER(dev.pref[1]);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT: return ANSWER(dev.pref[1]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
-		return ANSWER(dev.pref[2]);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT: return ANSWER(dev.pref[2]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
-		return ANSWER(dev.pref[3]);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG: return ANSWER(dev.pref[3]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
-		return ANSWER(dev.pref[4]);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: return ANSWER(dev.pref[4]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
-		return ANSWER(dev.pref[5]);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: return ANSWER(dev.pref[5]);
 	case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
-	case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-		return ANSWER(dev.pref[6]);
-	case CL_DEVICE_MAX_CLOCK_FREQUENCY:
-		return ANSWER(dev.clock_mhz);
-	case CL_DEVICE_ADDRESS_BITS:
-		return ANSWER(dev.addr_bits);
-	case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
-		return ANSWER(dev.max_alloc);
+	case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: return ANSWER(dev.pref[6]);
+	case CL_DEVICE_MAX_CLOCK_FREQUENCY: return ANSWER(dev.clock_mhz);
+	case CL_DEVICE_ADDRESS_BITS: return ANSWER(dev.addr_bits);
+	case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return ANSWER(dev.max_alloc);
 	case CL_DEVICE_IMAGE_SUPPORT:
-	case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
-		b = CL_FALSE;
-		return ANSWER(b);
-	case CL_DEVICE_MAX_PARAMETER_SIZE:
-		return ANSWER(dev.max_param);
-	case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
-		return ANSWER(dev.align_bits);
-	case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE:
-		u = 128;
-		return ANSWER(u);
+	case CL_DEVICE_ERROR_CORRECTION_SUPPORT: b = CL_FALSE; return ANSWER(b);
+	case CL_DEVICE_MAX_PARAMETER_SIZE: return ANSWER(dev.max_param);
+	case CL_DEVICE_MEM_BASE_ADDR_ALIGN: return ANSWER(dev.align_bits);
+	case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: u = 128; return ANSWER(u);
 	case CL_DEVICE_SINGLE_FP_CONFIG:
 		fp = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
 		return ANSWER(fp);
@@ -480,35 +455,22 @@ cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, v
 		cl_device_mem_cache_type t = dev.cache_bytes ? CL_READ_WRITE_CACHE : CL_NONE;
 		return ANSWER(t);
 	}
-	case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE:
-		return ANSWER(dev.cacheline);
-	case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE:
-		return ANSWER(dev.cache_bytes);
-	case CL_DEVICE_GLOBAL_MEM_SIZE:
-		return ANSWER(dev.global_mem);
-	case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE:
-		return ANSWER(dev.max_constant);
-	case CL_DEVICE_MAX_CONSTANT_ARGS:
-		u = 8;
-		return ANSWER(u);
+	case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return ANSWER(dev.cacheline);
+	case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return ANSWER(dev.cache_bytes);
+	case CL_DEVICE_GLOBAL_MEM_SIZE: return ANSWER(dev.global_mem);
+	case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: return ANSWER(dev.max_constant);
+	case CL_DEVICE_MAX_CONSTANT_ARGS: u = 8; return ANSWER(u);
 	case CL_DEVICE_LOCAL_MEM_TYPE: {
 		cl_device_local_mem_type t = dev.type == CL_DEVICE_TYPE_CPU ? CL_GLOBAL : CL_LOCAL;
 		return ANSWER(t);
 	}
-	case CL_DEVICE_LOCAL_MEM_SIZE:
-		return ANSWER(dev.local_mem);
-	case CL_DEVICE_HOST_UNIFIED_MEMORY:
-		b = dev.type == CL_DEVICE_TYPE_CPU;
-		return ANSWER(b);
-	case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
-		sz = 1;
-		return ANSWER(sz);
+	case CL_DEVICE_LOCAL_MEM_SIZE: return ANSWER(dev.local_mem);
+	case CL_DEVICE_HOST_UNIFIED_MEMORY: b = dev.type == CL_DEVICE_TYPE_CPU; return ANSWER(b);
+	case CL_DEVICE_PROFILING_TIMER_RESOLUTION: sz = 1; return ANSWER(sz);
 	case CL_DEVICE_ENDIAN_LITTLE:
 	case CL_DEVICE_AVAILABLE:
 	case CL_DEVICE_COMPILER_AVAILABLE:
-	case CL_DEVICE_LINKER_AVAILABLE:
-		b = CL_TRUE;
-		return ANSWER(b);
+	case CL_DEVICE_LINKER_AVAILABLE: b = CL_TRUE; return ANSWER(b);
 	case CL_DEVICE_EXECUTION_CAPABILITIES: {
 		cl_device_exec_capabilities c = CL_EXEC_KERNEL;
 		return ANSWER(c);
@@ -525,40 +487,22 @@ cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, v
 		cl_device_id p = NULL;
 		return ANSWER(p);
 	}
-	case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
-		u = 0;
-		return ANSWER(u);
-	case CL_DEVICE_REFERENCE_COUNT:
-		u = 1;
-		return ANSWER(u);
-	case CL_DEVICE_NAME:
-		return ANSWER_STR(dev.name);
-	case CL_DEVICE_VENDOR:
-		return ANSWER_STR(dev.vendor);
-	case CL_DRIVER_VERSION:
-		return ANSWER_STR(dev.driver);
-	case CL_DEVICE_PROFILE:
-		return ANSWER_STR(dev.profile);
-	case CL_DEVICE_VERSION:
-		return ANSWER_STR(dev.version);
-	case CL_DEVICE_OPENCL_C_VERSION:
-		return ANSWER_STR(dev.cversion);
-	case CL_DEVICE_EXTENSIONS:
-		return ANSWER_STR(dev.extensions);
-	case CL_DEVICE_BUILT_IN_KERNELS:
-		return ANSWER_STR("");
-	case CL_DEVICE_PRINTF_BUFFER_SIZE:
-		sz = 1 << 20;
-		return ANSWER(sz);
-	case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
-		b = CL_TRUE;
-		return ANSWER(b);
+	case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: u = 0; return ANSWER(u);
+	case CL_DEVICE_REFERENCE_COUNT: u = 1; return ANSWER(u);
+	case CL_DEVICE_NAME: return ANSWER_STR(dev.name);
+	case CL_DEVICE_VENDOR: return ANSWER_STR(dev.vendor);
+	case CL_DRIVER_VERSION: return ANSWER_STR(dev.driver);
+	case CL_DEVICE_PROFILE: return ANSWER_STR(dev.profile);
+	case CL_DEVICE_VERSION: return ANSWER_STR(dev.version);
+	case CL_DEVICE_OPENCL_C_VERSION: return ANSWER_STR(dev.cversion);
+	case CL_DEVICE_EXTENSIONS: return ANSWER_STR(dev.extensions);
+	case CL_DEVICE_BUILT_IN_KERNELS: return ANSWER_STR("");
+	case CL_DEVICE_PRINTF_BUFFER_SIZE: sz = 1 << 20; return ANSWER(sz);
+	case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: b = CL_TRUE; return ANSWER(b);
 	case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
 	case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
 	case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-	case CL_DEVICE_MAX_PIPE_ARGS:
-		u = 0;
-		return ANSWER(u);
+	case CL_DEVICE_MAX_PIPE_ARGS: u = 0; return ANSWER(u);
 	case CL_DEVICE_SVM_CAPABILITIES: {
 		cl_device_svm_capabilities c = 0;
 		return ANSWER(c);
@@ -566,23 +510,13 @@ cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size, v
 	case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
 	case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
 	case CL_DEVICE_PIPE_SUPPORT:
-	case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
-		b = CL_FALSE;
-		return ANSWER(b);
+	case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: b = CL_FALSE; return ANSWER(b);
 	case CL_DEVICE_MAX_READ_IMAGE_ARGS:
 	case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-	case CL_DEVICE_MAX_SAMPLERS:
-		u = 0;
-		return ANSWER(u);
-	case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
-		sz = 0;
-		return ANSWER(sz);
-	case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
-		sz = 0;
-		return ANSWER(sz);
-	default:
-		(void)ul;
-		return unknown_param("clGetDeviceInfo", param);
+	case CL_DEVICE_MAX_SAMPLERS: u = 0; return ANSWER(u);
+	case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: sz = 0; return ANSWER(sz);
+	case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: sz = 0; return ANSWER(sz);
+	default: (void)ul; return unknown_param("clGetDeviceInfo", param);
 	}
 }
 
@@ -595,14 +529,10 @@ cl_int clGetContextInfo(cl_context context, cl_context_info param, size_t size, 
 	cl_device_id d = &g_device;
 	switch (param) {
 	case CL_CONTEXT_REFERENCE_COUNT:
-	case CL_CONTEXT_NUM_DEVICES:
-		return ANSWER(u);
-	case CL_CONTEXT_DEVICES:
-		return ANSWER(d);
-	case CL_CONTEXT_PROPERTIES:
-		return answer("", 0, size, out, ret);
-	default:
-		return unknown_param("clGetContextInfo", param);
+	case CL_CONTEXT_NUM_DEVICES: return ANSWER(u);
+	case CL_CONTEXT_DEVICES: return ANSWER(d);
+	case CL_CONTEXT_PROPERTIES: return answer("", 0, size, out, ret);
+	default: return unknown_param("clGetContextInfo", param);
 	}
 }
 
@@ -616,16 +546,11 @@ cl_int clGetCommandQueueInfo(cl_command_queue queue, cl_command_queue_info param
 	cl_uint u = 1;
 	cl_command_queue_properties p = 0;
 	switch (param) {
-	case CL_QUEUE_CONTEXT:
-		return ANSWER(c);
-	case CL_QUEUE_DEVICE:
-		return ANSWER(d);
-	case CL_QUEUE_REFERENCE_COUNT:
-		return ANSWER(u);
-	case CL_QUEUE_PROPERTIES:
-		return ANSWER(p);
-	default:
-		return unknown_param("clGetCommandQueueInfo", param);
+	case CL_QUEUE_CONTEXT: return ANSWER(c);
+	case CL_QUEUE_DEVICE: return ANSWER(d);
+	case CL_QUEUE_REFERENCE_COUNT: return ANSWER(u);
+	case CL_QUEUE_PROPERTIES: return ANSWER(p);
+	default: return unknown_param("clGetCommandQueueInfo", param);
 	}
 }
 
@@ -635,7 +560,11 @@ static int utf8_valid(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i];
-		size_t k = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 9;
+		size_t k = c < 0x80	    ? 0
+			   : (c >> 5) == 6  ? 1
+			   : (c >> 4) == 14 ? 2
+			   : (c >> 3) == 30 ? 3
+					    : 9;
 		if (k == 9 || i + k >= n + (k == 0))
 			return 0;
 		for (size_t j = 1; j <= k; j++)
@@ -668,7 +597,8 @@ cl_program clCreateProgramWithSource(cl_context context, cl_uint count, const ch
 			record_fail("%s: string %u is NULL", call, i);
 			return NULL;
 		}
-		lens[i] = lengths && lengths[i] ? lengths[i] : strnlen(strings[i], PLAN_MAX_SOURCE + 1);
+		lens[i] = lengths && lengths[i] ? lengths[i]
+						: strnlen(strings[i], PLAN_MAX_SOURCE + 1);
 		if (lens[i] > PLAN_MAX_SOURCE || total + lens[i] > PLAN_MAX_SOURCE) {
 			record_fail("%s: program source over %u bytes", call, PLAN_MAX_SOURCE);
 			return NULL;
@@ -721,9 +651,10 @@ cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_i
 	}
 	char bad[256];
 	if (!clopts_allowed(opts, bad, sizeof bad)) {
-		record_fail("%s: build option '%s' is not allowed (only -D, -U, -cl-*, -w, -Werror, "
-			    "-g)",
-			    call, bad);
+		record_fail(
+			"%s: build option '%s' is not allowed (only -D, -U, -cl-*, -w, -Werror, "
+			"-g)",
+			call, bad);
 		return CL_INVALID_BUILD_OPTIONS;
 	}
 	snprintf(g_plan.options[p->index], PLAN_MAX_OPTIONS, "%s", opts);
@@ -734,8 +665,8 @@ cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_i
 	return CL_SUCCESS;
 }
 
-cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
-			     cl_program_build_info param, size_t size, void *out, size_t *ret)
+cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param,
+			     size_t size, void *out, size_t *ret)
 {
 	const char *call = "clGetProgramBuildInfo";
 	struct _cl_program *p = program_of(call, program);
@@ -748,17 +679,14 @@ cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
 		cl_build_status s = p->built ? CL_BUILD_SUCCESS : CL_BUILD_NONE;
 		return ANSWER(s);
 	}
-	case CL_PROGRAM_BUILD_OPTIONS:
-		return ANSWER_STR(g_plan.options[p->index]);
-	case CL_PROGRAM_BUILD_LOG:
-		return ANSWER_STR("");
+	case CL_PROGRAM_BUILD_OPTIONS: return ANSWER_STR(g_plan.options[p->index]);
+	case CL_PROGRAM_BUILD_LOG: return ANSWER_STR("");
 	case CL_PROGRAM_BINARY_TYPE: {
 		cl_program_binary_type t =
 			p->built ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
 		return ANSWER(t);
 	}
-	default:
-		return unknown_param(call, param);
+	default: return unknown_param(call, param);
 	}
 }
 
@@ -774,14 +702,10 @@ cl_int clGetProgramInfo(cl_program program, cl_program_info param, size_t size, 
 	cl_device_id d = &g_device;
 	switch (param) {
 	case CL_PROGRAM_REFERENCE_COUNT:
-	case CL_PROGRAM_NUM_DEVICES:
-		return ANSWER(u);
-	case CL_PROGRAM_CONTEXT:
-		return ANSWER(c);
-	case CL_PROGRAM_DEVICES:
-		return ANSWER(d);
-	case CL_PROGRAM_SOURCE:
-		return ANSWER_STR(g_plan.sources[p->index]);
+	case CL_PROGRAM_NUM_DEVICES: return ANSWER(u);
+	case CL_PROGRAM_CONTEXT: return ANSWER(c);
+	case CL_PROGRAM_DEVICES: return ANSWER(d);
+	case CL_PROGRAM_SOURCE: return ANSWER_STR(g_plan.sources[p->index]);
 	default:
 		record_fail("%s: parameter 0x%x needs a compiled program, which the recorder does "
 			    "not have",
@@ -813,13 +737,14 @@ cl_kernel clCreateKernel(cl_program program, const char *kernel_name, cl_int *er
 		return set_err(errcode_ret, CL_INVALID_PROGRAM_EXECUTABLE), NULL;
 	}
 	if (!kernel_name || !name_ok(kernel_name)) {
-		record_fail("%s: the kernel name is not an identifier of at most %d characters", call,
-			    PLAN_MAX_NAME - 1);
+		record_fail("%s: the kernel name is not an identifier of at most %d characters",
+			    call, PLAN_MAX_NAME - 1);
 		return set_err(errcode_ret, CL_INVALID_KERNEL_NAME), NULL;
 	}
 	int k = -1;
 	for (int i = 0; i < g_plan.n_kernels; i++)
-		if (g_plan.kernels[i].program == p->index && !strcmp(g_plan.kernels[i].name, kernel_name))
+		if (g_plan.kernels[i].program == p->index &&
+		    !strcmp(g_plan.kernels[i].name, kernel_name))
 			k = i;
 	if (k < 0) {
 		if (g_plan.n_kernels >= PLAN_MAX_KERNELS) {
@@ -945,8 +870,7 @@ cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void
 	cl_context c = &g_context;
 	cl_program p = k->program;
 	switch (param) {
-	case CL_KERNEL_FUNCTION_NAME:
-		return ANSWER_STR(g_plan.kernels[k->kernel].name);
+	case CL_KERNEL_FUNCTION_NAME: return ANSWER_STR(g_plan.kernels[k->kernel].name);
 	case CL_KERNEL_NUM_ARGS: {
 		int n = count_kernel_params(g_plan.sources[k->program->index],
 					    g_plan.kernels[k->kernel].name);
@@ -959,16 +883,11 @@ cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void
 		u = (cl_uint)n;
 		return ANSWER(u);
 	}
-	case CL_KERNEL_REFERENCE_COUNT:
-		return ANSWER(u);
-	case CL_KERNEL_CONTEXT:
-		return ANSWER(c);
-	case CL_KERNEL_PROGRAM:
-		return ANSWER(p);
-	case CL_KERNEL_ATTRIBUTES:
-		return ANSWER_STR("");
-	default:
-		return unknown_param(call, param);
+	case CL_KERNEL_REFERENCE_COUNT: return ANSWER(u);
+	case CL_KERNEL_CONTEXT: return ANSWER(c);
+	case CL_KERNEL_PROGRAM: return ANSWER(p);
+	case CL_KERNEL_ATTRIBUTES: return ANSWER_STR("");
+	default: return unknown_param(call, param);
 	}
 }
 
@@ -985,18 +904,12 @@ cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
 	cl_ulong ul = 0;
 	size_t three[3] = {0, 0, 0};
 	switch (param) {
-	case CL_KERNEL_WORK_GROUP_SIZE:
-		return ANSWER(dev.max_wg);
-	case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
-		return answer(three, sizeof three, size, out, ret);
+	case CL_KERNEL_WORK_GROUP_SIZE: return ANSWER(dev.max_wg);
+	case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: return answer(three, sizeof three, size, out, ret);
 	case CL_KERNEL_LOCAL_MEM_SIZE:
-	case CL_KERNEL_PRIVATE_MEM_SIZE:
-		return ANSWER(ul);
-	case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-		sz = dev.wg_multiple;
-		return ANSWER(sz);
-	default:
-		return unknown_param(call, param);
+	case CL_KERNEL_PRIVATE_MEM_SIZE: return ANSWER(ul);
+	case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: sz = dev.wg_multiple; return ANSWER(sz);
+	default: return unknown_param(call, param);
 	}
 }
 
@@ -1272,31 +1185,19 @@ cl_int clGetMemObjectInfo(cl_mem memobj, cl_mem_info param, size_t size, void *o
 	cl_mem parent = m->parent >= 0 ? &g_mems[m->parent] : NULL;
 	cl_bool b = CL_FALSE;
 	switch (param) {
-	case CL_MEM_TYPE:
-		return ANSWER(t);
-	case CL_MEM_FLAGS:
-		return ANSWER(m->flags);
-	case CL_MEM_SIZE:
-		return ANSWER(sz);
-	case CL_MEM_HOST_PTR:
-		return ANSWER(hp);
-	case CL_MEM_MAP_COUNT:
-		u = 0;
-		return ANSWER(u);
-	case CL_MEM_REFERENCE_COUNT:
-		u = 1;
-		return ANSWER(u);
-	case CL_MEM_CONTEXT:
-		return ANSWER(c);
-	case CL_MEM_ASSOCIATED_MEMOBJECT:
-		return ANSWER(parent);
+	case CL_MEM_TYPE: return ANSWER(t);
+	case CL_MEM_FLAGS: return ANSWER(m->flags);
+	case CL_MEM_SIZE: return ANSWER(sz);
+	case CL_MEM_HOST_PTR: return ANSWER(hp);
+	case CL_MEM_MAP_COUNT: u = 0; return ANSWER(u);
+	case CL_MEM_REFERENCE_COUNT: u = 1; return ANSWER(u);
+	case CL_MEM_CONTEXT: return ANSWER(c);
+	case CL_MEM_ASSOCIATED_MEMOBJECT: return ANSWER(parent);
 	case CL_MEM_OFFSET:
 		sz = parent ? (size_t)(m->offset - parent->offset) : 0;
 		return ANSWER(sz);
-	case CL_MEM_USES_SVM_POINTER:
-		return ANSWER(b);
-	default:
-		return unknown_param(call, param);
+	case CL_MEM_USES_SVM_POINTER: return ANSWER(b);
+	default: return unknown_param(call, param);
 	}
 }
 
@@ -1316,17 +1217,18 @@ RETAIN_RELEASE(clRetainMemObject, cl_mem, mem_of("clRetainMemObject", h) != NULL
 	       CL_INVALID_MEM_OBJECT)
 RETAIN_RELEASE(clReleaseMemObject, cl_mem, mem_of("clReleaseMemObject", h) != NULL,
 	       CL_INVALID_MEM_OBJECT)
-RETAIN_RELEASE(clRetainKernel, cl_kernel, kernel_of("clRetainKernel", h) != NULL,
-	       CL_INVALID_KERNEL)
+RETAIN_RELEASE(clRetainKernel, cl_kernel, kernel_of("clRetainKernel", h) != NULL, CL_INVALID_KERNEL)
 RETAIN_RELEASE(clReleaseKernel, cl_kernel, kernel_of("clReleaseKernel", h) != NULL,
 	       CL_INVALID_KERNEL)
 RETAIN_RELEASE(clRetainProgram, cl_program, program_of("clRetainProgram", h) != NULL,
 	       CL_INVALID_PROGRAM)
 RETAIN_RELEASE(clReleaseProgram, cl_program, program_of("clReleaseProgram", h) != NULL,
 	       CL_INVALID_PROGRAM)
-RETAIN_RELEASE(clRetainEvent, cl_event, (h == &g_event || (record_fail("clRetainEvent: unknown event"), 0)),
+RETAIN_RELEASE(clRetainEvent, cl_event,
+	       (h == &g_event || (record_fail("clRetainEvent: unknown event"), 0)),
 	       CL_INVALID_EVENT)
-RETAIN_RELEASE(clReleaseEvent, cl_event, (h == &g_event || (record_fail("clReleaseEvent: unknown event"), 0)),
+RETAIN_RELEASE(clReleaseEvent, cl_event,
+	       (h == &g_event || (record_fail("clReleaseEvent: unknown event"), 0)),
 	       CL_INVALID_EVENT)
 RETAIN_RELEASE(clRetainCommandQueue, cl_command_queue, queue_ok("clRetainCommandQueue", h),
 	       CL_INVALID_COMMAND_QUEUE)
@@ -1383,8 +1285,8 @@ void *clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_bool blk, cl_map_flags
 	return NULL;
 }
 
-cl_int clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void *p, cl_uint n,
-			       const cl_event *w, cl_event *e)
+cl_int clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void *p, cl_uint n, const cl_event *w,
+			       cl_event *e)
 {
 	(void)q, (void)m, (void)p, (void)n, (void)w, (void)e;
 	return unavailable("clEnqueueUnmapMemObject", NO_HOST);
@@ -1463,9 +1365,9 @@ cl_program clCreateProgramWithIL(cl_context c, const void *il, size_t l, cl_int 
 	return NULL;
 }
 
-cl_program clLinkProgram(cl_context c, cl_uint n, const cl_device_id *d, const char *o,
-			 cl_uint ni, const cl_program *ip,
-			 void(CL_CALLBACK *f)(cl_program, void *), void *u, cl_int *err)
+cl_program clLinkProgram(cl_context c, cl_uint n, const cl_device_id *d, const char *o, cl_uint ni,
+			 const cl_program *ip, void(CL_CALLBACK *f)(cl_program, void *), void *u,
+			 cl_int *err)
 {
 	(void)c, (void)n, (void)d, (void)o, (void)ni, (void)ip, (void)f, (void)u;
 	set_err(err, unavailable("clLinkProgram", "use clBuildProgram"));

@@ -55,6 +55,8 @@ struct rule {
  * denied: the filter cannot judge what it does not know. */
 #define SANDBOX_MAX_KNOWN_NR 462
 
+/* a table of rules, several to a line */
+/* clang-format off */
 #define D(n, why) {SYS_##n, #n, RULE_DENY, 0, why}
 static const struct rule rules[] = {
 	/* processes and other processes' memory */
@@ -152,6 +154,7 @@ static const struct rule rules[] = {
 	 * asks isatty() through ioctl, so it fails quietly instead */
 	{SYS_ioctl, "ioctl", RULE_ERRNO, ENOTTY, "ioctl"},
 };
+/* clang-format on */
 #undef D
 
 #define N_RULES ((int)(sizeof rules / sizeof rules[0]))
@@ -210,7 +213,8 @@ static void on_sigsys(int sig, siginfo_t *si, void *ucv)
 	long long a1 = uc->uc_mcontext.gregs[REG_RSI];
 	long long a2 = uc->uc_mcontext.gregs[REG_RDX];
 	struct sbuf s = {.n = 0};
-	sb_str(&s, candidate_loaded ? "verdict forbidden\t" : "harness the recorder itself hit its filter: ");
+	sb_str(&s, candidate_loaded ? "verdict forbidden\t"
+				    : "harness the recorder itself hit its filter: ");
 	sb_str(&s, "system call ");
 	if (data < (unsigned)N_RULES) {
 		const struct rule *r = &rules[data];
@@ -398,8 +402,9 @@ int sandbox_enter(const char *so_path, int cpu_s, struct sandbox_report *r, stru
 	snprintf(tmp, sizeof tmp, "%s", so_path);
 	snprintf(base, sizeof base, "%s", basename(tmp));
 	if (!dir_holds_only(dir, base))
-		return ka_err_set(e, "sandbox: %s must be alone in its directory (it becomes the root)",
-				  so_path);
+		return ka_err_set(
+			e, "sandbox: %s must be alone in its directory (it becomes the root)",
+			so_path);
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	pid_t pid = getpid();
@@ -450,7 +455,10 @@ int sandbox_enter(const char *so_path, int cpu_s, struct sandbox_report *r, stru
 	memset(d, 0, sizeof d);
 	int nocaps = syscall(SYS_capset, &h, d) == 0;
 	r->drop_ids = nobody || nocaps;
-	const char *ids = nobody && nocaps ? "nobody,no_caps" : nobody ? "nobody" : nocaps ? "no_caps" : "off";
+	const char *ids = nobody && nocaps ? "nobody,no_caps"
+			  : nobody	   ? "nobody"
+			  : nocaps	   ? "no_caps"
+					   : "off";
 
 	/* 6. rlimits */
 	int cpu = cpu_s > 0 ? cpu_s : 10;

@@ -31,8 +31,7 @@ static int lib_allowed(const struct record_target *t, const char *name)
 
 /* A NUL-terminated string at off inside the section [base, base+size), or
  * NULL. */
-static const char *str_at(const unsigned char *elf, size_t len, const Elf64_Shdr *sec,
-			  uint64_t off)
+static const char *str_at(const unsigned char *elf, size_t len, const Elf64_Shdr *sec, uint64_t off)
 {
 	if (sec->sh_offset > len || sec->sh_size > len - sec->sh_offset || off >= sec->sh_size)
 		return NULL;

@@ -57,8 +57,8 @@ static void test_content_not_location(void)
 
 /* Each edit of one task of a copy of tests/data/tasks_good changes the hash. */
 static const struct {
-	const char *file;    /* under the copy */
-	const char *append;  /* text appended to it */
+	const char *file;   /* under the copy */
+	const char *append; /* text appended to it */
 } edits[] = {
 	{"add_scale/ref.c", "\n/* one more comment */\n"},
 	{"row_dot/ref.c", " "},

@@ -19,7 +19,9 @@ static const struct {
 } includes[] = {
 	{"#include <cuda_runtime.h>\n#include \"ka_kernel.h\"\n", 1},
 	{"#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <mma.h>\n", 1},
-	{"#include <cuda/barrier>\n#include <cuda/std/cstdint>\n#include <cooperative_groups/reduce.h>\n", 1},
+	{"#include <cuda/barrier>\n#include <cuda/std/cstdint>\n#include "
+	 "<cooperative_groups/reduce.h>\n",
+	 1},
 	{"#include <cuda.h>\n#include <cstdint>\n#include <math.h>\n", 1},
 	{"#include \"/etc/passwd\"\n", 0},
 	{"#include \"../x.h\"\n", 0},
@@ -168,9 +170,9 @@ static void test_compile_many(void)
 static void test_recorder_exports(void)
 {
 	const char *b = getenv("BUILD");
-	char *rec = b && b[0] == '/' ? xasprintf("%s/ka-record-cuda", b)
-				     : xasprintf("%s/%s/ka-record-cuda", util_data_root(),
-						 b ? b : "build");
+	char *rec = b && b[0] == '/'
+			    ? xasprintf("%s/ka-record-cuda", b)
+			    : xasprintf("%s/%s/ka-record-cuda", util_data_root(), b ? b : "build");
 	struct elf_symlist l;
 	struct ka_err e;
 	if (access(rec, R_OK) != 0) {

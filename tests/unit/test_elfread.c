@@ -92,7 +92,8 @@ static const char kernel_src[] =
 	"struct P { float *a[40]; };\n"
 	"__global__ void two(S s, const float *p, char c, float *q) { q[0] = s.a + p[0] + c; }\n"
 	"__global__ void __launch_bounds__(256) sm(float *x) { __shared__ float t[1000];\n"
-	"  t[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = t[999 - threadIdx.x]; }\n"
+	"  t[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = t[999 - "
+	"threadIdx.x]; }\n"
 	"__global__ void hugep(P p) { p.a[threadIdx.x][0] = 1; }\n"
 	"__global__ void noparam() {}\n"
 	"extern \"C\" int ka_launch(const void *a, cudaStream_t s) { return 0; }\n";
@@ -171,7 +172,8 @@ int main(void)
 		char dir[] = "/tmp/ka-test-elf-XXXXXX";
 		if (mkdtemp(dir)) {
 			char *inc = xasprintf("%s/include", util_data_root());
-			struct cudac_opts o = {.arch = "sm_90a", .cache_dir = dir, .include_dir = inc};
+			struct cudac_opts o = {
+				.arch = "sm_90a", .cache_dir = dir, .include_dir = inc};
 			if (cudac_compile(kernel_src, strlen(kernel_src), &o, &compiled, &e) == 0 &&
 			    compiled.verdict == VERDICT_OK)
 				have_compiled = 1;

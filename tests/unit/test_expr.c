@@ -15,25 +15,25 @@ static void test_expr_values(void)
 		const char *text;
 		int64_t want;
 	} cases[] = {
-	    {"42", 42},
-	    {"M", 128},
-	    {"M*N", 131968},
-	    {"  M * N  ", 131968},
-	    {"M+N*K_dim", 128 + 1031 * 7},
-	    {"(M+N)*K_dim", (128 + 1031) * 7},
-	    {"(N+255)/256", 5},
-	    {"N%8", 7},
-	    {"N-M-K_dim", 1031 - 128 - 7},
-	    {"-N+1", -1030},
-	    {"--M", 128},
-	    {"-(M-N)", 903},
-	    {"min(M,N)", 128},
-	    {"max(M, N)", 1031},
-	    {"min(max(M,K_dim),3)", 3},
-	    {"7/-2", -3},
-	    {"-7%3", -1},
-	    {"N/M*M", 1024},
-	    {"9223372036854775807", INT64_MAX},
+		{"42", 42},
+		{"M", 128},
+		{"M*N", 131968},
+		{"  M * N  ", 131968},
+		{"M+N*K_dim", 128 + 1031 * 7},
+		{"(M+N)*K_dim", (128 + 1031) * 7},
+		{"(N+255)/256", 5},
+		{"N%8", 7},
+		{"N-M-K_dim", 1031 - 128 - 7},
+		{"-N+1", -1030},
+		{"--M", 128},
+		{"-(M-N)", 903},
+		{"min(M,N)", 128},
+		{"max(M, N)", 1031},
+		{"min(max(M,K_dim),3)", 3},
+		{"7/-2", -3},
+		{"-7%3", -1},
+		{"N/M*M", 1024},
+		{"9223372036854775807", INT64_MAX},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct ka_err e = {{0}};
@@ -58,22 +58,22 @@ static void test_expr_parse_errors(void)
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-	    {"", "empty expression"},
-	    {"   ", "empty expression"},
-	    {"M*", "expected an operand at end"},
-	    {"M+)", "unexpected ')' at 2"},
-	    {"(M+N", "expected ')' at end"},
-	    {"M N", "unexpected 'N' at 2"},
-	    {"Q*2", "unknown name 'Q' at 0"},
-	    {"M*Nn", "unknown name 'Nn' at 2"},
-	    {"2M", "unexpected 'M' at 1"},
-	    {"M ^ 2", "unexpected '^' at 2"},
-	    {"min(M)", "expected ',', found ')' at 5"},
-	    {"max(M,N", "expected ')' at end"},
-	    {"min", "expected '(' at end"},
-	    {"99999999999999999999", "integer too large at 0"},
-	    {"M*#", "unexpected '#' at 2"},
-	    {"M\x01", "unexpected character 0x01 at 1"},
+		{"", "empty expression"},
+		{"   ", "empty expression"},
+		{"M*", "expected an operand at end"},
+		{"M+)", "unexpected ')' at 2"},
+		{"(M+N", "expected ')' at end"},
+		{"M N", "unexpected 'N' at 2"},
+		{"Q*2", "unknown name 'Q' at 0"},
+		{"M*Nn", "unknown name 'Nn' at 2"},
+		{"2M", "unexpected 'M' at 1"},
+		{"M ^ 2", "unexpected '^' at 2"},
+		{"min(M)", "expected ',', found ')' at 5"},
+		{"max(M,N", "expected ')' at end"},
+		{"min", "expected '(' at end"},
+		{"99999999999999999999", "integer too large at 0"},
+		{"M*#", "unexpected '#' at 2"},
+		{"M\x01", "unexpected character 0x01 at 1"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct ka_err e = {{0}};
@@ -88,15 +88,15 @@ static void test_expr_eval_errors(void)
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-	    {"N/(M-128)", "division by zero"},
-	    {"N%(M-M)", "division by zero"},
-	    {"N*N*N*N*N*N*N", "overflow"},
-	    {"9223372036854775807+1", "overflow"},
-	    {"-9223372036854775807-2", "overflow"},
-	    {"4611686018427387904*2", "overflow"},
-	    {"(-9223372036854775807-1)/-1", "overflow"},
-	    {"-(-9223372036854775807-1)", "overflow"},
-	    {"min(N/0, 1)", "division by zero"},
+		{"N/(M-128)", "division by zero"},
+		{"N%(M-M)", "division by zero"},
+		{"N*N*N*N*N*N*N", "overflow"},
+		{"9223372036854775807+1", "overflow"},
+		{"-9223372036854775807-2", "overflow"},
+		{"4611686018427387904*2", "overflow"},
+		{"(-9223372036854775807-1)/-1", "overflow"},
+		{"-(-9223372036854775807-1)", "overflow"},
+		{"min(N/0, 1)", "division by zero"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct ka_err e = {{0}};

@@ -40,12 +40,12 @@ static const struct {
 	uint32_t uniform;
 	int64_t ival;
 } golden[] = {
-    {0x0123456789abcdefULL, 0, 0xbf19e060u, 0xb8cfu, 0xbf1au, 0xbf339f60u, 0},
-    {0x0123456789abcdefULL, 1, 0xbf77e860u, 0xbbbfu, 0xbf78u, 0x3e20fab0u, -1},
-    {0x0123456789abcdefULL, 1000003, 0xbeb83580u, 0xb5c2u, 0xbeb8u, 0x3f4ba298u, -3},
-    {0x000000000000002aULL, 0, 0x3f117de0u, 0x388cu, 0x3f11u, 0x3e59b3f0u, 7},
-    {0x000000000000002aULL, 1, 0x40514468u, 0x428au, 0x4051u, 0x3f7aceccu, 5},
-    {0x000000000000002aULL, 1000003, 0x3eb98e40u, 0x35ccu, 0x3ebau, 0x3f02cc98u, -3},
+	{0x0123456789abcdefULL, 0, 0xbf19e060u, 0xb8cfu, 0xbf1au, 0xbf339f60u, 0},
+	{0x0123456789abcdefULL, 1, 0xbf77e860u, 0xbbbfu, 0xbf78u, 0x3e20fab0u, -1},
+	{0x0123456789abcdefULL, 1000003, 0xbeb83580u, 0xb5c2u, 0xbeb8u, 0x3f4ba298u, -3},
+	{0x000000000000002aULL, 0, 0x3f117de0u, 0x388cu, 0x3f11u, 0x3e59b3f0u, 7},
+	{0x000000000000002aULL, 1, 0x40514468u, 0x428au, 0x4051u, 0x3f7aceccu, 5},
+	{0x000000000000002aULL, 1000003, 0x3eb98e40u, 0x35ccu, 0x3ebau, 0x3f02cc98u, -3},
 };
 
 #define GOLD_N 1000004
@@ -81,7 +81,7 @@ static void test_gen_golden_values(void)
 		     f2u(u32[i]) == golden[c].uniform && i32[i] == golden[c].ival &&
 		     i64[i] == golden[c].ival && if32[i] == (float)golden[c].ival &&
 		     f2u(ka_gen_float(key, (uint64_t)i, KA_GEN_NORMAL, 0.5f, 2.0f)) ==
-			 golden[c].normal;
+			     golden[c].normal;
 		if (!ok)
 			printf("# case %zu: normal %08x f16 %04x bf16 %04x uniform %08x int %d\n",
 			       c, f2u(f32[i]), h[i], bf[i], f2u(u32[i]), i32[i]);
@@ -145,24 +145,24 @@ static void test_gen_f16_edges(void)
 		uint32_t f;
 		uint16_t h;
 	} cases[] = {
-	    {0x477fe000u, 0x7bffu}, /* 65504, the largest half */
-	    {0x477fefffu, 0x7bffu}, /* 65519.996 rounds down */
-	    {0x477ff000u, 0x7c00u}, /* 65520 rounds to infinity */
-	    {0x4e6e6b28u, 0x7c00u}, /* 1e9 */
-	    {0xff800000u, 0xfc00u}, /* -inf */
-	    {0x7fc00000u, 0x7e00u}, /* NaN */
-	    {0x7f800001u, 0x7e00u}, /* signalling NaN stays NaN */
-	    {0x33800000u, 0x0001u}, /* 2^-24, the smallest subnormal */
-	    {0x33000000u, 0x0000u}, /* 2^-25: tie, to even (0) */
-	    {0x33000001u, 0x0001u}, /* just above the tie */
-	    {0x33c00000u, 0x0002u}, /* 3*2^-25: tie, to even (2) */
-	    {0x33a00000u, 0x0001u}, /* 5*2^-26 */
-	    {0x38800000u, 0x0400u}, /* 2^-14, the smallest normal */
-	    {0x387fe000u, 0x0400u}, /* subnormal rounding up into the normals */
-	    {0x3f801000u, 0x3c00u}, /* 1 + 2^-11: tie, to even */
-	    {0x3f803000u, 0x3c02u}, /* 1 + 3*2^-11: tie, to even */
-	    {0x80000000u, 0x8000u}, /* -0 */
-	    {0xc77fe000u, 0xfbffu}, /* -65504 */
+		{0x477fe000u, 0x7bffu}, /* 65504, the largest half */
+		{0x477fefffu, 0x7bffu}, /* 65519.996 rounds down */
+		{0x477ff000u, 0x7c00u}, /* 65520 rounds to infinity */
+		{0x4e6e6b28u, 0x7c00u}, /* 1e9 */
+		{0xff800000u, 0xfc00u}, /* -inf */
+		{0x7fc00000u, 0x7e00u}, /* NaN */
+		{0x7f800001u, 0x7e00u}, /* signalling NaN stays NaN */
+		{0x33800000u, 0x0001u}, /* 2^-24, the smallest subnormal */
+		{0x33000000u, 0x0000u}, /* 2^-25: tie, to even (0) */
+		{0x33000001u, 0x0001u}, /* just above the tie */
+		{0x33c00000u, 0x0002u}, /* 3*2^-25: tie, to even (2) */
+		{0x33a00000u, 0x0001u}, /* 5*2^-26 */
+		{0x38800000u, 0x0400u}, /* 2^-14, the smallest normal */
+		{0x387fe000u, 0x0400u}, /* subnormal rounding up into the normals */
+		{0x3f801000u, 0x3c00u}, /* 1 + 2^-11: tie, to even */
+		{0x3f803000u, 0x3c02u}, /* 1 + 3*2^-11: tie, to even */
+		{0x80000000u, 0x8000u}, /* -0 */
+		{0xc77fe000u, 0xfbffu}, /* -65504 */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		uint16_t got = ka_f32_to_f16(u2f(cases[i].f));
@@ -174,9 +174,9 @@ static void test_gen_f16_edges(void)
 		uint16_t h;
 		uint32_t f;
 	} back[] = {
-	    {0x0001u, 0x33800000u}, {0x03ffu, 0x387fc000u}, {0x0400u, 0x38800000u},
-	    {0x3c00u, 0x3f800000u}, {0x7bffu, 0x477fe000u}, {0x7c00u, 0x7f800000u},
-	    {0xfc00u, 0xff800000u}, {0x8000u, 0x80000000u}, {0x8001u, 0xb3800000u},
+		{0x0001u, 0x33800000u}, {0x03ffu, 0x387fc000u}, {0x0400u, 0x38800000u},
+		{0x3c00u, 0x3f800000u}, {0x7bffu, 0x477fe000u}, {0x7c00u, 0x7f800000u},
+		{0xfc00u, 0xff800000u}, {0x8000u, 0x80000000u}, {0x8001u, 0xb3800000u},
 	};
 	for (size_t i = 0; i < sizeof back / sizeof *back; i++)
 		CHECK(f2u(ka_f16_to_f32(back[i].h)) == back[i].f);
@@ -189,17 +189,17 @@ static void test_gen_bf16_edges(void)
 		uint32_t f;
 		uint16_t b;
 	} cases[] = {
-	    {0x3f808000u, 0x3f80u}, /* 1 + 2^-8: tie, to even */
-	    {0x3f818000u, 0x3f82u}, /* 1 + 3*2^-8: tie, to even */
-	    {0x3f808001u, 0x3f81u}, /* above the tie */
-	    {0x7f7fffffu, 0x7f80u}, /* FLT_MAX rounds to infinity */
-	    {0x7f7f7fffu, 0x7f7fu}, /* largest that rounds down */
-	    {0x7fc00000u, 0x7fc0u}, /* NaN */
-	    {0x7f800001u, 0x7fc0u}, /* signalling NaN becomes quiet, not infinity */
-	    {0xff800000u, 0xff80u}, /* -inf */
-	    {0x00000001u, 0x0000u}, /* smallest float subnormal */
-	    {0x00018000u, 0x0002u}, /* subnormal tie, to even */
-	    {0xbf800000u, 0xbf80u}, /* -1 */
+		{0x3f808000u, 0x3f80u}, /* 1 + 2^-8: tie, to even */
+		{0x3f818000u, 0x3f82u}, /* 1 + 3*2^-8: tie, to even */
+		{0x3f808001u, 0x3f81u}, /* above the tie */
+		{0x7f7fffffu, 0x7f80u}, /* FLT_MAX rounds to infinity */
+		{0x7f7f7fffu, 0x7f7fu}, /* largest that rounds down */
+		{0x7fc00000u, 0x7fc0u}, /* NaN */
+		{0x7f800001u, 0x7fc0u}, /* signalling NaN becomes quiet, not infinity */
+		{0xff800000u, 0xff80u}, /* -inf */
+		{0x00000001u, 0x0000u}, /* smallest float subnormal */
+		{0x00018000u, 0x0002u}, /* subnormal tie, to even */
+		{0xbf800000u, 0xbf80u}, /* -1 */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		uint16_t got = ka_f32_to_bf16(u2f(cases[i].f));
@@ -220,43 +220,49 @@ static void test_gen_params(void)
 		uint64_t range;
 		const char *err;
 	} cases[] = {
-	    {{KA_DIST_NORMAL, 0.1, 0.2}, KA_GEN_NORMAL, 0.1f, 0.2f, 0, 0, NULL},
-	    {{KA_DIST_UNIFORM, -1, 3}, KA_GEN_UNIFORM, -1.0f, 4.0f, 0, 0, NULL},
-	    /* w = 0.7f - 0.1f from the float-rounded ends, not (float)0.6 = 0x1.333334p-1 */
-	    {{KA_DIST_UNIFORM, 0.1, 0.7}, KA_GEN_UNIFORM, 0.1f, 0x1.333332p-1f, 0, 0, NULL},
-	    {{KA_DIST_INT, -5, 9}, KA_GEN_INT, 0, 0, -5, 15, NULL},
-	    {{KA_DIST_INT, 7, 7}, KA_GEN_INT, 0, 0, 7, 1, NULL},
-	    {{KA_DIST_INT, -9223372036854775808.0, 9223372036854774784.0},
-	     KA_GEN_INT,
-	     0,
-	     0,
-	     INT64_MIN,
-	     18446744073709550593ULL,
-	     NULL},
-	    {{KA_DIST_INT, 3, 2}, 0, 0, 0, 0, 0, "int: needs lo <= hi"},
-	    {{KA_DIST_INT, 0.5, 2},
-	     0,
-	     0,
-	     0,
-	     0,
-	     0,
-	     "int: lo and hi must be integers in int64 range"},
-	    {{KA_DIST_INT, 0, 9223372036854775808.0},
-	     0,
-	     0,
-	     0,
-	     0,
-	     0,
-	     "int: lo and hi must be integers in int64 range"},
-	    {{KA_DIST_NORMAL, 0, -1},
-	     0,
-	     0,
-	     0,
-	     0,
-	     0,
-	     "normal: mean and std must be finite, std >= 0"},
-	    {{KA_DIST_UNIFORM, 1, 1}, 0, 0, 0, 0, 0, "uniform: lo and hi must be finite, lo < hi"},
-	    {{KA_DIST_UNIFORM, -3e38, 3e38}, 0, 0, 0, 0, 0, "uniform: range overflows float"},
+		{{KA_DIST_NORMAL, 0.1, 0.2}, KA_GEN_NORMAL, 0.1f, 0.2f, 0, 0, NULL},
+		{{KA_DIST_UNIFORM, -1, 3}, KA_GEN_UNIFORM, -1.0f, 4.0f, 0, 0, NULL},
+		/* w = 0.7f - 0.1f from the float-rounded ends, not (float)0.6 = 0x1.333334p-1 */
+		{{KA_DIST_UNIFORM, 0.1, 0.7}, KA_GEN_UNIFORM, 0.1f, 0x1.333332p-1f, 0, 0, NULL},
+		{{KA_DIST_INT, -5, 9}, KA_GEN_INT, 0, 0, -5, 15, NULL},
+		{{KA_DIST_INT, 7, 7}, KA_GEN_INT, 0, 0, 7, 1, NULL},
+		{{KA_DIST_INT, -9223372036854775808.0, 9223372036854774784.0},
+		 KA_GEN_INT,
+		 0,
+		 0,
+		 INT64_MIN,
+		 18446744073709550593ULL,
+		 NULL},
+		{{KA_DIST_INT, 3, 2}, 0, 0, 0, 0, 0, "int: needs lo <= hi"},
+		{{KA_DIST_INT, 0.5, 2},
+		 0,
+		 0,
+		 0,
+		 0,
+		 0,
+		 "int: lo and hi must be integers in int64 range"},
+		{{KA_DIST_INT, 0, 9223372036854775808.0},
+		 0,
+		 0,
+		 0,
+		 0,
+		 0,
+		 "int: lo and hi must be integers in int64 range"},
+		{{KA_DIST_NORMAL, 0, -1},
+		 0,
+		 0,
+		 0,
+		 0,
+		 0,
+		 "normal: mean and std must be finite, std >= 0"},
+		{{KA_DIST_UNIFORM, 1, 1},
+		 0,
+		 0,
+		 0,
+		 0,
+		 0,
+		 "uniform: lo and hi must be finite, lo < hi"},
+		{{KA_DIST_UNIFORM, -3e38, 3e38}, 0, 0, 0, 0, 0, "uniform: range overflows float"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct gen_params p;
@@ -328,8 +334,9 @@ static void test_gen_cpu_vs_pocl(void)
 	enum { N = 100003 };
 	static const char *const dtypes[] = {"fp32", "fp16", "bf16", "fp64", "int32", "int64"};
 	static const char *const kinds[] = {"normal", "uniform", "int"};
-	static const struct ka_dist dists[] = {
-	    {KA_DIST_NORMAL, 0.25, 3.0}, {KA_DIST_UNIFORM, -2.0, 5.0}, {KA_DIST_INT, -1000, 1000}};
+	static const struct ka_dist dists[] = {{KA_DIST_NORMAL, 0.25, 3.0},
+					       {KA_DIST_UNIFORM, -2.0, 5.0},
+					       {KA_DIST_INT, -1000, 1000}};
 	unsigned char *cpu = xmalloc(N * 8), *dev = xmalloc(N * 8);
 	int mismatches = 0, runs = 0;
 	for (int d = 0; d < 6; d++) {

@@ -6,20 +6,26 @@
 #include "ka_test.h"
 #include "metrics.h"
 
-static int near(double a, double b) { return fabs(a - b) <= 1e-12 * (1 + fabs(b)); }
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * (1 + fabs(b));
+}
 #define NEAR(a, b) near((a), (b))
 
 static void test_score(void)
 {
-	static const struct { int ok; double med, lo, want; } t[] = {
-		{0, NAN, NAN, 0},	/* not ok */
-		{0, 3.0, 2.5, 0},	/* not ok, whatever the timing says */
-		{1, NAN, NAN, 0.5},	/* ok, no baseline */
-		{1, 1.2, 0.9, 0.5},	/* ok, CI reaches 1: not fast */
-		{1, 1.05, 1.0, 0.5},	/* lo must be above 1 */
-		{1, 2.0, 1.1, 0.75},	/* 0.5 + 0.5 * log2(2) / 2 */
+	static const struct {
+		int ok;
+		double med, lo, want;
+	} t[] = {
+		{0, NAN, NAN, 0},    /* not ok */
+		{0, 3.0, 2.5, 0},    /* not ok, whatever the timing says */
+		{1, NAN, NAN, 0.5},  /* ok, no baseline */
+		{1, 1.2, 0.9, 0.5},  /* ok, CI reaches 1: not fast */
+		{1, 1.05, 1.0, 0.5}, /* lo must be above 1 */
+		{1, 2.0, 1.1, 0.75}, /* 0.5 + 0.5 * log2(2) / 2 */
 		{1, 1.4142135623730951, 1.01, 0.625},
-		{1, 4.0, 3.5, 1.0},	/* 4x saturates */
+		{1, 4.0, 3.5, 1.0}, /* 4x saturates */
 		{1, 16.0, 12.0, 1.0},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -28,11 +34,14 @@ static void test_score(void)
 
 static void test_pass_at_k(void)
 {
-	static const struct { int n, c, k; double want; } t[] = {
-		{5, 0, 1, 0}, {5, 5, 1, 1}, {5, 1, 1, 0.2}, {5, 2, 2, 0.7}, {5, 1, 5, 1},
-		{3, 1, 5, 1},		/* n < k: pass@n */
-		{3, 0, 5, 0},
-		{10, 3, 5, 1 - 21.0 / 252.0},
+	static const struct {
+		int n, c, k;
+		double want;
+	} t[] = {
+		{5, 0, 1, 0},	{5, 5, 1, 1},
+		{5, 1, 1, 0.2}, {5, 2, 2, 0.7},
+		{5, 1, 5, 1},	{3, 1, 5, 1}, /* n < k: pass@n */
+		{3, 0, 5, 0},	{10, 3, 5, 1 - 21.0 / 252.0},
 		{0, 0, 1, 0},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -60,7 +69,7 @@ static void test_aggregate(void)
 	CHECK(NEAR(a.fast.value, 0.5));
 	CHECK(NEAR(a.fast_compiled.value, 0.25));
 	CHECK(NEAR(a.fast_p[0].value, a.fast.value));
-	CHECK(NEAR(a.fast_p[1].value, 0.25));	/* lo 1.5 is not above 1.5 */
+	CHECK(NEAR(a.fast_p[1].value, 0.25)); /* lo 1.5 is not above 1.5 */
 	CHECK(NEAR(a.fast_p[2].value, 0.25));
 	CHECK(NEAR(a.fast_p_compiled[1].value, 0.25));
 	CHECK(NEAR(a.fast_p_compiled[2].value, 0.25));
@@ -97,11 +106,15 @@ static void test_aggregate(void)
 
 static void test_verdict(void)
 {
-	static const struct { double lo, hi; int beats; enum metrics_verdict want; } t[] = {
+	static const struct {
+		double lo, hi;
+		int beats;
+		enum metrics_verdict want;
+	} t[] = {
 		{0.01, 0.05, 1, METRICS_VERDICT_POSITIVE},
-		{0.01, 0.05, 0, METRICS_VERDICT_NO_SIGNAL},  /* does not beat round0 */
+		{0.01, 0.05, 0, METRICS_VERDICT_NO_SIGNAL}, /* does not beat round0 */
 		{-0.01, 0.02, 1, METRICS_VERDICT_NO_SIGNAL},
-		{0.0, 0.02, 1, METRICS_VERDICT_NO_SIGNAL},   /* touching 0 is not above */
+		{0.0, 0.02, 1, METRICS_VERDICT_NO_SIGNAL}, /* touching 0 is not above */
 		{-0.05, -0.01, 1, METRICS_VERDICT_NEGATIVE},
 		{-0.05, -0.01, 0, METRICS_VERDICT_NEGATIVE},
 	};

@@ -180,23 +180,24 @@ static int contains(const char *hay, const char *needle)
 static void test_spec_errors(void)
 {
 	static const char *cases[][2] = {
-	    {"", "empty model spec"},
-	    {"gpt-4o", "model spec 'gpt-4o' has no backend"},
-	    {"foo:bar", "unknown backend 'foo' in model spec 'foo:bar'"},
-	    {"openai:", "openai: nothing after 'openai:'"},
-	    {"openai:@http://127.0.0.1:1", "openai: missing model name"},
-	    {"openai:m@ftp://host", "openai: base URL 'ftp://host' must start with http://"},
-	    {"openai:gpt-4o", "openai: no API key for https://api.openai.com/v1"},
-	    {"anthropic:claude-3-5-sonnet-20241022",
-	     "anthropic: no API key (set ANTHROPIC_API_KEY)"},
-	    {"bedrock:@us-east-1", "bedrock: missing model ID"},
-	    {"bedrock:m@US_EAST", "bedrock: region 'US_EAST' is not like us-east-1"},
-	    {"bedrock:" COLON_ID, "bedrock: no AWS credentials"},
-	    {"cmd:   ", "cmd: empty command"},
-	    {"replay:/nonexistent/r.jsonl", "replay: /nonexistent/r.jsonl: No such file"},
-	    {"replay:tests/data/model/replay_bad.jsonl",
-	     "replay: tests/data/model/replay_bad.jsonl:1: needs a string \"completion\""},
-	    {"archive:/nonexistent/bank", "archive: bank path '/nonexistent/bank' is not a folder"},
+		{"", "empty model spec"},
+		{"gpt-4o", "model spec 'gpt-4o' has no backend"},
+		{"foo:bar", "unknown backend 'foo' in model spec 'foo:bar'"},
+		{"openai:", "openai: nothing after 'openai:'"},
+		{"openai:@http://127.0.0.1:1", "openai: missing model name"},
+		{"openai:m@ftp://host", "openai: base URL 'ftp://host' must start with http://"},
+		{"openai:gpt-4o", "openai: no API key for https://api.openai.com/v1"},
+		{"anthropic:claude-3-5-sonnet-20241022",
+		 "anthropic: no API key (set ANTHROPIC_API_KEY)"},
+		{"bedrock:@us-east-1", "bedrock: missing model ID"},
+		{"bedrock:m@US_EAST", "bedrock: region 'US_EAST' is not like us-east-1"},
+		{"bedrock:" COLON_ID, "bedrock: no AWS credentials"},
+		{"cmd:   ", "cmd: empty command"},
+		{"replay:/nonexistent/r.jsonl", "replay: /nonexistent/r.jsonl: No such file"},
+		{"replay:tests/data/model/replay_bad.jsonl",
+		 "replay: tests/data/model/replay_bad.jsonl:1: needs a string \"completion\""},
+		{"archive:/nonexistent/bank",
+		 "archive: bank path '/nonexistent/bank' is not a folder"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ka_err e = {{0}};
@@ -226,14 +227,14 @@ static void test_price_table(void)
 		const char *model;
 		double in, out;
 	} cases[] = {
-	    {"gpt-4o", 2.50, 10.00},
-	    {"gpt-4o-2024-08-06", 2.50, 10.00},
-	    {"gpt-4o-mini", 0.15, 0.60},
-	    {"claude-3-5-sonnet-20241022", 3.00, 15.00},
-	    {"claude-opus-4-5-20251101", 5.00, 25.00},
-	    {"claude-opus-4-1-20250805", 15.00, 75.00},
-	    {"llama-3.1-8b-instruct", -1, -1},
-	    {"my-o1-clone", -1, -1},
+		{"gpt-4o", 2.50, 10.00},
+		{"gpt-4o-2024-08-06", 2.50, 10.00},
+		{"gpt-4o-mini", 0.15, 0.60},
+		{"claude-3-5-sonnet-20241022", 3.00, 15.00},
+		{"claude-opus-4-5-20251101", 5.00, 25.00},
+		{"claude-opus-4-1-20250805", 15.00, 75.00},
+		{"llama-3.1-8b-instruct", -1, -1},
+		{"my-o1-clone", -1, -1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char spec[128];
@@ -255,7 +256,7 @@ static void test_price_table(void)
 	setenv("AWS_ACCESS_KEY_ID", TEST_AK, 1);
 	setenv("AWS_SECRET_ACCESS_KEY", TEST_SK, 1);
 	struct model *m =
-	    model_open("bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0", NULL, NULL);
+		model_open("bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0", NULL, NULL);
 	unsetenv("AWS_ACCESS_KEY_ID");
 	unsetenv("AWS_SECRET_ACCESS_KEY");
 	CHECK(m != NULL);
@@ -273,9 +274,9 @@ static void test_prices_file(void)
 		const char *spec;
 		double in, out;
 	} cases[] = {
-	    {"openai:gpt-4o@http://127.0.0.1:9/v1", 100, 200}, /* file beats built-in */
-	    {"openai:my-local-model@http://127.0.0.1:9/v1", 1, 2},
-	    {"openai:gpt-4o-mini@http://127.0.0.1:9/v1", 0.15, 0.60}, /* built-in, longer */
+		{"openai:gpt-4o@http://127.0.0.1:9/v1", 100, 200}, /* file beats built-in */
+		{"openai:my-local-model@http://127.0.0.1:9/v1", 1, 2},
+		{"openai:gpt-4o-mini@http://127.0.0.1:9/v1", 0.15, 0.60}, /* built-in, longer */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct model *m = model_open(cases[i].spec, &p, NULL);
@@ -308,7 +309,7 @@ static void test_openai_basic(void)
 	CHECK(m != NULL);
 	CHECK_STR(model_backend_name(m), "openai");
 	struct model_request q = {
-	    .task = "t", .sample = 2, .system = "sys", .prompt = "hello", .lang = "cuda"};
+		.task = "t", .sample = 2, .system = "sys", .prompt = "hello", .lang = "cuda"};
 	struct model_reply r;
 	CHECK(model_complete(m, &q, &r) == 0);
 	CHECK(r.ok);
@@ -360,7 +361,7 @@ static struct model_reply bedrock_once(const char *spec, int *opened, char *err)
 	if (!m)
 		return r;
 	struct model_request q = {
-	    .task = "t", .system = "be brief", .prompt = "hi", .lang = "cuda"};
+		.task = "t", .system = "be brief", .prompt = "hi", .lang = "cuda"};
 	model_complete(m, &q, &r);
 	model_close(m);
 	return r;
@@ -369,9 +370,9 @@ static struct model_reply bedrock_once(const char *spec, int *opened, char *err)
 static void clear_aws_env(void)
 {
 	static const char *vars[] = {
-	    "AWS_ACCESS_KEY_ID",  "AWS_SECRET_ACCESS_KEY",	 "AWS_SESSION_TOKEN",
-	    "AWS_PROFILE",	  "AWS_DEFAULT_PROFILE",	 "AWS_REGION",
-	    "AWS_DEFAULT_REGION", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"};
+		"AWS_ACCESS_KEY_ID",  "AWS_SECRET_ACCESS_KEY",	     "AWS_SESSION_TOKEN",
+		"AWS_PROFILE",	      "AWS_DEFAULT_PROFILE",	     "AWS_REGION",
+		"AWS_DEFAULT_REGION", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		unsetenv(vars[i]);
 }
@@ -461,7 +462,7 @@ static void test_concurrency_64(void)
 	struct model_request q[64];
 	for (int i = 0; i < 64; i++)
 		q[i] = (struct model_request){
-		    .task = "t", .sample = i, .prompt = "[[fixture:slow]]", .lang = "cuda"};
+			.task = "t", .sample = i, .prompt = "[[fixture:slow]]", .lang = "cuda"};
 	server_reset();
 	double t0 = util_now();
 	struct batch *b = run(m, q, 64);
@@ -494,7 +495,7 @@ static void test_cache(void)
 	struct model_request q[8];
 	for (int i = 0; i < 8; i++)
 		q[i] = (struct model_request){
-		    .task = "t", .sample = i, .prompt = "cache me", .lang = "cuda"};
+			.task = "t", .sample = i, .prompt = "cache me", .lang = "cuda"};
 	char first[8][512];
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 2)
@@ -579,13 +580,13 @@ static void test_bad_replies(void)
 		const char *err;
 		int attempts;
 	} cases[] = {
-	    {"fine", 1, NULL, 1},
-	    {"[[fixture:not_json]]", 0, "anthropic: reply is not JSON", 1},
-	    {"[[fixture:truncated]]", 0, "anthropic: reply is not JSON", 1},
-	    {"[[fixture:huge]]", 0, "anthropic: reply over the cap of 4194304 bytes", 1},
-	    {"[[fixture:bad_request]]", 0, "anthropic: HTTP 400: max_tokens: 999999 > 8192", 1},
-	    {"bad \xff\xfe bytes", 0, "anthropic: the prompt is not valid UTF-8", 0},
-	    {"also fine", 1, NULL, 1},
+		{"fine", 1, NULL, 1},
+		{"[[fixture:not_json]]", 0, "anthropic: reply is not JSON", 1},
+		{"[[fixture:truncated]]", 0, "anthropic: reply is not JSON", 1},
+		{"[[fixture:huge]]", 0, "anthropic: reply over the cap of 4194304 bytes", 1},
+		{"[[fixture:bad_request]]", 0, "anthropic: HTTP 400: max_tokens: 999999 > 8192", 1},
+		{"bad \xff\xfe bytes", 0, "anthropic: the prompt is not valid UTF-8", 0},
+		{"also fine", 1, NULL, 1},
 	};
 	enum { N = sizeof cases / sizeof cases[0] };
 	struct model_request q[N];
@@ -668,9 +669,9 @@ static void test_cmd(void)
 	model_close(m);
 
 	m = model_open(
-	    "cmd:echo $KA_MODEL_TASK $KA_MODEL_SAMPLE $KA_MODEL_SEED $KA_MODEL_MAX_TOKENS;"
-	    " cat \"$KA_MODEL_SYSTEM_FILE\"",
-	    &p, NULL);
+		"cmd:echo $KA_MODEL_TASK $KA_MODEL_SAMPLE $KA_MODEL_SEED $KA_MODEL_MAX_TOKENS;"
+		" cat \"$KA_MODEL_SYSTEM_FILE\"",
+		&p, NULL);
 	CHECK(model_complete(m, &q, &r) == 0);
 	CHECK(r.ok);
 	CHECK_STR(r.text, "vec_add 3 13 8192\nSYS");
@@ -732,10 +733,10 @@ static void test_replay(void)
 	struct model *m = model_open("replay:tests/data/model/replay.jsonl", NULL, NULL);
 	CHECK(m != NULL);
 	struct model_request q[] = {
-	    {.task = "vec_add", .sample = 0, .prompt = "p", .lang = "cuda"},
-	    {.task = "vec_add", .sample = 1, .prompt = "p", .lang = "cuda"},
-	    {.task = "vec_add", .sample = 2, .prompt = "p", .lang = "cuda"},
-	    {.task = "softmax", .sample = 0, .prompt = "p", .lang = "opencl"},
+		{.task = "vec_add", .sample = 0, .prompt = "p", .lang = "cuda"},
+		{.task = "vec_add", .sample = 1, .prompt = "p", .lang = "cuda"},
+		{.task = "vec_add", .sample = 2, .prompt = "p", .lang = "cuda"},
+		{.task = "softmax", .sample = 0, .prompt = "p", .lang = "opencl"},
 	};
 	struct batch *b = run(m, q, 4);
 	CHECK(b->calls == 4);
@@ -757,11 +758,11 @@ static void test_archive(void)
 	struct model *m = model_open("archive:tests/data/model/bank/", NULL, NULL);
 	CHECK(m != NULL);
 	struct model_request q[] = {
-	    {.task = "vec_add", .sample = 0, .prompt = "p", .lang = "cuda"},
-	    {.task = "vec_add", .sample = 4, .prompt = "p", .lang = "opencl"},
-	    {.task = "softmax", .sample = 0, .prompt = "p", .lang = "cuda"},
-	    {.task = "nope", .sample = 0, .prompt = "p", .lang = "cuda"},
-	    {.task = "../aws", .sample = 0, .prompt = "p", .lang = "cuda"},
+		{.task = "vec_add", .sample = 0, .prompt = "p", .lang = "cuda"},
+		{.task = "vec_add", .sample = 4, .prompt = "p", .lang = "opencl"},
+		{.task = "softmax", .sample = 0, .prompt = "p", .lang = "cuda"},
+		{.task = "nope", .sample = 0, .prompt = "p", .lang = "cuda"},
+		{.task = "../aws", .sample = 0, .prompt = "p", .lang = "cuda"},
 	};
 	struct batch *b = run(m, q, 5);
 	CHECK(b->calls == 5);
@@ -790,9 +791,10 @@ static void test_archive(void)
 int main(void)
 {
 	/* No real keys or profiles may reach the fake server or the tests. */
-	static const char *vars[] = {
-	    "OPENAI_API_KEY",	    "KA_OPENAI_API_KEY", "OPENAI_BASE_URL",    "ANTHROPIC_API_KEY",
-	    "KA_ANTHROPIC_API_KEY", "KA_PRICES",	 "KA_BEDROCK_ENDPOINT"};
+	static const char *vars[] = {"OPENAI_API_KEY",	     "KA_OPENAI_API_KEY",
+				     "OPENAI_BASE_URL",	     "ANTHROPIC_API_KEY",
+				     "KA_ANTHROPIC_API_KEY", "KA_PRICES",
+				     "KA_BEDROCK_ENDPOINT"};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		unsetenv(vars[i]);
 	clear_aws_env();
@@ -809,8 +811,8 @@ int main(void)
 	RUN(test_replay);
 	RUN(test_archive);
 	if (server_start() != 0) {
-		printf(
-		    "SKIP test_model_http: tools/fakeserver.py did not start (python3 missing?)\n");
+		printf("SKIP test_model_http: tools/fakeserver.py did not start (python3 "
+		       "missing?)\n");
 	} else {
 		RUN(test_openai_basic);
 		RUN(test_anthropic_think);

@@ -69,9 +69,11 @@ static const struct verdict_case cases[] = {
 	{"forbidden_asm_socket", "forbidden", "system call socket (network)"},
 	{"forbidden_asm_fork", "forbidden", "system call fork (process creation)"},
 	{"forbidden_asm_execve", "forbidden", "system call execve (exec)"},
-	{"forbidden_asm_write_fd", "forbidden", "system call write (writing to a descriptor other "
-						"than 1..3: fd 7)"},
-	{"forbidden_asm_kill", "forbidden", "system call kill (signal to another process: pid 999999)"},
+	{"forbidden_asm_write_fd", "forbidden",
+	 "system call write (writing to a descriptor other "
+	 "than 1..3: fd 7)"},
+	{"forbidden_asm_kill", "forbidden",
+	 "system call kill (signal to another process: pid 999999)"},
 	{"forbidden_constructor_socket", "forbidden", "system call socket (network)"},
 	{"forbidden_include", "forbidden", "line 1: #include reads a file"},
 	{"timeout_host_loop", "timeout", "more than 1.0 s"},
@@ -94,7 +96,8 @@ static void test_fixture_verdict(void)
 	double timeout = !strcmp(g_case->verdict, "timeout") ? 1.0 : 10.0;
 	CHECK(record_fixture(g_case->fixture, &p, &r, timeout) == 0);
 	if (strcmp(r.verdict, g_case->verdict) || !strstr(r.detail, g_case->detail_has))
-		printf("# %s: got %s: %s\n# log: %s\n", g_case->fixture, r.verdict, r.detail, r.log);
+		printf("# %s: got %s: %s\n# log: %s\n", g_case->fixture, r.verdict, r.detail,
+		       r.log);
 	plan_free(&p);
 	CHECK_STR(r.verdict, g_case->verdict);
 	CHECK(strstr(r.detail, g_case->detail_has) != NULL);
@@ -180,8 +183,8 @@ static void test_harness_errors(void)
 	/* so is a request for another target */
 	char so[512], cmd[1024];
 	snprintf(so, sizeof so, "%s/h.so", g_tmp);
-	snprintf(cmd, sizeof cmd, "gcc -O2 -fPIC -shared -Iinclude -o %s tests/data/record/ok_one_kernel.c",
-		 so);
+	snprintf(cmd, sizeof cmd,
+		 "gcc -O2 -fPIC -shared -Iinclude -o %s tests/data/record/ok_one_kernel.c", so);
 	CHECK(system(cmd) == 0);
 	const char *cuda_req = "{\"target\":\"cuda\",\"n_inputs\":0,\"tensors\":[{\"name\":\"y\","
 			       "\"dtype\":0,\"ndim\":1,\"shape\":[4],\"numel\":4,\"bytes\":16}],"
@@ -248,10 +251,11 @@ static void test_request_json(void)
 	struct ka_err e;
 	char *s = record_request_json("opencl", 1, 1, t, 1, names, values, "{\"name\":\"d\"}", &e);
 	CHECK(s != NULL);
-	CHECK_STR(s, "{\"target\":\"opencl\",\"n_inputs\":1,\"tensors\":[{\"name\":\"x\",\"dtype\":0,"
-		     "\"ndim\":2,\"shape\":[4,8],\"numel\":32,\"bytes\":128},{\"name\":\"y\","
-		     "\"dtype\":0,\"ndim\":1,\"shape\":[32],\"numel\":32,\"bytes\":128}],"
-		     "\"params\":{\"names\":[\"N\"],\"values\":[32]},\"device\":{\"name\":\"d\"}}");
+	CHECK_STR(s,
+		  "{\"target\":\"opencl\",\"n_inputs\":1,\"tensors\":[{\"name\":\"x\",\"dtype\":0,"
+		  "\"ndim\":2,\"shape\":[4,8],\"numel\":32,\"bytes\":128},{\"name\":\"y\","
+		  "\"dtype\":0,\"ndim\":1,\"shape\":[32],\"numel\":32,\"bytes\":128}],"
+		  "\"params\":{\"names\":[\"N\"],\"values\":[32]},\"device\":{\"name\":\"d\"}}");
 	free(s);
 	CHECK(record_request_json("opencl", 1, 1, t, 1, names, values, "[1]", &e) == NULL);
 	CHECK(strstr(e.msg, "device") != NULL);
@@ -269,8 +273,18 @@ int main(void)
 	if (!mkdtemp(g_tmp))
 		return 1;
 	struct record_tensor t[2] = {
-		{.name = "x", .dtype = 0, .ndim = 2, .shape = {4, 250}, .numel = 1000, .bytes = 4000},
-		{.name = "y", .dtype = 0, .ndim = 2, .shape = {4, 250}, .numel = 1000, .bytes = 4000},
+		{.name = "x",
+		 .dtype = 0,
+		 .ndim = 2,
+		 .shape = {4, 250},
+		 .numel = 1000,
+		 .bytes = 4000},
+		{.name = "y",
+		 .dtype = 0,
+		 .ndim = 2,
+		 .shape = {4, 250},
+		 .numel = 1000,
+		 .bytes = 4000},
 	};
 	const char *names[] = {"N"};
 	int64_t values[] = {1000};

@@ -23,13 +23,13 @@ static char root[PATH_MAX], build[PATH_MAX + 64], recorder[PATH_MAX + 128], work
 static const struct {
 	const char *file;
 	const char *signature;
-	int relocs;	/* over all launch arguments */
+	int relocs; /* over all launch arguments */
 	int status;
 	uint32_t cluster0, smem, max_dyn;
 } plans[] = {
 	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0},
-	{"ok_two_kernels.cu", "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;",
-	 5, 0, 0, 0, 0},
+	{"ok_two_kernels.cu",
+	 "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;", 5, 0, 0, 0, 0},
 	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536},
 	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0},
 	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0},
@@ -37,11 +37,26 @@ static const struct {
 };
 
 static const char *const fixtures[] = {
-	"ok_elementwise.cu", "ok_two_kernels.cu", "ok_cluster.cu",	 "ok_queries.cu",
-	"own_stream.cu",     "default_stream.cu", "events.cu",		 "graph.cu",
-	"device_sync.cu",    "h2d_copy.cu",	  "cublas.cu",		 "fopen.cu",
-	"system.cu",	     "include_abs.cu",	  "include_dotdot.cu", "host_segfault.cu",
-	"host_loop.cu",	     "device_cache.cu",	  "kernel_never_ends.cu", NULL,
+	"ok_elementwise.cu",
+	"ok_two_kernels.cu",
+	"ok_cluster.cu",
+	"ok_queries.cu",
+	"own_stream.cu",
+	"default_stream.cu",
+	"events.cu",
+	"graph.cu",
+	"device_sync.cu",
+	"h2d_copy.cu",
+	"cublas.cu",
+	"fopen.cu",
+	"system.cu",
+	"include_abs.cu",
+	"include_dotdot.cu",
+	"host_segfault.cu",
+	"host_loop.cu",
+	"device_cache.cu",
+	"kernel_never_ends.cu",
+	NULL,
 };
 
 static int have_tools(void)
@@ -86,8 +101,8 @@ static const char *record(const char *so, const struct elf_kernels *ks, const ch
 	json_t *dev = json_load_file(devpath, 0, &je);
 	free(devpath);
 	json_object_set_new(dev, "kernels", cudac_kernels_json(ks));
-	json_t *t = json_pack("{s:s,s:i,s:[i],s:i,s:i,s:i}", "name", "x", "ndim", 1, "shape",
-			      1000, "dtype", 0, "numel", 1000, "bytes", 4000);
+	json_t *t = json_pack("{s:s,s:i,s:[i],s:i,s:i,s:i}", "name", "x", "ndim", 1, "shape", 1000,
+			      "dtype", 0, "numel", 1000, "bytes", 4000);
 	json_t *req = json_pack_ex(&je, 0, "{s:s,s:i,s:[O,O,O],s:{s:[s],s:[i]},s:o}", "target",
 				   "cuda", "n_inputs", 2, "tensors", t, t, t, "params", "names",
 				   "N", "values", 1000, "device", dev);

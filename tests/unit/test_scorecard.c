@@ -35,9 +35,8 @@ static json_t *at(json_t *sc, const char *a, const char *b)
 
 static json_t *sample(json_t *sc, size_t t, size_t s)
 {
-	return json_array_get(json_object_get(json_array_get(json_object_get(sc, "tasks"), t),
-					      "samples"),
-			      s);
+	return json_array_get(
+		json_object_get(json_array_get(json_object_get(sc, "tasks"), t), "samples"), s);
 }
 
 /* Index of the first sample of the fixture with verdict ok / not ok. */
@@ -55,10 +54,11 @@ static json_t *find_sample(json_t *sc, int want_ok)
 
 static void test_good_fixtures(void)
 {
-	static const char *const names[] = {"cap_fable.json", "cap_qwen7b.json", "cap_hostile.json",
-					    "wrsi_qwen7b.json", "wrsi_llama8b.json", "std_small.json",
+	static const char *const names[] = {"cap_fable.json",	  "cap_qwen7b.json",
+					    "cap_hostile.json",	  "wrsi_qwen7b.json",
+					    "wrsi_llama8b.json",  "std_small.json",
 					    "harness_fable.json", "controls_qwen7b.json",
-					    "proc_fable.json", "frontier_qwen7b.json"};
+					    "proc_fable.json",	  "frontier_qwen7b.json"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		json_t *sc = fixture(names[i]);
 		struct ka_err e;
@@ -69,10 +69,27 @@ static void test_good_fixtures(void)
 }
 
 enum mut {
-	MUT_DEL_CREATED, MUT_CREATED_SPACE, MUT_KIND, MUT_CLOCKS, MUT_SAMPLE_ID, MUT_SAMPLE_DUP,
-	MUT_SPEEDUP_ORDER, MUT_FAILED_WITH_SPEEDUP, MUT_SOURCE_DOTDOT, MUT_SOURCE_ABS, MUT_UNKNOWN,
-	MUT_DEL_L3, MUT_TRACK, MUT_HASH, MUT_SEED, MUT_PROTOCOL, MUT_FIG_ORDER, MUT_TOKENS,
-	MUT_TASK_DUP, MUT_NAN_SCORE, MUT_CI_HI
+	MUT_DEL_CREATED,
+	MUT_CREATED_SPACE,
+	MUT_KIND,
+	MUT_CLOCKS,
+	MUT_SAMPLE_ID,
+	MUT_SAMPLE_DUP,
+	MUT_SPEEDUP_ORDER,
+	MUT_FAILED_WITH_SPEEDUP,
+	MUT_SOURCE_DOTDOT,
+	MUT_SOURCE_ABS,
+	MUT_UNKNOWN,
+	MUT_DEL_L3,
+	MUT_TRACK,
+	MUT_HASH,
+	MUT_SEED,
+	MUT_PROTOCOL,
+	MUT_FIG_ORDER,
+	MUT_TOKENS,
+	MUT_TASK_DUP,
+	MUT_NAN_SCORE,
+	MUT_CI_HI
 };
 
 static void mutate(json_t *sc, enum mut m)
@@ -82,23 +99,29 @@ static void mutate(json_t *sc, enum mut m)
 	case MUT_CREATED_SPACE:
 		json_object_set_new(sc, "created", json_string("2026-11-28 09:15:00"));
 		break;
-	case MUT_KIND: json_object_set_new(at(sc, "model", NULL), "kind", json_string("semi")); break;
+	case MUT_KIND:
+		json_object_set_new(at(sc, "model", NULL), "kind", json_string("semi"));
+		break;
 	case MUT_CLOCKS:
 		json_object_set_new(at(sc, "device", "clocks"), "sm_mhz_min", json_integer(2500));
 		break;
 	case MUT_SAMPLE_ID: json_object_set_new(sample(sc, 0, 0), "sample", json_integer(7)); break;
-	case MUT_SAMPLE_DUP: json_object_set_new(sample(sc, 0, 1), "sample", json_integer(0)); break;
+	case MUT_SAMPLE_DUP:
+		json_object_set_new(sample(sc, 0, 1), "sample", json_integer(0));
+		break;
 	case MUT_SPEEDUP_ORDER: {
 		json_t *sp = json_object_get(find_sample(sc, 1), "speedup_eager");
 		json_object_set_new(sp, "lo", json_real(100.0));
 		break;
 	}
 	case MUT_FAILED_WITH_SPEEDUP:
-		json_object_set_new(find_sample(sc, 0), "time_us",
-				    json_pack("{s:f,s:f,s:f}", "median", 2.0, "lo", 1.0, "hi", 3.0));
+		json_object_set_new(
+			find_sample(sc, 0), "time_us",
+			json_pack("{s:f,s:f,s:f}", "median", 2.0, "lo", 1.0, "hi", 3.0));
 		break;
 	case MUT_SOURCE_DOTDOT:
-		json_object_set_new(sample(sc, 0, 0), "source_path", json_string("src/../../etc/passwd"));
+		json_object_set_new(sample(sc, 0, 0), "source_path",
+				    json_string("src/../../etc/passwd"));
 		break;
 	case MUT_SOURCE_ABS:
 		json_object_set_new(sample(sc, 0, 0), "source_path", json_string("/etc/passwd"));
@@ -126,7 +149,8 @@ static void mutate(json_t *sc, enum mut m)
 	case MUT_NAN_SCORE: json_object_set_new(sample(sc, 0, 2), "score", json_real(1.5)); break;
 	case MUT_CI_HI: {
 		json_t *f = json_object_get(at(sc, "aggregates", "overall"), "mean_c");
-		json_object_set_new(f, "hi", json_real(json_number_value(json_object_get(f, "hi")) + 0.001));
+		json_object_set_new(f, "hi",
+				    json_real(json_number_value(json_object_get(f, "hi")) + 0.001));
 		break;
 	}
 	}
@@ -134,15 +158,20 @@ static void mutate(json_t *sc, enum mut m)
 
 static void test_mutations(void)
 {
-	static const struct { enum mut m; const char *want; } t[] = {
+	static const struct {
+		enum mut m;
+		const char *want;
+	} t[] = {
 		{MUT_DEL_CREATED, "t.json: created: missing"},
-		{MUT_CREATED_SPACE,
-		 "t.json: created: \"2026-11-28 09:15:00\" is not ISO 8601 UTC (YYYY-MM-DDTHH:MM:SSZ)"},
+		{MUT_CREATED_SPACE, "t.json: created: \"2026-11-28 09:15:00\" is not ISO 8601 UTC "
+				    "(YYYY-MM-DDTHH:MM:SSZ)"},
 		{MUT_KIND, "t.json: model.kind: \"semi\" is not one of \"open\", \"closed\""},
 		{MUT_CLOCKS, "t.json: device.clocks.sm_mhz_min: 2500 is above sm_mhz_max 1980"},
 		{MUT_SAMPLE_ID, "t.json: tasks[0].samples[0].sample: 7 is outside [0, 4]"},
-		{MUT_SAMPLE_DUP, "t.json: tasks[0].samples[1].sample: 0 appears twice in this task"},
-		{MUT_SOURCE_DOTDOT, "t.json: tasks[0].samples[0].source_path: has a '..' component"},
+		{MUT_SAMPLE_DUP,
+		 "t.json: tasks[0].samples[1].sample: 0 appears twice in this task"},
+		{MUT_SOURCE_DOTDOT,
+		 "t.json: tasks[0].samples[0].source_path: has a '..' component"},
 		{MUT_SOURCE_ABS, "t.json: tasks[0].samples[0].source_path: must be relative"},
 		{MUT_UNKNOWN, "t.json: nonce: unknown field"},
 		{MUT_DEL_L3, "t.json: aggregates.L3: missing, but 3 tasks are L3"},
@@ -151,8 +180,10 @@ static void test_mutations(void)
 		{MUT_HASH, "t.json: bank.hash: expected 16 to 128 lowercase hex digits"},
 		{MUT_SEED, "t.json: seed: -1 is outside [0, 9223372036854775807]"},
 		{MUT_PROTOCOL, "t.json: protocol.max_samples: 3 is below min_samples 10"},
-		{MUT_TOKENS, "t.json: tasks[2].samples[3].tokens.out: expected an integer, got a string"},
-		{MUT_TASK_DUP, "t.json: tasks[1].name: \"scale_bias_gelu\" appears twice (also tasks[0])"},
+		{MUT_TOKENS,
+		 "t.json: tasks[2].samples[3].tokens.out: expected an integer, got a string"},
+		{MUT_TASK_DUP,
+		 "t.json: tasks[1].name: \"scale_bias_gelu\" appears twice (also tasks[0])"},
 		{MUT_NAN_SCORE, "t.json: tasks[0].samples[2].score: 1.5 is outside [0, 1]"},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -168,7 +199,10 @@ static void test_mutations(void)
 /* Mutations whose message depends on fixture numbers: check the prefix. */
 static void test_mutation_prefixes(void)
 {
-	static const struct { enum mut m; const char *prefix; } t[] = {
+	static const struct {
+		enum mut m;
+		const char *prefix;
+	} t[] = {
 		{MUT_SPEEDUP_ORDER, "needs lo <= median <= hi"},
 		{MUT_FAILED_WITH_SPEEDUP, "time_us: must be null when the verdict is"},
 		{MUT_FIG_ORDER, "t.json: aggregates.overall.correct: needs lo <= value <= hi"},

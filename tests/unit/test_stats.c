@@ -6,7 +6,10 @@
 #include "ka_test.h"
 #include "stats.h"
 
-static int near(double a, double b) { return fabs(a - b) <= 1e-12 * (1 + fabs(b)); }
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * (1 + fabs(b));
+}
 #define NEAR(a, b) near((a), (b))
 
 static void test_median(void)
@@ -21,8 +24,9 @@ static void test_median(void)
 static void test_quantile(void)
 {
 	double s[] = {1, 2, 3, 4, 5};
-	static const struct { double q, want; } t[] = {
-		{0, 1}, {1, 5}, {0.25, 2}, {0.1, 1.4}, {0.5, 3}, {0.975, 4.9}, {-1, 1}, {2, 5}};
+	static const struct {
+		double q, want;
+	} t[] = {{0, 1}, {1, 5}, {0.25, 2}, {0.1, 1.4}, {0.5, 3}, {0.975, 4.9}, {-1, 1}, {2, 5}};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		CHECK(NEAR(stats_quantile_sorted(s, 5, t[i].q), t[i].want));
 }
@@ -32,11 +36,14 @@ static void test_median_ci(void)
 	double x[20];
 	for (int i = 0; i < 20; i++)
 		x[i] = 20 - i; /* 20..1, unsorted on purpose */
-	static const struct { size_t n; double lo, hi; } t[] = {
-		{5, 16, 20},	/* n < 6: [min, max] of 20..16 */
-		{6, 15, 20},	/* j = 1 still: [min, max] */
-		{10, 12, 19},	/* 20..11 sorted 11..20: j = 2 -> [12, 19] */
-		{20, 6, 15},	/* j = 6 -> [x_6, x_15] */
+	static const struct {
+		size_t n;
+		double lo, hi;
+	} t[] = {
+		{5, 16, 20},  /* n < 6: [min, max] of 20..16 */
+		{6, 15, 20},  /* j = 1 still: [min, max] */
+		{10, 12, 19}, /* 20..11 sorted 11..20: j = 2 -> [12, 19] */
+		{20, 6, 15},  /* j = 6 -> [x_6, x_15] */
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		struct ci c = stats_median_ci(x, t[i].n);
@@ -64,7 +71,7 @@ static void test_mean_ci(void)
 	CHECK(m == 5.5);
 	CHECK(c.lo < 5.5 && c.hi > 5.5 && c.lo > 3 && c.hi < 8);
 	struct ci d = stats_mean_ci(x, 10, 1000, 42, &m);
-	CHECK(c.lo == d.lo && c.hi == d.hi); /* same seed, same CI */
+	CHECK(c.lo == d.lo && c.hi == d.hi);	   /* same seed, same CI */
 	CHECK(NEAR(c.lo, 3.7) && NEAR(c.hi, 7.4)); /* pinned: seed 42 */
 	struct ci e = stats_mean_ci(x, 10, 1000, 43, &m);
 	CHECK(e.lo != c.lo || e.hi != c.hi);

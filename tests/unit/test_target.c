@@ -48,7 +48,7 @@ static const struct {
 	{"/* c */ #include <bad.h>\n", 0},
 	{"/*\n*/ #include <bad.h>\n", 0},
 	{"// #include <bad.h>\nint x;\n", 1},
-	{"/*\n#include <bad.h>\n*/\n", 0}, /* stricter than the compiler, on purpose */
+	{"/*\n#include <bad.h>\n*/\n", 0},	    /* stricter than the compiler, on purpose */
 	{"// a comment \\\n#include <bad.h>\n", 1}, /* the splice makes it part of the comment */
 	/* literals */
 	{"const char *s = \"#include <bad.h>\";\n", 1},
@@ -62,8 +62,8 @@ static void test_scan_table(void)
 {
 	for (size_t i = 0; i < sizeof scan / sizeof scan[0]; i++) {
 		char why[256] = "";
-		int r = target_check_includes(scan[i].src, strlen(scan[i].src), allow_two, NULL, why,
-					      sizeof why);
+		int r = target_check_includes(scan[i].src, strlen(scan[i].src), allow_two, NULL,
+					      why, sizeof why);
 		if ((r == 0) != scan[i].ok)
 			printf("# scan case %zu: got %d (%s)\n", i, r, why);
 		CHECK((r == 0) == scan[i].ok);

@@ -73,31 +73,34 @@ static void test_task_bad_fixtures(void)
 	static const struct {
 		const char *dir, *msg;
 	} cases[] = {
-	    {"tests/data/tasks_bad/malformed_json",
-	     "tests/data/tasks_bad/malformed_json/task.json: line 4, column 15: invalid JSON: '}' "
-	     "expected near '\"description\"'"},
-	    {"tests/data/tasks_bad/unknown_field",
-	     "tests/data/tasks_bad/unknown_field/task.json: inputs[1]: unknown field 'scale'"},
-	    {"tests/data/tasks_bad/wrong_type",
-	     "tests/data/tasks_bad/wrong_type/task.json: params: expected an array, got a string"},
-	    {"tests/data/tasks_bad/unknown_dtype",
-	     "tests/data/tasks_bad/unknown_dtype/task.json: inputs[1].dtype: unknown dtype 'fp8'"},
-	    {"tests/data/tasks_bad/bad_expr",
-	     "tests/data/tasks_bad/bad_expr/task.json: min_bytes: cannot parse '10*(N+': expected "
-	     "an operand at end"},
-	    {"tests/data/tasks_bad/div_zero",
-	     "tests/data/tasks_bad/div_zero/task.json: inputs[0].shape[0]: 'N/(N-1)*N': division "
-	     "by zero at checks[1] (N=1)"},
-	    {"tests/data/tasks_bad/overflow",
-	     "tests/data/tasks_bad/overflow/task.json: outputs[0].shape[0]: 'N*N*N*N/(N*N*N)': "
-	     "overflow at bench (N=1000000)"},
-	    {"tests/data/tasks_bad/missing_ref",
-	     "tests/data/tasks_bad/missing_ref/ref.c: No such file or directory"},
-	    {"tests/data/tasks_bad/no_odd_check",
-	     "tests/data/tasks_bad/no_odd_check/task.json: checks: no check shape has an odd size "
-	     "(a parameter value that is not a multiple of 8)"},
-	    {"tests/data/tasks_bad/no_such_task",
-	     "tests/data/tasks_bad/no_such_task/task.json: No such file or directory"},
+		{"tests/data/tasks_bad/malformed_json",
+		 "tests/data/tasks_bad/malformed_json/task.json: line 4, column 15: invalid JSON: "
+		 "'}' "
+		 "expected near '\"description\"'"},
+		{"tests/data/tasks_bad/unknown_field",
+		 "tests/data/tasks_bad/unknown_field/task.json: inputs[1]: unknown field 'scale'"},
+		{"tests/data/tasks_bad/wrong_type", "tests/data/tasks_bad/wrong_type/task.json: "
+						    "params: expected an array, got a string"},
+		{"tests/data/tasks_bad/unknown_dtype",
+		 "tests/data/tasks_bad/unknown_dtype/task.json: inputs[1].dtype: unknown dtype "
+		 "'fp8'"},
+		{"tests/data/tasks_bad/bad_expr", "tests/data/tasks_bad/bad_expr/task.json: "
+						  "min_bytes: cannot parse '10*(N+': expected "
+						  "an operand at end"},
+		{"tests/data/tasks_bad/div_zero", "tests/data/tasks_bad/div_zero/task.json: "
+						  "inputs[0].shape[0]: 'N/(N-1)*N': division "
+						  "by zero at checks[1] (N=1)"},
+		{"tests/data/tasks_bad/overflow",
+		 "tests/data/tasks_bad/overflow/task.json: outputs[0].shape[0]: 'N*N*N*N/(N*N*N)': "
+		 "overflow at bench (N=1000000)"},
+		{"tests/data/tasks_bad/missing_ref",
+		 "tests/data/tasks_bad/missing_ref/ref.c: No such file or directory"},
+		{"tests/data/tasks_bad/no_odd_check",
+		 "tests/data/tasks_bad/no_odd_check/task.json: checks: no check shape has an odd "
+		 "size "
+		 "(a parameter value that is not a multiple of 8)"},
+		{"tests/data/tasks_bad/no_such_task",
+		 "tests/data/tasks_bad/no_such_task/task.json: No such file or directory"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct ka_err e = {{0}};
@@ -124,29 +127,29 @@ static void test_task_ref_compile_error(void)
 
 /* A valid task.json with one substitution: "@X@" markers are replaced. */
 static const char base_json[] =
-    "{\"name\": @NAME@, \"tier\": \"L1\", \"description\": \"d\", \"torch\": \"x\",\n"
-    " \"params\": @PARAMS@,\n"
-    " \"inputs\": [{\"name\": \"x\", \"dtype\": @DTYPE@, \"shape\": [@SHAPE@],\n"
-    "   \"dist\": @DIST@}],\n"
-    " \"outputs\": [{\"name\": @ONAME@, \"dtype\": \"fp32\", \"shape\": [\"N\"], \"per_item\": "
-    "@PER@}],\n"
-    " \"items\": [\"N\"], \"bench\": @BENCH@, \"checks\": [{\"N\": 1031}, {\"N\": 64}],\n"
-    " \"tolerance\": @TOL@, \"libraries\": @LIBS@,\n"
-    " \"min_bytes\": @MINB@, \"min_flops\": 0@EXTRA@}\n";
+	"{\"name\": @NAME@, \"tier\": \"L1\", \"description\": \"d\", \"torch\": \"x\",\n"
+	" \"params\": @PARAMS@,\n"
+	" \"inputs\": [{\"name\": \"x\", \"dtype\": @DTYPE@, \"shape\": [@SHAPE@],\n"
+	"   \"dist\": @DIST@}],\n"
+	" \"outputs\": [{\"name\": @ONAME@, \"dtype\": \"fp32\", \"shape\": [\"N\"], \"per_item\": "
+	"@PER@}],\n"
+	" \"items\": [\"N\"], \"bench\": @BENCH@, \"checks\": [{\"N\": 1031}, {\"N\": 64}],\n"
+	" \"tolerance\": @TOL@, \"libraries\": @LIBS@,\n"
+	" \"min_bytes\": @MINB@, \"min_flops\": 0@EXTRA@}\n";
 
 static const char *const defaults[][2] = {
-    {"@NAME@", "\"t\""},
-    {"@PARAMS@", "[\"N\"]"},
-    {"@DTYPE@", "\"fp32\""},
-    {"@SHAPE@", "\"N\""},
-    {"@DIST@", "{\"kind\": \"normal\", \"mean\": 0, \"std\": 1}"},
-    {"@ONAME@", "\"y\""},
-    {"@PER@", "1"},
-    {"@BENCH@", "{\"N\": 4096}"},
-    {"@TOL@", "{\"atol\": 0.001, \"rtol\": 0.001}"},
-    {"@LIBS@", "[]"},
-    {"@MINB@", "\"8*N\""},
-    {"@EXTRA@", ""},
+	{"@NAME@", "\"t\""},
+	{"@PARAMS@", "[\"N\"]"},
+	{"@DTYPE@", "\"fp32\""},
+	{"@SHAPE@", "\"N\""},
+	{"@DIST@", "{\"kind\": \"normal\", \"mean\": 0, \"std\": 1}"},
+	{"@ONAME@", "\"y\""},
+	{"@PER@", "1"},
+	{"@BENCH@", "{\"N\": 4096}"},
+	{"@TOL@", "{\"atol\": 0.001, \"rtol\": 0.001}"},
+	{"@LIBS@", "[]"},
+	{"@MINB@", "\"8*N\""},
+	{"@EXTRA@", ""},
 };
 
 static char *subst(const char *marker, const char *value)
@@ -168,59 +171,61 @@ static void test_task_field_errors(void)
 	static const struct {
 		const char *marker, *value, *msg;
 	} cases[] = {
-	    {"@NAME@", "\"Bad-Name\"", "name: 'Bad-Name' must be 1 to 31 characters of [a-z0-9_]"},
-	    {"@NAME@", "7", "name: expected a string, got an integer"},
-	    {"@PARAMS@", "[\"N\", \"N\"]", "params[1]: duplicate parameter 'N'"},
-	    {"@PARAMS@", "[\"min\"]", "params[0]: 'min' is reserved"},
-	    {"@PARAMS@", "[\"9x\"]",
-	     "params[0]: '9x' is not an identifier of at most 31 characters"},
-	    {"@DTYPE@", "\"int32\"", "inputs[0].dist.kind: an int32 input needs kind 'int'"},
-	    {"@SHAPE@", "\"N\", -3", "inputs[0].shape[1]: negative integer -3"},
-	    {"@SHAPE@", "\"N\", 1.5",
-	     "inputs[0].shape[1]: expected an expression (string or integer), got a number"},
-	    {"@SHAPE@", "\"N-2000\"",
-	     "inputs[0].shape[0]: 'N-2000': negative size -969 at checks[0] (N=1031)"},
-	    {"@SHAPE@", "\"N*N*N*N*N*N\"",
-	     "inputs[0].shape[0]: 'N*N*N*N*N*N': overflow at bench (N=4096)"},
-	    {"@SHAPE@", "\"N*N*N\", \"N*N*N\"",
-	     "inputs[0].shape: element count overflows int64 at bench (N=4096)"},
-	    {"@SHAPE@", "\"N*N*N*N\", 8192",
-	     "inputs[0].shape: size in bytes overflows int64 at bench (N=4096)"},
-	    {"@SHAPE@", "\"N*N*N\"",
-	     "inputs[0].shape: 1095912791 elements, over the cap of 134217728 at checks[0] "
-	     "(N=1031)"},
-	    {"@SHAPE@", "\"M\"", "inputs[0].shape[0]: cannot parse 'M': unknown name 'M' at 0"},
-	    {"@DIST@", "{\"kind\": \"gauss\"}",
-	     "inputs[0].dist.kind: unknown distribution 'gauss' (normal, uniform or int)"},
-	    {"@DIST@", "{\"kind\": \"normal\", \"mean\": 0}",
-	     "inputs[0].dist: missing field 'std'"},
-	    {"@DIST@", "{\"kind\": \"normal\", \"mean\": 0, \"std\": 1, \"lo\": 0}",
-	     "inputs[0].dist: unknown field 'lo'"},
-	    {"@DIST@", "{\"kind\": \"normal\", \"mean\": 0, \"std\": -1}",
-	     "inputs[0].dist.std: std must not be negative"},
-	    {"@DIST@", "{\"kind\": \"uniform\", \"lo\": 2, \"hi\": 1}",
-	     "inputs[0].dist: needs lo < hi"},
-	    {"@DIST@", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 2.5}",
-	     "inputs[0].dist.hi: expected an integer"},
-	    {"@DIST@", "{\"kind\": \"normal\", \"mean\": \"0\", \"std\": 1}",
-	     "inputs[0].dist.mean: expected a number, got a string"},
-	    {"@ONAME@", "\"x\"", "outputs[0]: duplicate tensor name 'x'"},
-	    {"@ONAME@", "\"N\"", "outputs[0]: name 'N' is also a parameter"},
-	    {"@PER@", "2",
-	     "outputs[0].per_item: 4096 items x 2 elements each does not cover the 4096 "
-	     "elements of 'y' at bench (N=4096)"},
-	    {"@BENCH@", "{\"N\": 0}", "bench.N: 0 is out of range [1, 2^40]"},
-	    {"@BENCH@", "{}", "bench: missing parameter 'N'"},
-	    {"@BENCH@", "{\"N\": 8, \"Q\": 1}", "bench: unknown parameter 'Q'"},
-	    {"@TOL@", "{\"atol\": 0.1}", "tolerance: missing field 'rtol'"},
-	    {"@TOL@", "{\"atol\": -0.1, \"rtol\": 0}", "tolerance.atol: must not be negative"},
-	    {"@LIBS@", "[\"mkl\"]",
-	     "libraries[0]: unknown library 'mkl' (cublas, cublaslt, cudnn)"},
-	    {"@LIBS@", "\"cublas\"", "libraries: expected an array, got a string"},
-	    {"@MINB@", "\"N/(N-N)\"", "min_bytes: 'N/(N-N)': division by zero at bench (N=4096)"},
-	    {"@EXTRA@", ", \"flops\": 3", "flops: unknown field"},
-	    {"@EXTRA@", ", \"name\": \"u\"",
-	     "line 8, column 43: invalid JSON: duplicate object key near '\"name\"'"},
+		{"@NAME@", "\"Bad-Name\"",
+		 "name: 'Bad-Name' must be 1 to 31 characters of [a-z0-9_]"},
+		{"@NAME@", "7", "name: expected a string, got an integer"},
+		{"@PARAMS@", "[\"N\", \"N\"]", "params[1]: duplicate parameter 'N'"},
+		{"@PARAMS@", "[\"min\"]", "params[0]: 'min' is reserved"},
+		{"@PARAMS@", "[\"9x\"]",
+		 "params[0]: '9x' is not an identifier of at most 31 characters"},
+		{"@DTYPE@", "\"int32\"", "inputs[0].dist.kind: an int32 input needs kind 'int'"},
+		{"@SHAPE@", "\"N\", -3", "inputs[0].shape[1]: negative integer -3"},
+		{"@SHAPE@", "\"N\", 1.5",
+		 "inputs[0].shape[1]: expected an expression (string or integer), got a number"},
+		{"@SHAPE@", "\"N-2000\"",
+		 "inputs[0].shape[0]: 'N-2000': negative size -969 at checks[0] (N=1031)"},
+		{"@SHAPE@", "\"N*N*N*N*N*N\"",
+		 "inputs[0].shape[0]: 'N*N*N*N*N*N': overflow at bench (N=4096)"},
+		{"@SHAPE@", "\"N*N*N\", \"N*N*N\"",
+		 "inputs[0].shape: element count overflows int64 at bench (N=4096)"},
+		{"@SHAPE@", "\"N*N*N*N\", 8192",
+		 "inputs[0].shape: size in bytes overflows int64 at bench (N=4096)"},
+		{"@SHAPE@", "\"N*N*N\"",
+		 "inputs[0].shape: 1095912791 elements, over the cap of 134217728 at checks[0] "
+		 "(N=1031)"},
+		{"@SHAPE@", "\"M\"", "inputs[0].shape[0]: cannot parse 'M': unknown name 'M' at 0"},
+		{"@DIST@", "{\"kind\": \"gauss\"}",
+		 "inputs[0].dist.kind: unknown distribution 'gauss' (normal, uniform or int)"},
+		{"@DIST@", "{\"kind\": \"normal\", \"mean\": 0}",
+		 "inputs[0].dist: missing field 'std'"},
+		{"@DIST@", "{\"kind\": \"normal\", \"mean\": 0, \"std\": 1, \"lo\": 0}",
+		 "inputs[0].dist: unknown field 'lo'"},
+		{"@DIST@", "{\"kind\": \"normal\", \"mean\": 0, \"std\": -1}",
+		 "inputs[0].dist.std: std must not be negative"},
+		{"@DIST@", "{\"kind\": \"uniform\", \"lo\": 2, \"hi\": 1}",
+		 "inputs[0].dist: needs lo < hi"},
+		{"@DIST@", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 2.5}",
+		 "inputs[0].dist.hi: expected an integer"},
+		{"@DIST@", "{\"kind\": \"normal\", \"mean\": \"0\", \"std\": 1}",
+		 "inputs[0].dist.mean: expected a number, got a string"},
+		{"@ONAME@", "\"x\"", "outputs[0]: duplicate tensor name 'x'"},
+		{"@ONAME@", "\"N\"", "outputs[0]: name 'N' is also a parameter"},
+		{"@PER@", "2",
+		 "outputs[0].per_item: 4096 items x 2 elements each does not cover the 4096 "
+		 "elements of 'y' at bench (N=4096)"},
+		{"@BENCH@", "{\"N\": 0}", "bench.N: 0 is out of range [1, 2^40]"},
+		{"@BENCH@", "{}", "bench: missing parameter 'N'"},
+		{"@BENCH@", "{\"N\": 8, \"Q\": 1}", "bench: unknown parameter 'Q'"},
+		{"@TOL@", "{\"atol\": 0.1}", "tolerance: missing field 'rtol'"},
+		{"@TOL@", "{\"atol\": -0.1, \"rtol\": 0}", "tolerance.atol: must not be negative"},
+		{"@LIBS@", "[\"mkl\"]",
+		 "libraries[0]: unknown library 'mkl' (cublas, cublaslt, cudnn)"},
+		{"@LIBS@", "\"cublas\"", "libraries: expected an array, got a string"},
+		{"@MINB@", "\"N/(N-N)\"",
+		 "min_bytes: 'N/(N-N)': division by zero at bench (N=4096)"},
+		{"@EXTRA@", ", \"flops\": 3", "flops: unknown field"},
+		{"@EXTRA@", ", \"name\": \"u\"",
+		 "line 8, column 43: invalid JSON: duplicate object key near '\"name\"'"},
 	};
 	char tmpl[] = "/tmp/ka-test-task-XXXXXX";
 	char *dir = mkdtemp(tmpl);
@@ -261,16 +266,16 @@ static void test_task_shape_parse(void)
 	static const struct {
 		const char *text, *err; /* err NULL: ok, printed back as text */
 	} cases[] = {
-	    {"B=3,M=37,K=45", NULL},
-	    {"K=45,B=3,M=37", NULL},
-	    {"B=3,M=37", "shape 'B=3,M=37': missing parameter 'K'"},
-	    {"B=3,M=37,K=45,Q=1", "shape 'B=3,M=37,K=45,Q=1': unknown parameter 'Q'"},
-	    {"B=3,B=4,M=1,K=1", "shape 'B=3,B=4,M=1,K=1': parameter 'B' given twice"},
-	    {"B=3,M=x,K=1", "shape 'B=3,M=x,K=1': bad value 'x' for 'M'"},
-	    {"B=0,M=1,K=1", "shape 'B=0,M=1,K=1': B=0 is out of range [1, 2^40]"},
-	    {"B=3,M=1,K=1,", "shape 'B=3,M=1,K=1,': trailing ','"},
-	    {"B3", "shape 'B3': expected NAME=VALUE at 'B3'"},
-	    {"B=,M=1,K=1", "shape 'B=,M=1,K=1': bad value for 'B'"},
+		{"B=3,M=37,K=45", NULL},
+		{"K=45,B=3,M=37", NULL},
+		{"B=3,M=37", "shape 'B=3,M=37': missing parameter 'K'"},
+		{"B=3,M=37,K=45,Q=1", "shape 'B=3,M=37,K=45,Q=1': unknown parameter 'Q'"},
+		{"B=3,B=4,M=1,K=1", "shape 'B=3,B=4,M=1,K=1': parameter 'B' given twice"},
+		{"B=3,M=x,K=1", "shape 'B=3,M=x,K=1': bad value 'x' for 'M'"},
+		{"B=0,M=1,K=1", "shape 'B=0,M=1,K=1': B=0 is out of range [1, 2^40]"},
+		{"B=3,M=1,K=1,", "shape 'B=3,M=1,K=1,': trailing ','"},
+		{"B3", "shape 'B3': expected NAME=VALUE at 'B3'"},
+		{"B=,M=1,K=1", "shape 'B=,M=1,K=1': bad value for 'B'"},
 	};
 	struct ka_err e = {{0}};
 	struct ka_task *t = task_load("tests/data/tasks_good/row_dot", &e);
@@ -303,9 +308,9 @@ static void test_task_dtypes(void)
 		const char *name, *ctype;
 		size_t size;
 	} cases[] = {
-	    {KA_DTYPE_FP32, "fp32", "float", 4},   {KA_DTYPE_FP16, "fp16", "ka_half", 2},
-	    {KA_DTYPE_BF16, "bf16", "ka_bf16", 2}, {KA_DTYPE_FP64, "fp64", "double", 8},
-	    {KA_DTYPE_INT32, "int32", "int", 4},   {KA_DTYPE_INT64, "int64", "ka_i64", 8},
+		{KA_DTYPE_FP32, "fp32", "float", 4},   {KA_DTYPE_FP16, "fp16", "ka_half", 2},
+		{KA_DTYPE_BF16, "bf16", "ka_bf16", 2}, {KA_DTYPE_FP64, "fp64", "double", 8},
+		{KA_DTYPE_INT32, "int32", "int", 4},   {KA_DTYPE_INT64, "int64", "ka_i64", 8},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		CHECK_STR(task_dtype_name(cases[i].d), cases[i].name);
