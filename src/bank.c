@@ -377,32 +377,6 @@ void bank_tools_find(struct bank_tools *tools)
 		snprintf(tools->nvcc, sizeof tools->nvcc, "/usr/local/cuda/bin/nvcc");
 }
 
-/* The first error lines of a compiler log on one line. */
-static void log_summary(const char *log, char *out, size_t cap)
-{
-	size_t used = 0;
-	int lines = 0;
-	out[0] = 0;
-	for (int pass = 0; pass < 2 && lines == 0; pass++) {
-		const char *p = log;
-		while (*p && lines < 3) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			int want = len > 0 && (pass == 1 || memmem(p, len, "error:", 6));
-			if (want && used + 4 < cap) {
-				int w = snprintf(out + used, cap - used, "%s%.*s",
-						 lines ? " | " : "", (int)len, p);
-				used = w > 0 && used + (size_t)w < cap ? used + (size_t)w : cap - 1;
-				lines++;
-			}
-			p = nl ? nl + 1 : p + len;
-		}
-	}
-	for (char *q = out; *q; q++)
-		if (*q == '\t' || *q == '\r' || *q == '\n')
-			*q = ' ';
-}
-
 /* Compile src with argv (argv's "SRC" and "OUT" entries are replaced by
  * files in a fresh temporary folder). Returns the exit status, -1 if it
  * could not run; the log summary goes to sum. */
@@ -434,7 +408,7 @@ static int compile_with(char **argv, const char *src, const char *ext, char *sum
 		else if (st == 124)
 			snprintf(sum, cap, "compiler ran over %.0f s", BANK_CC_TIMEOUT_S);
 		else
-			log_summary(log, sum, cap);
+			util_log_summary(log, sum, cap);
 	} else {
 		snprintf(sum, cap, "%.300s", e.msg);
 	}

@@ -74,32 +74,6 @@ static const char *gold_cache_dir(void)
 	return dir;
 }
 
-/* The first error lines of a compiler log, joined into one line. */
-static void log_summary(const char *log, char *out, size_t cap)
-{
-	size_t used = 0;
-	int lines = 0;
-	out[0] = 0;
-	for (int pass = 0; pass < 2 && lines == 0; pass++) {
-		const char *p = log;
-		while (*p && lines < 3) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			int want = len > 0 && (pass == 1 || memmem(p, len, "error:", 6));
-			if (want && used + 4 < cap) {
-				int w = snprintf(out + used, cap - used, "%s%.*s",
-						 lines ? " | " : "", (int)len, p);
-				used = w > 0 && used + (size_t)w < cap ? used + (size_t)w : cap - 1;
-				lines++;
-			}
-			p = nl ? nl + 1 : p + len;
-		}
-	}
-	for (char *q = out; *q; q++)
-		if (*q == '\t' || *q == '\r')
-			*q = ' ';
-}
-
 static int gold_build(const struct ka_task *t, const char *src, const char *so, struct ka_err *e)
 {
 	const char *dir = gold_cache_dir();
@@ -125,7 +99,7 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 		if (status == 124)
 			snprintf(sum, sizeof sum, "compiler ran over %.0f s", GOLD_CC_TIMEOUT_S);
 		else
-			log_summary(log, sum, sizeof sum);
+			util_log_summary(log, sum, sizeof sum);
 		ka_err_set(e, "%s/ref.c: does not compile as C: %s", t->dir, sum);
 		goto done;
 	}

@@ -384,3 +384,28 @@ void util_buf_printf(struct util_buf *b, const char *fmt, ...)
 	util_buf_vprintf(b, fmt, ap);
 	va_end(ap);
 }
+
+void util_log_summary(const char *log, char *out, size_t cap)
+{
+	size_t used = 0;
+	int lines = 0;
+	out[0] = 0;
+	for (int pass = 0; pass < 2 && lines == 0; pass++) {
+		const char *p = log;
+		while (*p && lines < 3) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			int want = len > 0 && (pass == 1 || memmem(p, len, "error:", 6));
+			if (want && used + 4 < cap) {
+				int w = snprintf(out + used, cap - used, "%s%.*s",
+						 lines ? " | " : "", (int)len, p);
+				used = w > 0 && used + (size_t)w < cap ? used + (size_t)w : cap - 1;
+				lines++;
+			}
+			p = nl ? nl + 1 : p + len;
+		}
+	}
+	for (char *q = out; *q; q++)
+		if (*q == '\t' || *q == '\r')
+			*q = ' ';
+}

@@ -75,6 +75,11 @@ int util_run(char *const argv[], const char *cwd, double timeout_s, size_t cap, 
 /* Hex encoding of len bytes into out (2*len+1 chars). */
 void util_hex(const void *data, size_t len, char *out);
 
+/* The first error lines of a compiler log on one line, for a one-line
+ * message: up to 3 lines holding "error:" (else the first 3 non-empty lines)
+ * joined by " | ", tabs and CRs as spaces, cut to cap bytes with a NUL. */
+void util_log_summary(const char *log, char *out, size_t cap);
+
 /* A growing text buffer (allocation failures abort, see xrealloc). Start it
  * zeroed; after the first append s is NUL-terminated. The owner frees s. */
 struct util_buf {

@@ -1,6 +1,7 @@
 /* test_util.c: util_buf, the growing text buffer bank.c, gold.c and the
- * board build their generated text in: appends in a row, an empty append,
- * growth far past the first allocation, and the exact bytes. */
+ * board build their generated text in (appends in a row, an empty append,
+ * growth far past the first allocation, the exact bytes), and
+ * util_log_summary, the one-line compiler log summary of bank and gold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +41,33 @@ static void test_buf_grows(void)
 	free(b.s);
 }
 
+static const struct {
+	const char *log;
+	size_t cap;
+	const char *want;
+} summaries[] = {
+	{"a.c:1: warning: w\na.c:2: error: y\nnote\na.c:3: error: z\n", 256,
+	 "a.c:2: error: y | a.c:3: error: z"},
+	{"no errors here\n\nsecond\nthird\nfourth\n", 256, "no errors here | second | third"},
+	{"e1 error:\ne2 error:\ne3 error:\ne4 error:\n", 256, "e1 error: | e2 error: | e3 error:"},
+	{"x\terror: tab\r\n", 256, "x error: tab "},
+	{"error: abcdefghij\n", 8, "error: "},
+	{"", 256, ""},
+};
+
+static void test_log_summary(void)
+{
+	for (size_t i = 0; i < sizeof summaries / sizeof summaries[0]; i++) {
+		char out[256];
+		util_log_summary(summaries[i].log, out, summaries[i].cap);
+		CHECK_STR(out, summaries[i].want);
+	}
+}
+
 int main(void)
 {
 	RUN(test_buf_appends);
 	RUN(test_buf_grows);
+	RUN(test_log_summary);
 	TEST_EXIT();
 }
