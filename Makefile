@@ -33,7 +33,7 @@ PARENT_SRC := $(filter-out $(COMMON_SRC),$(wildcard src/*.c))
 REC_SHARED := $(filter-out src/recorder/record_opencl.c src/recorder/record_cuda.c,$(wildcard src/recorder/*.c)) \
               src/libc_allow.c
 # Runner: shared protocol loop plus one replay engine per target.
-RUN_SHARED := $(filter-out src/runner/run_opencl.c src/runner/run_cuda.c,$(wildcard src/runner/*.c))
+RUN_SHARED := $(filter-out src/runner/run_opencl.c src/runner/run_cuda.cu,$(wildcard src/runner/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -49,7 +49,7 @@ ifeq ($(HAVE_OPENCL),1)
 PROGS += $(BUILD)/ka-run-opencl $(BUILD)/ka-clc
 endif
 ifeq ($(HAVE_NVCC),1)
-ifneq ($(wildcard src/runner/run_cuda.c),)
+ifneq ($(wildcard src/runner/run_cuda.cu),)
 PROGS += $(BUILD)/ka-run-cuda
 endif
 endif
@@ -93,10 +93,10 @@ $(BUILD)/ka-clc: $(call obj,tools/clc.c src/util.c)
 # toolkit's stub library at build time), CUPTI and the runtime; jansson is
 # linked statically so the binary runs where only the driver is installed.
 # -export-dynamic gives trusted native baselines the runner's ka_workspace.
-$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC) src/elfread.c) src/runner/run_cuda.c
+$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC) src/elfread.c) src/runner/run_cuda.cu
 	@mkdir -p $(BUILD)/obj
 	$(NVCC) -O2 -std=c++17 -Iinclude -Isrc -I$(CUDA_HOME)/extras/CUPTI/include -x cu \
-	    -c src/runner/run_cuda.c -o $(BUILD)/obj/run_cuda.o
+	    -c src/runner/run_cuda.cu -o $(BUILD)/obj/run_cuda.o
 	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC) src/elfread.c) $(BUILD)/obj/run_cuda.o \
 	    -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64 \

@@ -857,6 +857,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 	struct cu *c = (struct cu *)ctx;
 	struct cu_slot *sl = &c->slot[slot];
 	CUresult r;
+	double p0 = util_now(), p1 = 0, p2 = 0, p3 = 0, p4 = 0;
 	/* 1. fresh inputs, poison, canaries, flush */
 	for (int k = 0; k < call->n_inputs; k++) {
 		const struct runner_input *in = &call->in[k];
@@ -885,8 +886,10 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 				 c->stream);
 	if ((r = cuStreamSynchronize(c->stream)))
 		return ka_err_set(e, "preparing the call: %s", cu_err(r));
+	p1 = util_now();
 	if (hash_inputs(c, sl, call->n_inputs, res->in_hash_before, e))
 		return -1;
+	p2 = util_now();
 	/* 2. the replay between two events, watched by CUPTI */
 	if (cupti.on) {
 		cuptiActivityFlushAll(0);
@@ -928,6 +931,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		res->has_time = true;
 		res->time_ns = (double)ms * 1e6;
 	}
+	p3 = util_now();
 	json_t *extra = json_object();
 	if (cupti.on) {
 		cuptiActivityFlushAll(0);
@@ -961,6 +965,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 	if (call->time)
 		json_object_set_new(extra, "clocks", nvml_sample(&c->nvml));
 	res->extra = extra;
+	p4 = util_now();
 	/* 3. read back: canaries, outputs, inputs again */
 	res->n_buffers = sl->n_bufs;
 	uint8_t *can = (uint8_t *)xmalloc(RUNNER_CANARY_BYTES);
@@ -1047,7 +1052,12 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		res->blob[j] = bb;
 		res->blob_len[j] = bl;
 	}
-	return hash_inputs(c, sl, call->n_inputs, res->in_hash_after, e);
+	int hr = hash_inputs(c, sl, call->n_inputs, res->in_hash_after, e);
+	if (getenv("KA_RUNNER_PROFILE"))
+		fprintf(stderr, "ka-run-cuda: slot %d: prepare %.2f ms, hash %.2f ms, replay %.2f ms, "
+				"cupti %.2f ms, read back %.2f ms\n", slot, (p1 - p0) * 1e3,
+			(p2 - p1) * 1e3, (p3 - p2) * 1e3, (p4 - p3) * 1e3, (util_now() - p4) * 1e3);
+	return hr;
 }
 
 static void cu_destroy(void *ctx)
