@@ -72,7 +72,17 @@ const char *prompt_default_template(void)
 int prompt_load_template(const char *path, char **out, struct ka_err *e)
 {
 	size_t len;
-	return util_read_file(path, PROMPT_TEMPLATE_MAX, out, &len, e);
+	if (util_read_file(path, PROMPT_TEMPLATE_MAX, out, &len, e))
+		return -1;
+	size_t i = 0;
+	while (i < len && ((*out)[i] == ' ' || (*out)[i] == '\n' || (*out)[i] == '\t' || (*out)[i] == '\r'))
+		i++;
+	if (i == len) {
+		free(*out);
+		*out = NULL;
+		return ka_err_set(e, "%s: the template is empty", path);
+	}
+	return 0;
 }
 
 const char *prompt_fence_lang(const char *target)

@@ -444,31 +444,6 @@ static void on_reply(const struct model_request *req, const struct model_reply *
 
 /* ---- identity of a run ------------------------------------------------------ */
 
-/* Content hash of a bank: every task's folder name and task_hash, in path
- * order. 16 lowercase hex digits. */
-static int bank_hash(const char *bank, char out[17], int *n_tasks, struct ka_err *e)
-{
-	struct bank_list l = {0};
-	if (bank_scan(bank, &l, e))
-		return -1;
-	uint64_t h = util_hash64("ka-bank", 7, 0);
-	for (int i = 0; i < l.n; i++) {
-		struct ka_task *t = task_load(l.dirs[i], e);
-		if (!t) {
-			bank_list_free(&l);
-			return -1;
-		}
-		uint64_t th = task_hash(t);
-		h = util_hash64(t->name, strlen(t->name), h);
-		h = util_hash64(&th, sizeof th, h);
-		task_free(t);
-	}
-	*n_tasks = l.n;
-	bank_list_free(&l);
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-	return 0;
-}
-
 /* The first key whose value differs between two argument objects, with both
  * values, into msg. */
 static void args_diff(const char *old_json, const char *new_json, char *msg, size_t cap)
@@ -891,7 +866,7 @@ int track_capability_run(const struct capability_opts *o)
 	}
 	char bhash[17];
 	int bank_n = 0;
-	if (bank_hash(bank_real, bhash, &bank_n, &e)) {
+	if (bank_content_hash_hex(bank_real, bhash, &bank_n, &e)) {
 		fprintf(stderr, "ka --track capability: %s\n", e.msg);
 		goto out;
 	}

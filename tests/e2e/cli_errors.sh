@@ -49,6 +49,7 @@ prompt_emptydir     |2|$D: no task folder in it|prompt $D
 prompt_bad_target   |2|--target must be cuda or opencl, not 'bogus'|prompt gelu_bias_scale --target bogus
 prompt_tmpl_missing |2|$N: No such file or directory|prompt gelu_bias_scale --template $N
 prompt_tmpl_dir     |2|$D: not a regular file|prompt gelu_bias_scale --template $D
+prompt_tmpl_empty   |2|$E: the template is empty|prompt gelu_bias_scale --template $E
 model_none          |2|ka model: missing subcommand|model
 model_bad_sub       |2|unknown subcommand '--bogus'|model --bogus
 model_no_spec       |2|missing SPEC|model test
