@@ -71,8 +71,10 @@ static void print_summary(const struct grade_session *s, const struct ka_task *t
 			       r->speedup_compiled.median, r->speedup_compiled.lo,
 			       r->speedup_compiled.hi);
 	}
-	printf("seconds   compile %.2f, record %.2f, correctness %.2f, timing %.2f, total %.2f\n",
-	       r->compile_s, r->record_s, r->correct_s, r->timing_s, r->total_s);
+	printf("seconds   compile %.2f, record %.2f (recorder %.2f, runner load %.2f), correctness "
+	       "%.2f, timing %.2f, total %.2f\n",
+	       r->compile_s, r->record_s, r->record_s - r->load_s, r->load_s, r->correct_s,
+	       r->timing_s, r->total_s);
 }
 
 int cmd_grade(int argc, char **argv)

@@ -709,9 +709,11 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		char *pj = plan_write(&plan);
 		plan_free(&plan);
 		struct run_status ls;
+		double tl = util_now();
 		x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype, cc.module,
 				   NULL, &ls, e);
 		free(pj);
+		r->load_s += util_now() - tl;
 		if (x < 0) {
 			free(bench_sig);
 			goto out;
@@ -957,9 +959,9 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 							(json_int_t)r->throttle_reasons)
 					    : json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s, "record",
-				      r->record_s, "correctness", r->correct_s, "timing",
-				      r->timing_s, "total", r->total_s, "runner", r->runner_s));
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s, "record",
+				      r->record_s, "load", r->load_s, "correctness", r->correct_s,
+				      "timing", r->timing_s, "total", r->total_s, "runner", r->runner_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

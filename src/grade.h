@@ -97,6 +97,8 @@ struct grade_result {
 	int clock_sm_min, clock_sm_max, clock_mem;	/* MHz seen while timing (NVML) */
 	int64_t throttle_reasons;		/* OR of the NVML reasons seen */
 	double compile_s, record_s, correct_s, timing_s, total_s;
+	double load_s;			/* part of record_s: the runner building and
+					 * validating the plans (device code compile) */
 	double runner_s;		/* wall time spent waiting for the runner (device) */
 	int test_grade;
 	char bench_shape[128];
