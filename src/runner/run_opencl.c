@@ -787,8 +787,15 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 	for (int b = 0; b < s->n_tensors + p->n_workspaces; b++) {
 		uint64_t bytes = b < s->n_tensors ? s->bytes[b] : p->workspace[b - s->n_tensors];
 		sl->n_bufs = b + 1;
-		if (alloc_buf(o, &sl->buf[b], bytes, e))
+		if (alloc_buf(o, &sl->buf[b], bytes, e)) {
+			/* A workspace the device cannot hold (other slots hold memory
+			 * too) is the candidate's request failing, not the grader. */
+			if (b >= s->n_tensors)
+				return verdict(v, "launch_error", "workspace %d of %llu bytes cannot "
+								  "be allocated: %s",
+					       b - s->n_tensors, (unsigned long long)bytes, e->msg);
 			return -1;
+		}
 	}
 	/* Ops. */
 	int n_bind = 0;
