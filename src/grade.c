@@ -89,9 +89,10 @@ static double json_num(const json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-struct grade_session *grade_session_open(const char *target, const char *platform, int device,
-					 const struct grade_protocol *p, const char *workdir,
-					 struct ka_err *e)
+/* The parts of a session both kinds share: target, protocol, nonce, the
+ * work folder and the recorder's path. NULL with e. */
+static struct grade_session *session_new(const char *target, const struct grade_protocol *p,
+					 const char *workdir, struct ka_err *e)
 {
 	const struct target_ops *ops = target_find(target);
 	if (!ops) {
@@ -107,7 +108,17 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	char *real = realpath(workdir, NULL);
 	s->workdir = real ? real : xstrdup(workdir);
 	s->recorder = xasprintf("%s/%s", util_exe_dir(), ops->recorder);
-	s->rc = runclient_start(ops->name, platform, device, e);
+	return s;
+}
+
+struct grade_session *grade_session_open(const char *target, const char *platform, int device,
+					 const struct grade_protocol *p, const char *workdir,
+					 struct ka_err *e)
+{
+	struct grade_session *s = session_new(target, p, workdir, e);
+	if (!s)
+		return NULL;
+	s->rc = runclient_start(s->ops->name, platform, device, e);
 	if (!s->rc || runclient_hello(s->rc, &s->device, e)) {
 		grade_session_close(s);
 		return NULL;
@@ -127,24 +138,13 @@ struct grade_session *grade_session_open_offline(const char *target, const json_
 						 const struct grade_protocol *p,
 						 const char *workdir, struct ka_err *e)
 {
-	const struct target_ops *ops = target_find(target);
-	if (!ops) {
-		ka_err_set(e, "unknown or unavailable target '%s'", target ? target : "");
-		return NULL;
-	}
 	if (!json_is_object(device)) {
 		ka_err_set(e, "the device description is not a JSON object");
 		return NULL;
 	}
-	if (util_mkdirs(workdir, e))
+	struct grade_session *s = session_new(target, p, workdir, e);
+	if (!s)
 		return NULL;
-	struct grade_session *s = xcalloc(1, sizeof *s);
-	s->ops = ops;
-	s->proto = *p;
-	s->nonce = util_random64();
-	char *real = realpath(workdir, NULL);
-	s->workdir = real ? real : xstrdup(workdir);
-	s->recorder = xasprintf("%s/%s", util_exe_dir(), ops->recorder);
 	s->device = json_deep_copy(device);
 	s->test_grade = 1;
 	return s;
