@@ -80,14 +80,22 @@ static void print_summary(const struct grade_session *s, const struct ka_task *t
 int cmd_grade(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"task", required_argument, 0, 't'},	  {"kernel", required_argument, 0, 'k'},
-		{"target", required_argument, 0, 'T'},	  {"json", required_argument, 0, 'j'},
-		{"bench-shape", required_argument, 0, 'b'}, {"no-timing", no_argument, 0, 'n'},
-		{"max-seconds", required_argument, 0, 's'}, {"min-samples", required_argument, 0, 'm'},
-		{"max-samples", required_argument, 0, 'M'}, {"platform", required_argument, 0, 'p'},
-		{"device", required_argument, 0, 'd'},	  {"workdir", required_argument, 0, 'w'},
-		{"record-only", required_argument, 0, 'R'}, {"jobs", required_argument, 0, 'J'},
-		{"help", no_argument, 0, 'h'},		  {0, 0, 0, 0},
+		{"task", required_argument, 0, 't'},
+		{"kernel", required_argument, 0, 'k'},
+		{"target", required_argument, 0, 'T'},
+		{"json", required_argument, 0, 'j'},
+		{"bench-shape", required_argument, 0, 'b'},
+		{"no-timing", no_argument, 0, 'n'},
+		{"max-seconds", required_argument, 0, 's'},
+		{"min-samples", required_argument, 0, 'm'},
+		{"max-samples", required_argument, 0, 'M'},
+		{"platform", required_argument, 0, 'p'},
+		{"device", required_argument, 0, 'd'},
+		{"workdir", required_argument, 0, 'w'},
+		{"record-only", required_argument, 0, 'R'},
+		{"jobs", required_argument, 0, 'J'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	const char *task_dir = NULL, *target = "opencl", *json_path = NULL;
 	const char *kernels[256];
@@ -110,7 +118,8 @@ int cmd_grade(int argc, char **argv)
 			break;
 		case 'J':
 			if (cli_parse_i64(optarg, 0, 1024, &jobs))
-				return cli_usage_error("grade", "--jobs: '%s' is not in 0..1024", optarg);
+				return cli_usage_error("grade", "--jobs: '%s' is not in 0..1024",
+						       optarg);
 			break;
 		case 'T': target = optarg; break;
 		case 'j': json_path = optarg; break;
@@ -121,23 +130,25 @@ int cmd_grade(int argc, char **argv)
 		case 'R': offline = optarg; break;
 		case 'd':
 			if (cli_parse_i64(optarg, 0, 64, &device))
-				return cli_usage_error("grade", "--device: '%s' is not a device index", optarg);
+				return cli_usage_error(
+					"grade", "--device: '%s' is not a device index", optarg);
 			break;
 		case 's':
-			if (cli_parse_double(optarg, &proto.max_seconds) || proto.max_seconds <= 0 ||
-			    proto.max_seconds > 3600)
-				return cli_usage_error("grade", "--max-seconds: '%s' is not in (0, 3600]",
-						       optarg);
+			if (cli_parse_double(optarg, &proto.max_seconds) ||
+			    proto.max_seconds <= 0 || proto.max_seconds > 3600)
+				return cli_usage_error(
+					"grade", "--max-seconds: '%s' is not in (0, 3600]", optarg);
 			break;
 		case 'm':
 			if (cli_parse_i64(optarg, 1, 500, &v))
-				return cli_usage_error("grade", "--min-samples: '%s' is not in 1..500", optarg);
+				return cli_usage_error(
+					"grade", "--min-samples: '%s' is not in 1..500", optarg);
 			proto.min_samples = (int)v;
 			break;
 		case 'M':
 			if (cli_parse_i64(optarg, 1, 100000, &v))
-				return cli_usage_error("grade", "--max-samples: '%s' is not in 1..100000",
-						       optarg);
+				return cli_usage_error(
+					"grade", "--max-samples: '%s' is not in 1..100000", optarg);
 			proto.max_samples = (int)v;
 			break;
 		case 'h': usage(stdout); return KA_EXIT_OK;
@@ -151,7 +162,8 @@ int cmd_grade(int argc, char **argv)
 	if (!n_kernels)
 		return cli_usage_error("grade", "--kernel is required");
 	if (strcmp(target, "opencl") && strcmp(target, "cuda"))
-		return cli_usage_error("grade", "--target must be opencl or cuda, not '%s'", target);
+		return cli_usage_error("grade", "--target must be opencl or cuda, not '%s'",
+				       target);
 	if (proto.min_samples > proto.max_samples)
 		return cli_usage_error("grade", "--min-samples is above --max-samples");
 	struct ka_err e;

@@ -54,7 +54,8 @@ int cmd_prompt(int argc, char **argv)
 		return cli_usage_error("prompt", "one task at a time ('%s' is extra)",
 				       argv[optind + 1]);
 	if (!prompt_fence_lang(target))
-		return cli_usage_error("prompt", "--target must be cuda or opencl, not '%s'", target);
+		return cli_usage_error("prompt", "--target must be cuda or opencl, not '%s'",
+				       target);
 	struct ka_err e;
 	struct bank_list list = {0};
 	if (bank_resolve(bank ? bank : bank_default_path(), 1, argv + optind, &list, &e)) {

@@ -114,8 +114,9 @@ static int run_capability(int argc, char **argv)
 		case 'm': o.model = optarg; break;
 		case 'K':
 			if (strcmp(optarg, "open") && strcmp(optarg, "closed"))
-				return cli_usage_error(CMD, "--model-kind must be open or closed, not '%s'",
-						       optarg);
+				return cli_usage_error(
+					CMD, "--model-kind must be open or closed, not '%s'",
+					optarg);
 			o.model_kind = optarg;
 			break;
 		case 'k':
@@ -126,21 +127,25 @@ static int run_capability(int argc, char **argv)
 		case 't':
 			o.tier = parse_tier(optarg, &bad);
 			if (bad)
-				return cli_usage_error(CMD, "--tier: unknown tier '%s' (L1, L2, L3, easy, "
-							    "medium, hard or all)",
-						       optarg);
+				return cli_usage_error(
+					CMD,
+					"--tier: unknown tier '%s' (L1, L2, L3, easy, "
+					"medium, hard or all)",
+					optarg);
 			break;
 		case 'b': o.bank = optarg; break;
 		case 'S':
 			if (strcmp(optarg, "public") && strcmp(optarg, "heldout"))
-				return cli_usage_error(CMD, "--split must be public or heldout, not '%s'",
-						       optarg);
+				return cli_usage_error(
+					CMD, "--split must be public or heldout, not '%s'", optarg);
 			o.split = optarg;
 			break;
 		case 'T':
-			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") && strcmp(optarg, "auto"))
-				return cli_usage_error(CMD, "--target must be cuda, opencl or auto, not '%s'",
-						       optarg);
+			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") &&
+			    strcmp(optarg, "auto"))
+				return cli_usage_error(
+					CMD, "--target must be cuda, opencl or auto, not '%s'",
+					optarg);
 			o.target = optarg;
 			break;
 		case 'o':
@@ -153,43 +158,46 @@ static int run_capability(int argc, char **argv)
 		case 'P': o.platform = optarg; break;
 		case 'c':
 			if (cli_parse_i64(optarg, 1, 1024, &v))
-				return cli_usage_error(CMD, "--concurrency: '%s' is not in 1..1024", optarg);
+				return cli_usage_error(CMD, "--concurrency: '%s' is not in 1..1024",
+						       optarg);
 			o.concurrency = (int)v;
 			break;
 		case 's':
 			if (cli_parse_i64(optarg, 0, INT64_MAX / 2, &v))
-				return cli_usage_error(CMD, "--seed: '%s' is not a non-negative integer",
-						       optarg);
+				return cli_usage_error(
+					CMD, "--seed: '%s' is not a non-negative integer", optarg);
 			o.seed = v;
 			break;
 		case 'e':
 			if (cli_parse_double(optarg, &o.temperature) || o.temperature < 0 ||
 			    o.temperature > 2)
-				return cli_usage_error(CMD, "--temperature: '%s' is not in [0, 2]", optarg);
+				return cli_usage_error(CMD, "--temperature: '%s' is not in [0, 2]",
+						       optarg);
 			break;
 		case 'x':
 			if (cli_parse_i64(optarg, 1, 1000000, &v))
-				return cli_usage_error(CMD, "--max-tokens: '%s' is not in 1..1000000",
-						       optarg);
+				return cli_usage_error(
+					CMD, "--max-tokens: '%s' is not in 1..1000000", optarg);
 			o.max_tokens = (int)v;
 			break;
 		case 'p': o.prompt = optarg; break;
 		case 'r': o.prices = optarg; break;
 		case 'X':
-			if (cli_parse_double(optarg, &o.proto.max_seconds) || !(o.proto.max_seconds > 0) ||
-			    o.proto.max_seconds > 3600)
-				return cli_usage_error(CMD, "--max-seconds: '%s' is not in (0, 3600]",
-						       optarg);
+			if (cli_parse_double(optarg, &o.proto.max_seconds) ||
+			    !(o.proto.max_seconds > 0) || o.proto.max_seconds > 3600)
+				return cli_usage_error(
+					CMD, "--max-seconds: '%s' is not in (0, 3600]", optarg);
 			break;
 		case 'n':
 			if (cli_parse_i64(optarg, 1, 500, &v))
-				return cli_usage_error(CMD, "--min-samples: '%s' is not in 1..500", optarg);
+				return cli_usage_error(CMD, "--min-samples: '%s' is not in 1..500",
+						       optarg);
 			o.proto.min_samples = (int)v;
 			break;
 		case 'N':
 			if (cli_parse_i64(optarg, 1, 100000, &v))
-				return cli_usage_error(CMD, "--max-samples: '%s' is not in 1..100000",
-						       optarg);
+				return cli_usage_error(
+					CMD, "--max-samples: '%s' is not in 1..100000", optarg);
 			o.proto.max_samples = (int)v;
 			break;
 		case 'Z': o.proto.timing = 0; break;
@@ -234,7 +242,8 @@ int cmd_track(int argc, char **argv)
 	}
 	int avail = track_available(name);
 	if (avail < 0)
-		return cli_usage_error(CMD, "unknown track '%s' (this version has: capability)", name);
+		return cli_usage_error(CMD, "unknown track '%s' (this version has: capability)",
+				       name);
 	if (avail == 0) {
 		fprintf(stderr,
 			"ka --track: the '%s' track is not available in this version of ka (this "

@@ -23,15 +23,15 @@
 #define GRADE_SLOT_COMPILED 15
 #define GRADE_MAX_MISMATCH 10
 #define GRADE_BOOT_REPS 1000
-#define GRADE_SAMPLE_ELEMS 65536	/* sampled output elements per call, roughly */
+#define GRADE_SAMPLE_ELEMS 65536 /* sampled output elements per call, roughly */
 
 struct grade_session {
 	const struct target_ops *ops;
 	struct grade_protocol proto;
 	struct runclient *rc;
 	json_t *device;
-	uint64_t nonce;		/* secret: never written anywhere */
-	uint64_t calls;		/* call counter: every call gets fresh keys */
+	uint64_t nonce; /* secret: never written anywhere */
+	uint64_t calls; /* call counter: every call gets fresh keys */
 	char *workdir;
 	char *recorder;
 	int test_grade;
@@ -48,9 +48,9 @@ struct shape_state {
 	int dtype[2 * KA_MAX_TENSORS];
 	int64_t items;
 	int64_t per_item[KA_MAX_TENSORS];
-	int full;		/* verify every item */
+	int full; /* verify every item */
 	int slot;
-	void *host_in[KA_MAX_TENSORS];	/* CPU copy of the current inputs */
+	void *host_in[KA_MAX_TENSORS]; /* CPU copy of the current inputs */
 };
 
 void grade_protocol_default(struct grade_protocol *p)
@@ -78,9 +78,9 @@ json_t *grade_protocol_json(const struct grade_protocol *p)
 			 "checks_per_shape", p->checks_per_shape, "sample_items", p->sample_items,
 			 "full_check_max", (json_int_t)p->full_check_max, "call_timeout_s",
 			 p->call_timeout, "record_timeout_s", p->record_timeout, "floor_factor",
-			 p->floor_factor, "speedup", "median(baseline)/median(candidate)",
-			 "ci", "95% bootstrap (1000 resamples); median CI by order statistics",
-			 "order", "ABAB blocks, flush before every sample, fresh inputs every call");
+			 p->floor_factor, "speedup", "median(baseline)/median(candidate)", "ci",
+			 "95% bootstrap (1000 resamples); median CI by order statistics", "order",
+			 "ABAB blocks, flush before every sample, fresh inputs every call");
 }
 
 static double json_num(const json_t *o, const char *k, double dflt)
@@ -182,7 +182,8 @@ const char *grade_session_target(const struct grade_session *s)
 /* ---- helpers ---- */
 
 static void set_verdict(struct grade_result *r, enum verdict v, const char *phase,
-			const char *shape, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+			const char *shape, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 static void set_verdict(struct grade_result *r, enum verdict v, const char *phase,
 			const char *shape, const char *fmt, ...)
@@ -334,8 +335,8 @@ static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per,
  * (no verdict), 1 (r holds the candidate's verdict), -1 (harness failure). */
 static int one_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
 		    const struct gen_params *gp, struct shape_state *st, int slot, int verify,
-		    int timed, const char *phase, double *time_ns, double *wall_s,
-		    double *span_ns, struct grade_result *r, struct ka_err *e)
+		    int timed, const char *phase, double *time_ns, double *wall_s, double *span_ns,
+		    struct grade_result *r, struct ka_err *e)
 {
 	uint64_t call = s->calls++;
 	uint64_t thash = task_hash(t);
@@ -392,8 +393,8 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 	if (rc < 0)
 		goto done;
 	if (res.status != RUNCLIENT_OK) {
-		enum verdict v = res.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
-								  : verdict_of(res.verdict);
+		enum verdict v =
+			res.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT : verdict_of(res.verdict);
 		set_verdict(r, v, phase, st->name, "%s", res.detail);
 		out = 1;
 		goto done;
@@ -412,8 +413,10 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		int match = json_is_true(json_object_get(res.cupti, "signature_match"));
 		if (outside || foreign || !match) {
 			set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, phase, st->name,
-				    "CUPTI: %lld kernel(s) outside the call's window, %lld not from the "
-				    "plan, launch signature %s", (long long)outside, (long long)foreign,
+				    "CUPTI: %lld kernel(s) outside the call's window, %lld not "
+				    "from the "
+				    "plan, launch signature %s",
+				    (long long)outside, (long long)foreign,
 				    match ? "matches" : "differs from the recorded plan");
 			json_decref(r->evidence);
 			r->evidence = json_incref(res.cupti);
@@ -432,7 +435,8 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 			r->clock_sm_max = sm;
 		if (mem)
 			r->clock_mem = mem;
-		r->throttle_reasons |= json_integer_value(json_object_get(res.clocks, "throttle_reasons"));
+		r->throttle_reasons |=
+			json_integer_value(json_object_get(res.clocks, "throttle_reasons"));
 	}
 	/* Inputs as the CPU generates them; the runner's hash of what it generated
 	 * must agree (else the generator diverged: a grader bug, not a verdict).
@@ -448,18 +452,21 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 			continue;
 		uint64_t h = gen_hash(st->host_in[k], st->bytes[k]);
 		if (h != res.in_hash_before[k]) {
-			ka_err_set(e, "%s: input %s at %s: device-generated bytes differ from the "
-				      "CPU generator (grader bug)", t->name, t->inputs[k].name, st->name);
+			ka_err_set(e,
+				   "%s: input %s at %s: device-generated bytes differ from the "
+				   "CPU generator (grader bug)",
+				   t->name, t->inputs[k].name, st->name);
 			goto done;
 		}
 	}
 	for (int b = 0; b < res.n_buffers; b++)
 		if (!res.canary_ok[b]) {
-			const char *what = b < t->n_inputs ? t->inputs[b].name
+			const char *what = b < t->n_inputs     ? t->inputs[b].name
 					   : b < st->n_tensors ? t->outputs[b - t->n_inputs].name
 							       : "workspace";
 			set_verdict(r, VERDICT_OUT_OF_BOUNDS_WRITE, phase, st->name,
-				    "a write landed outside buffer %d (%s): its canary changed", b, what);
+				    "a write landed outside buffer %d (%s): its canary changed", b,
+				    what);
 			out = 1;
 			goto done;
 		}
@@ -472,11 +479,13 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		}
 	for (int j = 0; j < t->n_outputs; j++)
 		if (res.unwritten[j] > 0) {
-			set_verdict(r, VERDICT_UNWRITTEN_OUTPUT, phase, st->name,
-				    "output %s: %lld of %lld elements never written (first at index "
-				    "%lld)", t->outputs[j].name, (long long)res.unwritten[j],
-				    (long long)st->numel[t->n_inputs + j],
-				    (long long)res.first_unwritten[j]);
+			set_verdict(
+				r, VERDICT_UNWRITTEN_OUTPUT, phase, st->name,
+				"output %s: %lld of %lld elements never written (first at index "
+				"%lld)",
+				t->outputs[j].name, (long long)res.unwritten[j],
+				(long long)st->numel[t->n_inputs + j],
+				(long long)res.first_unwritten[j]);
 			out = 1;
 			goto done;
 		}
@@ -489,8 +498,9 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 	for (int k = 0; k < t->n_inputs; k++)
 		inputs[k] = st->host_in[k];
 	for (int j = 0; j < t->n_outputs; j++)
-		gold_out[j] = xcalloc((size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
-				      sizeof(double));
+		gold_out[j] = xcalloc(
+			(size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
+			sizeof(double));
 	if (gold_compute(g, &st->sh, inputs, gold_out, sampled ? items : NULL, n_items, e))
 		goto done;
 	json_t *mism = json_array();
@@ -503,7 +513,8 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		if (res.out_len[j] != (size_t)n * es) {
 			json_decref(mism);
 			ka_err_set(e, "runner returned %zu bytes for output %s, expected %lld",
-				   res.out_len[j], t->outputs[j].name, (long long)n * (long long)es);
+				   res.out_len[j], t->outputs[j].name,
+				   (long long)n * (long long)es);
 			goto done;
 		}
 		for (int64_t q = 0; q < n; q++) {
@@ -524,7 +535,8 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 				json_array_append_new(mism, json_pack("{s:s,s:I,s:f,s:f}", "output",
 								      t->outputs[j].name, "index",
 								      (json_int_t)idx, "got",
-								      finite ? got : 0.0, "expected", want));
+								      finite ? got : 0.0,
+								      "expected", want));
 		}
 	}
 	if (n_bad) {
@@ -533,18 +545,20 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		size_t fl = 0;
 		for (size_t m = 0; m < json_array_size(mism) && m < 3; m++) {
 			json_t *x = json_array_get(mism, m);
-			fl += (size_t)snprintf(first + fl, sizeof first - fl, "%s[%lld] got %.9g want %.9g; ",
-					       json_string_value(json_object_get(x, "output")),
-					       (long long)json_integer_value(json_object_get(x, "index")),
-					       json_real_value(json_object_get(x, "got")),
-					       json_real_value(json_object_get(x, "expected")));
+			fl += (size_t)snprintf(
+				first + fl, sizeof first - fl, "%s[%lld] got %.9g want %.9g; ",
+				json_string_value(json_object_get(x, "output")),
+				(long long)json_integer_value(json_object_get(x, "index")),
+				json_real_value(json_object_get(x, "got")),
+				json_real_value(json_object_get(x, "expected")));
 			if (fl >= sizeof first)
 				break;
 		}
 		set_verdict(r, v, phase, st->name,
 			    "%lld of the checked elements are outside atol %g + rtol %g%s (%lld "
-			    "non-finite); %s", (long long)n_bad, t->atol, t->rtol,
-			    sampled ? " (sampled items)" : "", (long long)n_nonfinite, first);
+			    "non-finite); %s",
+			    (long long)n_bad, t->atol, t->rtol, sampled ? " (sampled items)" : "",
+			    (long long)n_nonfinite, first);
 		json_decref(r->evidence);
 		r->evidence = json_pack("{s:o,s:I,s:I,s:f}", "mismatches", mism, "count",
 					(json_int_t)n_bad, "nonfinite", (json_int_t)n_nonfinite,
@@ -592,8 +606,8 @@ static int converged(const double *x, int n, const struct grade_protocol *p)
 /* Pick the benchmark shape: the override, else on a test-grade device the
  * largest check shape (a CPU cannot run the GPU-sized benchmark in useful
  * time), else the task's benchmark shape. */
-static int bench_shape(const struct grade_session *s, const struct ka_task *t,
-		       const char *override, struct ka_shape *out, struct ka_err *e)
+static int bench_shape(const struct grade_session *s, const struct ka_task *t, const char *override,
+		       struct ka_shape *out, struct ka_err *e)
 {
 	if (override)
 		return task_shape_parse(t, override, out, e);
@@ -680,7 +694,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 			goto out;
 		struct plan plan;
 		struct record_result rr;
-		int x = record_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan, &rr, e);
+		int x = record_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan,
+				   &rr, e);
 		free(reqj);
 		if (x < 0)
 			goto out;
@@ -715,8 +730,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		plan_free(&plan);
 		struct run_status ls;
 		double tl = util_now();
-		x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype, cc.module,
-				   NULL, &ls, e);
+		x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype,
+				   cc.module, NULL, &ls, e);
 		free(pj);
 		r->load_s += util_now() - tl;
 		if (x < 0) {
@@ -724,8 +739,9 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 			goto out;
 		}
 		if (ls.status != RUNCLIENT_OK) {
-			set_verdict(r, ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
-								      : verdict_of(ls.verdict),
+			set_verdict(r,
+				    ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
+								   : verdict_of(ls.verdict),
 				    "load", st->name, "%s", ls.detail);
 			free(bench_sig);
 			rc = 0;
@@ -749,7 +765,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		struct shape_state *st = &shapes[i];
 		int calls = i == n_shapes - 1 ? 1 : s->proto.checks_per_shape;
 		for (int c = 0; c < calls; c++) {
-			int x = one_call(s, t, g, gp, st, st->slot, 1, 0, "correctness", NULL, NULL, NULL, r, e);
+			int x = one_call(s, t, g, gp, st, st->slot, 1, 0, "correctness", NULL, NULL,
+					 NULL, r, e);
 			if (x < 0)
 				goto out;
 			if (x > 0) {
@@ -783,7 +800,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		 * grader bug and would make every speedup meaningless. */
 		struct grade_result br;
 		memset(&br, 0, sizeof br);
-		int x = one_call(s, t, g, gp, bench, slot, 1, 0, "baseline", NULL, NULL, NULL, &br, e);
+		int x = one_call(s, t, g, gp, bench, slot, 1, 0, "baseline", NULL, NULL, NULL, &br,
+				 e);
 		json_decref(br.evidence);
 		r->runner_s += br.runner_s;
 		if (x < 0)
@@ -806,16 +824,18 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	/* Randomised warm-up (1..4 calls each), verified like every other call. */
 	int warm = 1 + (int)(util_mix64(s->nonce ^ s->calls) % 4);
 	for (int w = 0; w < warm; w++) {
-		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, NULL, r, e);
+		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, NULL,
+				 r, e);
 		if (x)
 			goto timing_end_x;
 		for (int b = 0; b < n_base; b++) {
 			int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
-			if (one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", NULL, NULL, NULL, r, e))
+			if (one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", NULL, NULL, NULL,
+				     r, e))
 				goto out;
 		}
 		continue;
-timing_end_x:
+	timing_end_x:
 		if (x < 0)
 			goto out;
 		r->timing_s = util_now() - tt;
@@ -825,8 +845,8 @@ timing_end_x:
 	for (;;) {
 		for (int k = 0; k < s->proto.block && nc < cap; k++) {
 			double ns = 0, wall = 0, span = 0;
-			int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", &ns, &wall,
-					 &span, r, e);
+			int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", &ns,
+					 &wall, &span, r, e);
 			if (x < 0)
 				goto out;
 			if (x > 0) {
@@ -846,14 +866,16 @@ timing_end_x:
 				double ns = 0;
 				struct grade_result br;
 				memset(&br, 0, sizeof br);
-				int x = one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", &ns, NULL,
-						 NULL, &br, e);
+				int x = one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", &ns,
+						 NULL, NULL, &br, e);
 				json_decref(br.evidence);
-		r->runner_s += br.runner_s;
+				r->runner_s += br.runner_s;
 				if (x != 0) {
 					if (x > 0)
-						ka_err_set(e, "%s: baseline '%s' failed while timing: %s",
-							   t->name, base[b].name, br.detail);
+						ka_err_set(
+							e,
+							"%s: baseline '%s' failed while timing: %s",
+							t->name, base[b].name, br.detail);
 					goto out;
 				}
 				tb[b][nb[b]++] = ns;
@@ -884,8 +906,8 @@ timing_end_x:
 	double floor_s = fmax((double)mb / s->peak_bw, (double)mf / s->peak_flops);
 	if (r->time_us.median * 1e-6 < s->proto.floor_factor * floor_s) {
 		set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, "timing", bench->name,
-			    "median %.3f us is below %g x the physical minimum %.3f us", r->time_us.median,
-			    s->proto.floor_factor, floor_s * 1e6);
+			    "median %.3f us is below %g x the physical minimum %.3f us",
+			    r->time_us.median, s->proto.floor_factor, floor_s * 1e6);
 		rc = 0;
 		goto out;
 	}
@@ -956,17 +978,17 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "speedup_eager", figure_json(&r->speedup_eager));
 	json_object_set_new(j, "speedup_compiled", figure_json(&r->speedup_compiled));
 	json_object_set_new(j, "cupti_span_us", figure_json(&r->cupti_span_us));
-	json_object_set_new(j, "clocks_seen",
-			    r->clock_sm_max ? json_pack("{s:i,s:i,s:i,s:I}", "sm_mhz_min",
-							r->clock_sm_min, "sm_mhz_max",
-							r->clock_sm_max, "mem_mhz", r->clock_mem,
-							"throttle_reasons",
-							(json_int_t)r->throttle_reasons)
-					    : json_null());
+	json_object_set_new(
+		j, "clocks_seen",
+		r->clock_sm_max ? json_pack("{s:i,s:i,s:i,s:I}", "sm_mhz_min", r->clock_sm_min,
+					    "sm_mhz_max", r->clock_sm_max, "mem_mhz", r->clock_mem,
+					    "throttle_reasons", (json_int_t)r->throttle_reasons)
+				: json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s, "record",
-				      r->record_s, "load", r->load_s, "correctness", r->correct_s,
-				      "timing", r->timing_s, "total", r->total_s, "runner", r->runner_s));
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s,
+				      "record", r->record_s, "load", r->load_s, "correctness",
+				      r->correct_s, "timing", r->timing_s, "total", r->total_s,
+				      "runner", r->runner_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

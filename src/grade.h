@@ -28,12 +28,12 @@ struct grade_protocol {
 	int block;		/* samples per ABAB block */
 	int checks_per_shape;	/* correctness calls per check shape (fresh inputs each) */
 	int sample_items;	/* random work items verified at large shapes */
-	int64_t full_check_max;	/* verify all items when the count is at most this */
+	int64_t full_check_max; /* verify all items when the count is at most this */
 	double call_timeout;	/* watchdog per runner call, seconds */
 	double record_timeout;	/* watchdog per recorder run, seconds */
 	double compile_timeout;
-	double floor_factor;	/* implausible below floor_factor * roofline minimum */
-	int timing;		/* 0: correctness only */
+	double floor_factor; /* implausible below floor_factor * roofline minimum */
+	int timing;	     /* 0: correctness only */
 };
 
 /* Fill p with the BRIEF's defaults. */
@@ -86,20 +86,20 @@ struct grade_figure {
 
 struct grade_result {
 	enum verdict verdict;
-	char detail[4096];		/* one paragraph of evidence */
-	json_t *evidence;		/* structured evidence (mismatches, ...), owned */
-	char phase[24];			/* where the verdict was reached */
-	char shape[128];		/* the shape it was reached at */
-	struct grade_figure time_us;	/* candidate */
+	char detail[4096];	     /* one paragraph of evidence */
+	json_t *evidence;	     /* structured evidence (mismatches, ...), owned */
+	char phase[24];		     /* where the verdict was reached */
+	char shape[128];	     /* the shape it was reached at */
+	struct grade_figure time_us; /* candidate */
 	struct grade_figure eager_us, compiled_us;
 	struct grade_figure speedup_eager, speedup_compiled;
-	struct grade_figure cupti_span_us;	/* CUDA: first kernel start to last end */
-	int clock_sm_min, clock_sm_max, clock_mem;	/* MHz seen while timing (NVML) */
-	int64_t throttle_reasons;		/* OR of the NVML reasons seen */
+	struct grade_figure cupti_span_us;	   /* CUDA: first kernel start to last end */
+	int clock_sm_min, clock_sm_max, clock_mem; /* MHz seen while timing (NVML) */
+	int64_t throttle_reasons;		   /* OR of the NVML reasons seen */
 	double compile_s, record_s, correct_s, timing_s, total_s;
-	double load_s;			/* part of record_s: the runner building and
-					 * validating the plans (device code compile) */
-	double runner_s;		/* wall time spent waiting for the runner (device) */
+	double load_s;	 /* part of record_s: the runner building and
+			  * validating the plans (device code compile) */
+	double runner_s; /* wall time spent waiting for the runner (device) */
 	int test_grade;
 	char bench_shape[128];
 };

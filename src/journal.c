@@ -141,8 +141,8 @@ struct journal *journal_open(const char *path, struct ka_err *e)
 		goto fail;
 	}
 	free(have);
-	if (exec(j, "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', '" JOURNAL_SCHEMA
-		    "');",
+	if (exec(j,
+		 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', '" JOURNAL_SCHEMA "');",
 		 e) ||
 	    exec(j, "COMMIT;", e)) {
 		exec(j, "ROLLBACK;", NULL);
@@ -282,12 +282,13 @@ int journal_request(struct journal *j, const char *task, int sample, const char 
 {
 	pthread_mutex_lock(&j->mu);
 	int ret = -1;
-	sqlite3_stmt *st = prep(
-		j,
-		"INSERT INTO requests(task, sample, prompt_hash, seed, sends, first_sent, last_sent) "
-		"VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5) ON CONFLICT(task, sample) DO UPDATE SET "
-		"sends = sends + 1, last_sent = ?5, prompt_hash = ?3, seed = ?4;",
-		e);
+	sqlite3_stmt *st =
+		prep(j,
+		     "INSERT INTO requests(task, sample, prompt_hash, seed, sends, first_sent, "
+		     "last_sent) "
+		     "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5) ON CONFLICT(task, sample) DO UPDATE SET "
+		     "sends = sends + 1, last_sent = ?5, prompt_hash = ?3, seed = ?4;",
+		     e);
 	if (!st)
 		goto out;
 	bind_text(st, 1, task);
@@ -448,15 +449,16 @@ void journal_reply_free(struct journal_reply *r)
 int journal_state(struct journal *j, const char *task, int sample, enum journal_state *out,
 		  struct ka_err *e)
 {
-	int64_t v = query_int(j,
-			      "SELECT CASE WHEN EXISTS (SELECT 1 FROM grades WHERE task = ?1 AND "
-			      "sample = ?2) THEN 3 ELSE COALESCE((SELECT CASE WHEN ok THEN 2 ELSE 1 "
-			      "END FROM replies WHERE task = ?1 AND sample = ?2), 0) END;",
-			      task, sample);
+	int64_t v =
+		query_int(j,
+			  "SELECT CASE WHEN EXISTS (SELECT 1 FROM grades WHERE task = ?1 AND "
+			  "sample = ?2) THEN 3 ELSE COALESCE((SELECT CASE WHEN ok THEN 2 ELSE 1 "
+			  "END FROM replies WHERE task = ?1 AND sample = ?2), 0) END;",
+			  task, sample);
 	if (v < 0)
 		return ka_err_set(e, "%s: cannot read the state of %s sample %d", j->path, task,
 				  sample);
-	*out = v == 3 ? JOURNAL_STATE_GRADED
+	*out = v == 3	? JOURNAL_STATE_GRADED
 	       : v == 2 ? JOURNAL_STATE_REPLIED
 	       : v == 1 ? JOURNAL_STATE_FAILED
 			: JOURNAL_STATE_NEW;
@@ -470,10 +472,11 @@ int journal_put_grade(struct journal *j, const char *task, int sample, const cha
 	pthread_mutex_lock(&j->mu);
 	int ret = -1;
 	/* The primary key refuses a second grade of the same sample. */
-	sqlite3_stmt *st = prep(j,
-				"INSERT INTO grades(task, sample, verdict, detail, result, start_id,"
-				" session, graded) VALUES (?, ?, ?, ?, ?, ?, ?, ?);",
-				e);
+	sqlite3_stmt *st =
+		prep(j,
+		     "INSERT INTO grades(task, sample, verdict, detail, result, start_id,"
+		     " session, graded) VALUES (?, ?, ?, ?, ?, ?, ?, ?);",
+		     e);
 	if (!st)
 		goto out;
 	bind_text(st, 1, task);
@@ -542,7 +545,8 @@ int journal_totals(struct journal *j, struct journal_totals *out, struct ka_err 
 	sqlite3_stmt *st = prep(
 		j,
 		"SELECT (SELECT COUNT(*) FROM grades), (SELECT COUNT(*) FROM grades WHERE verdict ="
-		" 'ok'), (SELECT COUNT(*) FROM replies WHERE ok), (SELECT COUNT(*) FROM replies WHERE"
+		" 'ok'), (SELECT COUNT(*) FROM replies WHERE ok), (SELECT COUNT(*) FROM replies "
+		"WHERE"
 		" NOT ok), (SELECT COALESCE(SUM(in_tokens), 0) FROM replies WHERE ok),"
 		" (SELECT COALESCE(SUM(out_tokens), 0) FROM replies WHERE ok),"
 		" (SELECT COALESCE(SUM(cost_usd), 0) FROM replies WHERE ok);",

@@ -58,12 +58,12 @@ int journal_request(struct journal *j, const char *task, int sample, const char 
 /* One reply, as stored. Strings are borrowed when passed to journal_put_reply
  * and owned (journal_reply_free) when filled by journal_get_reply. */
 struct journal_reply {
-	int ok;			/* 1: a completion arrived */
-	char *text;		/* completion (NULL when !ok) */
-	char *code;		/* extracted source, NULL = none (no_code) */
-	char *lang;		/* language asked for ("cuda", "opencl") */
-	char *finish;		/* stop reason, may be "" */
-	char *error;		/* when !ok */
+	int ok;	      /* 1: a completion arrived */
+	char *text;   /* completion (NULL when !ok) */
+	char *code;   /* extracted source, NULL = none (no_code) */
+	char *lang;   /* language asked for ("cuda", "opencl") */
+	char *finish; /* stop reason, may be "" */
+	char *error;  /* when !ok */
 	int64_t seed;
 	int64_t in_tokens, out_tokens;
 	double cost_usd, latency_s;
@@ -86,10 +86,10 @@ void journal_reply_free(struct journal_reply *r);
 
 /* Where a sample stands. */
 enum journal_state {
-	JOURNAL_STATE_NEW,	/* nothing received (maybe sent, then killed) */
-	JOURNAL_STATE_FAILED,	/* the request failed: send it again */
-	JOURNAL_STATE_REPLIED,	/* a completion is stored, not graded yet */
-	JOURNAL_STATE_GRADED,	/* done */
+	JOURNAL_STATE_NEW,     /* nothing received (maybe sent, then killed) */
+	JOURNAL_STATE_FAILED,  /* the request failed: send it again */
+	JOURNAL_STATE_REPLIED, /* a completion is stored, not graded yet */
+	JOURNAL_STATE_GRADED,  /* done */
 };
 
 /* State of (task, sample) into *out. 0 or -1 with e. */

@@ -11,7 +11,7 @@
 struct buf {
 	char *s;
 	size_t len, cap;
-	int over;	/* went over PROMPT_MAX */
+	int over; /* went over PROMPT_MAX */
 };
 
 static void buf_add(struct buf *b, const char *s, size_t n)
@@ -75,7 +75,8 @@ int prompt_load_template(const char *path, char **out, struct ka_err *e)
 	if (util_read_file(path, PROMPT_TEMPLATE_MAX, out, &len, e))
 		return -1;
 	size_t i = 0;
-	while (i < len && ((*out)[i] == ' ' || (*out)[i] == '\n' || (*out)[i] == '\t' || (*out)[i] == '\r'))
+	while (i < len &&
+	       ((*out)[i] == ' ' || (*out)[i] == '\n' || (*out)[i] == '\t' || (*out)[i] == '\r'))
 		i++;
 	if (i == len) {
 		free(*out);
@@ -258,26 +259,31 @@ static const char *signature(int cuda)
 static void add_output_format(struct buf *b, int cuda)
 {
 	if (cuda)
-		buf_puts(b,
-			 "Reply with one fenced code block tagged ```cuda that holds the complete "
-			 ".cu file: your kernels and the `extern \"C\" int ka_launch(...)` entry "
-			 "point above, which launches them on `stream` and returns 0. The file must "
-			 "compile on its own with nvcc (it may include \"ka_kernel.h\", CUDA headers "
-			 "and standard headers). No main function, no cudaMalloc (use ka_workspace "
-			 "for scratch), no synchronisation, no state kept between calls. Keep any "
-			 "explanation short and outside the block; if your reply has several ```cuda "
-			 "blocks, the last one is graded.");
+		buf_puts(
+			b,
+			"Reply with one fenced code block tagged ```cuda that holds the complete "
+			".cu file: your kernels and the `extern \"C\" int ka_launch(...)` entry "
+			"point above, which launches them on `stream` and returns 0. The file must "
+			"compile on its own with nvcc (it may include \"ka_kernel.h\", CUDA "
+			"headers "
+			"and standard headers). No main function, no cudaMalloc (use ka_workspace "
+			"for scratch), no synchronisation, no state kept between calls. Keep any "
+			"explanation short and outside the block; if your reply has several "
+			"```cuda "
+			"blocks, the last one is graded.");
 	else
-		buf_puts(b,
-			 "Reply with one fenced code block tagged ```c that holds the complete .c "
-			 "file: the OpenCL C kernel source as a string constant, and the `int "
-			 "ka_launch(...)` entry point above, which builds the program for `dev`, "
-			 "sets the kernel arguments and enqueues on `queue`, returning 0. The file "
-			 "must compile on its own as C (it may include <CL/cl.h>, \"ka_kernel.h\" and "
-			 "standard headers). No main function, no clFinish, no new queues, no host "
-			 "buffers, no state kept between calls. Keep any explanation short and "
-			 "outside the block; if your reply has several ```c blocks, the last one is "
-			 "graded.");
+		buf_puts(
+			b,
+			"Reply with one fenced code block tagged ```c that holds the complete .c "
+			"file: the OpenCL C kernel source as a string constant, and the `int "
+			"ka_launch(...)` entry point above, which builds the program for `dev`, "
+			"sets the kernel arguments and enqueues on `queue`, returning 0. The file "
+			"must compile on its own as C (it may include <CL/cl.h>, \"ka_kernel.h\" "
+			"and "
+			"standard headers). No main function, no clFinish, no new queues, no host "
+			"buffers, no state kept between calls. Keep any explanation short and "
+			"outside the block; if your reply has several ```c blocks, the last one is "
+			"graded.");
 }
 
 /* Append the value of placeholder name. 0, 1 if the name is unknown, -1 with
@@ -334,8 +340,7 @@ static int line_of(const char *start, const char *p)
 	return n;
 }
 
-char *prompt_render(const char *tmpl, const struct ka_task *t, const char *target,
-		    struct ka_err *e)
+char *prompt_render(const char *tmpl, const struct ka_task *t, const char *target, struct ka_err *e)
 {
 	if (!prompt_fence_lang(target)) {
 		ka_err_set(e, "unknown target '%s' (cuda or opencl)", target ? target : "");
@@ -345,7 +350,7 @@ char *prompt_render(const char *tmpl, const struct ka_task *t, const char *targe
 	struct buf b = {0};
 	buf_add(&b, "", 0);
 	const char *p = tmpl;
-	const char *section = NULL;	/* open section name ("cuda"/"opencl") */
+	const char *section = NULL; /* open section name ("cuda"/"opencl") */
 	const char *section_at = NULL;
 	int skipping = 0;
 	while (*p) {
@@ -380,14 +385,17 @@ char *prompt_render(const char *tmpl, const struct ka_task *t, const char *targe
 		if (name[0] == '#' || name[0] == '/') {
 			const char *sec = name + 1;
 			if (strcmp(sec, "cuda") && strcmp(sec, "opencl")) {
-				ka_err_set(e, "template line %d: unknown section '%s' (cuda or opencl)",
-					   line_of(tmpl, open), sec);
+				ka_err_set(
+					e,
+					"template line %d: unknown section '%s' (cuda or opencl)",
+					line_of(tmpl, open), sec);
 				goto fail;
 			}
 			if (name[0] == '#') {
 				if (section) {
-					ka_err_set(e, "template line %d: section '%s' inside section "
-						      "'%s'",
+					ka_err_set(e,
+						   "template line %d: section '%s' inside section "
+						   "'%s'",
 						   line_of(tmpl, open), sec, section);
 					goto fail;
 				}
@@ -396,8 +404,9 @@ char *prompt_render(const char *tmpl, const struct ka_task *t, const char *targe
 				skipping = strcmp(section, target) != 0;
 			} else {
 				if (!section || strcmp(section, sec)) {
-					ka_err_set(e, "template line %d: '{{/%s}}' closes no open "
-						      "section",
+					ka_err_set(e,
+						   "template line %d: '{{/%s}}' closes no open "
+						   "section",
 						   line_of(tmpl, open), sec);
 					goto fail;
 				}

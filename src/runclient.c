@@ -61,9 +61,12 @@ struct runclient {
 static int dtype_size(int d)
 {
 	switch (d) {
-	case 0: case 4: return 4;	/* fp32, int32 */
-	case 1: case 2: return 2;	/* fp16, bf16 */
-	case 3: case 5: return 8;	/* fp64, int64 */
+	case 0:
+	case 4: return 4; /* fp32, int32 */
+	case 1:
+	case 2: return 2; /* fp16, bf16 */
+	case 3:
+	case 5: return 8; /* fp64, int64 */
 	default: return 0;
 	}
 }
@@ -189,9 +192,20 @@ static void kill_runner(struct runclient *rc)
 /* The runner gets only the variables a driver needs, never ka's own
  * environment: on PoCL a candidate's kernel can read the runner's memory, and
  * ka's environment may hold model API keys. */
-static const char *const ENV_KEEP[] = {"PATH=", "HOME=", "TMPDIR=", "LD_LIBRARY_PATH=",
-				       "XDG_CACHE_HOME=", "KA_HOME=", "KA_RUNNER_PROFILE=", "POCL_", "OCL_ICD_",
-				       "OPENCL_", "CUDA_", "NVIDIA_", "__NV_", NULL};
+static const char *const ENV_KEEP[] = {"PATH=",
+				       "HOME=",
+				       "TMPDIR=",
+				       "LD_LIBRARY_PATH=",
+				       "XDG_CACHE_HOME=",
+				       "KA_HOME=",
+				       "KA_RUNNER_PROFILE=",
+				       "POCL_",
+				       "OCL_ICD_",
+				       "OPENCL_",
+				       "CUDA_",
+				       "NVIDIA_",
+				       "__NV_",
+				       NULL};
 
 static char **runner_env(void)
 {
@@ -307,7 +321,7 @@ static int exchange(struct runclient *rc, json_t *req, double timeout_s, struct 
 		return -3;
 	}
 	if (json_is_true(json_object_get(m->obj, "fatal")))
-		reap(rc, 5.0, NULL, 0);	/* it exits after a fatal reply */
+		reap(rc, 5.0, NULL, 0); /* it exits after a fatal reply */
 	return 0;
 }
 
@@ -424,15 +438,16 @@ static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
 	char why[256] = "";
 	int r = exchange(rc, req, rc->load_timeout, &m, why, sizeof why, e);
 	if (r == -2) {
-		status_set(ST(st), RUNCLIENT_TIMEOUT, "timeout", "no load reply within %.0f s (building the "
-						    "program); the runner was killed",
+		status_set(ST(st), RUNCLIENT_TIMEOUT, "timeout",
+			   "no load reply within %.0f s (building the "
+			   "program); the runner was killed",
 			   rc->load_timeout);
 		return 0;
 	}
 	if (r == -3) {
 		/* The compiler crashed on this source. */
-		status_set(ST(st), RUNCLIENT_VERDICT, "compile_error", "the runner %s while loading",
-			   why);
+		status_set(ST(st), RUNCLIENT_VERDICT, "compile_error",
+			   "the runner %s while loading", why);
 		return 0;
 	}
 	if (r)
@@ -474,7 +489,8 @@ static int ensure_alive(struct runclient *rc, struct ka_err *e)
 		struct run_status *st = xmalloc(sizeof *st);
 		int r = send_load(rc, s, &rc->slot[s], st, e);
 		if (!r && st->status != RUNCLIENT_OK)
-			r = ka_err_set(e, "runclient: reloading slot %d after a restart: %s: %.200s",
+			r = ka_err_set(e,
+				       "runclient: reloading slot %d after a restart: %s: %.200s",
 				       s, st->verdict, st->detail);
 		free(st);
 		if (r) {
@@ -514,7 +530,8 @@ struct runclient *runclient_start(const char *target, const char *platform, int 
 		snprintf(rc->path, sizeof rc->path, "%s/ka-run-%s", dirname(dir), target);
 	}
 	if (access(rc->path, X_OK)) {
-		ka_err_set(e, "runclient: no runner program ka-run-%s beside %s (build it with make)",
+		ka_err_set(e,
+			   "runclient: no runner program ka-run-%s beside %s (build it with make)",
 			   target, util_exe_dir());
 		pthread_mutex_destroy(&rc->log_mu);
 		free(rc);
@@ -541,8 +558,8 @@ const struct device_info *runclient_device(const struct runclient *rc)
 }
 
 int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_tensors,
-		   const uint64_t *bytes, const int *dtypes, const char *module,
-		   const char *native, struct run_status *st, struct ka_err *e)
+		   const uint64_t *bytes, const int *dtypes, const char *module, const char *native,
+		   struct run_status *st, struct ka_err *e)
 {
 	if (slot < 0 || slot >= RUN_MAX_SLOTS || n_tensors < 0 || n_tensors > RUN_MAX_TENSORS ||
 	    (!plan_json && !native))
@@ -599,7 +616,8 @@ static json_t *call_request(const struct run_call_req *q, struct ka_err *e)
 		for (int o = 0; o < q->n_outputs; o++) {
 			json_t *l = json_array();
 			for (int64_t k = 0; k < q->n_sample[o]; k++)
-				json_array_append_new(l, json_integer((json_int_t)q->sample_idx[o][k]));
+				json_array_append_new(
+					l, json_integer((json_int_t)q->sample_idx[o][k]));
 			json_array_append_new(smp, l);
 		}
 		json_object_set_new(req, "sample", smp);
@@ -638,8 +656,8 @@ static int get_int_array(json_t *obj, const char *key, int n, int64_t *out)
 	return 0;
 }
 
-static int parse_call_reply(struct runclient *rc, const struct run_call_req *q,
-			    struct proto_msg *m, struct run_call_res *res, struct ka_err *e)
+static int parse_call_reply(struct runclient *rc, const struct run_call_req *q, struct proto_msg *m,
+			    struct run_call_res *res, struct ka_err *e)
 {
 	const struct saved_load *s = &rc->slot[q->slot];
 	json_t *o = m->obj;
@@ -678,8 +696,9 @@ static int parse_call_reply(struct runclient *rc, const struct run_call_req *q,
 		size_t want = q->sample ? (size_t)q->n_sample[k] * (size_t)es
 					: (size_t)s->bytes[q->n_inputs + k];
 		if (m->blob_len[k] != want)
-			return ka_err_set(e, "runner call: output %d came back with %zu bytes, not %zu",
-					  k, m->blob_len[k], want);
+			return ka_err_set(
+				e, "runner call: output %d came back with %zu bytes, not %zu", k,
+				m->blob_len[k], want);
 		res->out[k] = m->blob[k];
 		res->out_len[k] = m->blob_len[k];
 		m->blob[k] = NULL;
@@ -691,8 +710,8 @@ static int parse_call_reply(struct runclient *rc, const struct run_call_req *q,
 	return 0;
 }
 
-int runclient_call(struct runclient *rc, const struct run_call_req *req,
-		   struct run_call_res *res, double timeout_s, struct ka_err *e)
+int runclient_call(struct runclient *rc, const struct run_call_req *req, struct run_call_res *res,
+		   double timeout_s, struct ka_err *e)
 {
 	memset(res, 0, sizeof *res);
 	if (!req || req->slot < 0 || req->slot >= RUN_MAX_SLOTS || req->n_inputs < 0 ||
@@ -704,8 +723,9 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req,
 	if (!s->on)
 		return ka_err_set(e, "runclient_call: slot %d is not loaded", req->slot);
 	if (req->n_inputs > s->n || (req->sample && req->n_outputs != s->n - req->n_inputs))
-		return ka_err_set(e, "runclient_call: %d inputs / %d sample lists do not fit slot "
-				     "%d's %d tensors",
+		return ka_err_set(e,
+				  "runclient_call: %d inputs / %d sample lists do not fit slot "
+				  "%d's %d tensors",
 				  req->n_inputs, req->n_outputs, req->slot, s->n);
 	json_t *q = call_request(req, e);
 	if (!q)

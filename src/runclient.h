@@ -24,13 +24,13 @@
 #define RUN_MAX_SLOTS 16
 #define RUN_MAX_TENSORS 64
 #define RUN_MAX_BUFFERS (RUN_MAX_TENSORS + 16)
-#define RUN_DETAIL_MAX (17 << 10)	/* a 16 KiB build log and its header */
+#define RUN_DETAIL_MAX (17 << 10) /* a 16 KiB build log and its header */
 
 /* What became of a load or call. */
 enum runclient_status {
 	RUNCLIENT_OK = 0,
-	RUNCLIENT_VERDICT,	/* the candidate's fault: verdict names it */
-	RUNCLIENT_TIMEOUT,	/* no reply in time: the runner was killed */
+	RUNCLIENT_VERDICT, /* the candidate's fault: verdict names it */
+	RUNCLIENT_TIMEOUT, /* no reply in time: the runner was killed */
 };
 
 /* verdict uses verdict.h's spelling: "compile_error" (build failed, missing
@@ -48,63 +48,63 @@ struct run_status {
 struct device_info {
 	char name[256], vendor[256], version[256], driver[256], platform[256];
 	char opencl_c_version[256];
-	char type[16];			/* "gpu", "cpu" or "accelerator" */
+	char type[16]; /* "gpu", "cpu" or "accelerator" */
 	int compute_units, max_clock_mhz, address_bits;
 	int64_t max_work_group;
 	int max_work_item_dims;
 	int64_t max_work_item_sizes[3];
 	int64_t local_mem_bytes, global_mem_bytes, max_mem_alloc;
 	int64_t cache_bytes, cache_line_bytes;
-	int64_t base_addr_align;	/* bytes */
+	int64_t base_addr_align; /* bytes */
 	bool fp64;
-	char extensions[8192];		/* truncated if longer */
-	int pref_vec[7];		/* preferred widths: char short int long float double half */
-	bool test_grade;		/* PoCL / any CPU device: results are test-grade */
+	char extensions[8192]; /* truncated if longer */
+	int pref_vec[7];       /* preferred widths: char short int long float double half */
+	bool test_grade;       /* PoCL / any CPU device: results are test-grade */
 	int64_t flush_bytes;
 };
 
 /* One input's generator parameters (include/ka_gen.h). */
 struct run_input {
 	uint64_t key;
-	int kind;			/* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
-	float a, b;			/* NORMAL: mean, std; UNIFORM: lo, w */
-	int64_t lo;			/* INT: [lo, lo + range - 1], range >= 1 */
+	int kind;   /* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
+	float a, b; /* NORMAL: mean, std; UNIFORM: lo, w */
+	int64_t lo; /* INT: [lo, lo + range - 1], range >= 1 */
 	uint64_t range;
 };
 
 struct run_call_req {
 	int slot;
-	int n_inputs;			/* the slot's tensors after these are outputs */
-	int n_outputs;			/* needed with sample: one index list each */
+	int n_inputs;  /* the slot's tensors after these are outputs */
+	int n_outputs; /* needed with sample: one index list each */
 	struct run_input in[RUN_MAX_TENSORS];
-	uint64_t poison;		/* per-call poison seed */
+	uint64_t poison; /* per-call poison seed */
 	int flush, time;
-	int sample;			/* 0: every output comes back whole */
-	const int64_t *sample_idx[RUN_MAX_TENSORS];	/* borrowed */
+	int sample;				    /* 0: every output comes back whole */
+	const int64_t *sample_idx[RUN_MAX_TENSORS]; /* borrowed */
 	int64_t n_sample[RUN_MAX_TENSORS];
 };
 
 struct run_call_res {
-	enum runclient_status status;	/* the fields after detail are filled only
-					 * when OK */
+	enum runclient_status status; /* the fields after detail are filled only
+				       * when OK */
 	char verdict[32];
 	char detail[RUN_DETAIL_MAX];
 	int has_time;
-	double time_ns;			/* START of the first op to END of the last */
+	double time_ns; /* START of the first op to END of the last */
 	int n_inputs;
 	uint64_t in_hash_before[RUN_MAX_TENSORS], in_hash_after[RUN_MAX_TENSORS];
-	int n_buffers;			/* inputs, outputs, then workspaces */
+	int n_buffers; /* inputs, outputs, then workspaces */
 	bool canary_ok[RUN_MAX_BUFFERS];
 	int n_outputs;
 	int64_t unwritten[RUN_MAX_TENSORS], first_unwritten[RUN_MAX_TENSORS];
 	int64_t nonfinite[RUN_MAX_TENSORS];
-	uint8_t *out[RUN_MAX_TENSORS];	/* owned: all bytes, or the sampled elements
-					 * in sample order */
+	uint8_t *out[RUN_MAX_TENSORS]; /* owned: all bytes, or the sampled elements
+					* in sample order */
 	size_t out_len[RUN_MAX_TENSORS];
-	double wall_s;			/* the parent's wall clock for the request */
-	json_t *cupti;			/* CUDA: the runner's CUPTI record of the call
-					 * (owned; NULL elsewhere) */
-	json_t *clocks;			/* CUDA timed calls: NVML clocks (owned or NULL) */
+	double wall_s;	/* the parent's wall clock for the request */
+	json_t *cupti;	/* CUDA: the runner's CUPTI record of the call
+			 * (owned; NULL elsewhere) */
+	json_t *clocks; /* CUDA timed calls: NVML clocks (owned or NULL) */
 };
 
 struct runclient;
@@ -136,8 +136,8 @@ const struct device_info *runclient_device(const struct runclient *rc);
  * leaves the slot empty. Loads wait at most the load timeout
  * (runclient_set_load_timeout, 300 s by default). */
 int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_tensors,
-		   const uint64_t *bytes, const int *dtypes, const char *module,
-		   const char *native, struct run_status *st, struct ka_err *e);
+		   const uint64_t *bytes, const int *dtypes, const char *module, const char *native,
+		   struct run_status *st, struct ka_err *e);
 
 /* Run one call on the loaded slot req->slot and wait at most timeout_s (<= 0:
  * forever). Returns 0 with res filled (res->status: OK; TIMEOUT, the runner
@@ -145,8 +145,8 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
  * a runner death, whose signal the detail names), or -1 with e (harness
  * problem). After TIMEOUT or a death the next request starts a new runner and
  * reloads every slot. Free res with run_call_res_free (also after -1). */
-int runclient_call(struct runclient *rc, const struct run_call_req *req,
-		   struct run_call_res *res, double timeout_s, struct ka_err *e);
+int runclient_call(struct runclient *rc, const struct run_call_req *req, struct run_call_res *res,
+		   double timeout_s, struct ka_err *e);
 
 /* Free the output buffers of res and zero them (the struct itself is the
  * caller's). NULL is fine. */

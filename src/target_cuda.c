@@ -121,9 +121,20 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 	char *archflag = xasprintf("-arch=%s", arch);
 	char *inc = xasprintf("-I%s/include", util_data_root());
 	const char *nvcc = getenv("NVCC");
-	char *argv[] = {(char *)(nvcc && *nvcc ? nvcc : "nvcc"), "-O3", "-std=c++17", archflag,
-			"-shared", "-Xcompiler", "-fPIC", inc, "-o", tmp, path, "-lcublas",
-			"-lcublasLt", NULL};
+	char *argv[] = {(char *)(nvcc && *nvcc ? nvcc : "nvcc"),
+			"-O3",
+			"-std=c++17",
+			archflag,
+			"-shared",
+			"-Xcompiler",
+			"-fPIC",
+			inc,
+			"-o",
+			tmp,
+			path,
+			"-lcublas",
+			"-lcublasLt",
+			NULL};
 	char *log = NULL;
 	int st = util_mkdirs(dir, e) ? -1 : util_run(argv, NULL, 300, 16384, &log, NULL, NULL, e);
 	if (st != 0 || rename(tmp, so) != 0) {
@@ -150,7 +161,8 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 	 * four times the task's tensors plus 64 MiB for library workspaces. */
 	uint64_t total = 64ull << 20;
 	for (int i = 0; i < t->n_inputs + t->n_outputs; i++) {
-		const struct ka_tensor_spec *s = i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];
+		const struct ka_tensor_spec *s =
+			i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];
 		int64_t numel;
 		if (task_numel(t, s, sh, &numel, e))
 			return -1;
@@ -180,8 +192,8 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 			json_array_append_new(pv, json_integer(sh->v[i]));
 		json_t *plan = json_pack("{s:s,s:s,s:i,s:[],s:[],s:[I],s:[],s:o,s:i}", "format",
 					 "ka-plan/1", "target", "cuda", "status", 0, "programs",
-					 "kernels", "workspaces", (json_int_t)total, "ops", "params", pv,
-					 "n_inputs", t->n_inputs);
+					 "kernels", "workspaces", (json_int_t)total, "ops",
+					 "params", pv, "n_inputs", t->n_inputs);
 		tb->plan_json = json_dumps(plan, JSON_COMPACT);
 		json_decref(plan);
 	}

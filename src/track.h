@@ -22,7 +22,7 @@
  * strings are borrowed. */
 struct capability_opts {
 	const char *model;	/* model spec (model.h), required */
-	const char *model_kind;	/* "open" / "closed", NULL = guessed from the spec */
+	const char *model_kind; /* "open" / "closed", NULL = guessed from the spec */
 	const char *bank;	/* bank folder, NULL = bank_default_path() */
 	const char *split;	/* "public" (default) or "heldout" */
 	const char *tier;	/* "L1", "L2", "L3" or NULL for all */
@@ -38,7 +38,7 @@ struct capability_opts {
 	double temperature;	/* default 0.7 */
 	int max_tokens;		/* default 8192 */
 	int quiet, verbose;
-	int fresh;		/* discard an earlier run in out */
+	int fresh; /* discard an earlier run in out */
 	struct grade_protocol proto;
 };
 

@@ -38,12 +38,13 @@
 #include "util.h"
 #include "verdict.h"
 
-#define CAP_VERSION "0.1.0"	/* ka_version written in scorecards */
+#define CAP_VERSION "0.1.0" /* ka_version written in scorecards */
 #define CAP_MAX_SESSIONS 64
 #define CAP_SOURCE_MAX ((size_t)1 << 20)
 
-const char *const track_names[] = {"capability", "rsi", "weight_rsi", "procedure", "procedure_rsi",
-				   "harness", "harness_rsi", "frontier", "controls", NULL};
+const char *const track_names[] = {"capability",    "rsi",     "weight_rsi",  "procedure",
+				   "procedure_rsi", "harness", "harness_rsi", "frontier",
+				   "controls",	    NULL};
 
 int track_available(const char *name)
 {
@@ -94,7 +95,7 @@ struct cap_task {
 
 struct grade_item {
 	int task, sample;
-	char *code;	/* NULL: the reply held no code */
+	char *code; /* NULL: the reply held no code */
 	struct grade_item *next;
 };
 
@@ -186,7 +187,8 @@ static void progress_draw(struct run *r, int force)
 	else if (r->graded_now > 0)
 		fmt_duration((now - r->t0) / r->graded_now * left, eta, sizeof eta);
 	fmt_tokens(r->in_tokens + r->out_tokens, tok, sizeof tok);
-	fprintf(stderr, "\r\033[Kcapability: %d/%d graded, %d correct, %d queued, ETA %s, %s tokens, $%.2f",
+	fprintf(stderr,
+		"\r\033[Kcapability: %d/%d graded, %d correct, %d queued, ETA %s, %s tokens, $%.2f",
 		r->graded, r->total, r->ok, r->queued, eta, tok, r->cost);
 	if (r->failed_requests)
 		fprintf(stderr, ", %d requests failed", r->failed_requests);
@@ -194,7 +196,8 @@ static void progress_draw(struct run *r, int force)
 }
 
 /* Print one line above the progress line; caller holds mu. */
-static void progress_line(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress_line(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static void progress_line(struct run *r, const char *fmt, ...)
 {
 	if (r->tty && !r->o->quiet)
@@ -218,7 +221,11 @@ static char *utf8_clean(const char *s, size_t cap)
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
-		size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+		size_t len = c < 0x80	      ? 1
+			     : (c >> 5) == 6  ? 2
+			     : (c >> 4) == 14 ? 3
+			     : (c >> 3) == 30 ? 4
+					      : 0;
 		int good = len > 0 && i + len <= n;
 		for (size_t k = 1; good && k < len; k++)
 			good = ((unsigned char)s[i + k] >> 6) == 2;
@@ -339,8 +346,8 @@ static void grade_one(struct worker *w, struct grade_item *it)
 	json_decref(rj);
 	char *detail = utf8_clean(res.detail, 4000);
 	const char *vname = verdict_name(res.verdict);
-	int rc = journal_put_grade(r->j, ct->t->name, it->sample, vname, detail,
-				   text ? text : "{}", r->start_id, w->index, &e);
+	int rc = journal_put_grade(r->j, ct->t->name, it->sample, vname, detail, text ? text : "{}",
+				   r->start_id, w->index, &e);
 	free(text);
 	if (rc) {
 		run_fatal(r, "%s", e.msg);
@@ -370,8 +377,8 @@ static void grade_one(struct worker *w, struct grade_item *it)
 		char *nl = strchr(first, '\n');
 		if (nl)
 			*nl = 0;
-		progress_line(r, "  %s/%d  %s%s  s=%.3f  (%.1fs)%s%s", ct->t->name, it->sample, vname,
-			      sp, metrics_sample_score(&ms), dt, ms.ok ? "" : "  ",
+		progress_line(r, "  %s/%d  %s%s  s=%.3f  (%.1fs)%s%s", ct->t->name, it->sample,
+			      vname, sp, metrics_sample_score(&ms), dt, ms.ok ? "" : "  ",
 			      ms.ok ? "" : first);
 	} else {
 		progress_draw(r, 0);
@@ -453,13 +460,15 @@ static void args_diff(const char *old_json, const char *new_json, char *msg, siz
 	const char *key;
 	json_t *va;
 	if (a && b) {
-		json_object_foreach(a, key, va) {
+		json_object_foreach(a, key, va)
+		{
 			json_t *vb = json_object_get(b, key);
 			if (vb && json_equal(va, vb))
 				continue;
 			char *sa = json_dumps(va, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-			char *sb = vb ? json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS)
-				      : xstrdup("(none)");
+			char *sb =
+				vb ? json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS)
+				   : xstrdup("(none)");
 			snprintf(msg, cap, "%s is %.120s there, %.120s here", key, sa ? sa : "?",
 				 sb ? sb : "?");
 			free(sa);
@@ -533,10 +542,11 @@ static json_t *device_json(struct worker *w, int n)
 	const json_t *d = grade_session_device(w[0].s);
 	static const char *const name_k[] = {"name", NULL};
 	static const char *const driver_k[] = {"driver", "driver_version", NULL};
-	static const char *const runtime_k[] = {"runtime", "cuda_runtime", "cuda_version",
-						"platform_version", "version", NULL};
+	static const char *const runtime_k[] = {"runtime",	    "cuda_runtime", "cuda_version",
+						"platform_version", "version",	    NULL};
 	static const char *const smin_k[] = {"sm_mhz_min", "sm_clock_mhz_min", NULL};
-	static const char *const smax_k[] = {"sm_mhz_max", "sm_clock_mhz_max", "max_clock_mhz", NULL};
+	static const char *const smax_k[] = {"sm_mhz_max", "sm_clock_mhz_max", "max_clock_mhz",
+					     NULL};
 	static const char *const mem_k[] = {"mem_mhz", "mem_clock_mhz", NULL};
 	const json_t *clk = json_object_get(d, "clocks");
 	const json_t *cs = json_is_object(clk) ? clk : d;
@@ -611,8 +621,8 @@ static void speedup_get(const json_t *j, struct metrics_speedup *out)
 }
 
 struct outputs {
-	json_t *tasks;		/* scorecard tasks array */
-	char *jsonl;		/* results.jsonl text */
+	json_t *tasks; /* scorecard tasks array */
+	char *jsonl;   /* results.jsonl text */
 	size_t jsonl_len, jsonl_cap;
 	struct metrics_task *mt;
 	struct metrics_sample *ms;
@@ -668,7 +678,8 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 				res = json_object();
 			int ok = verdict && !strcmp(verdict, "ok");
 			json_t *se = ok ? speedup_from_result(res, "speedup_eager") : json_null();
-			json_t *sc = ok ? speedup_from_result(res, "speedup_compiled") : json_null();
+			json_t *sc =
+				ok ? speedup_from_result(res, "speedup_compiled") : json_null();
 			json_t *tu = ok ? speedup_from_result(res, "time_us") : json_null();
 			struct metrics_sample *m = &out->ms[out->n_samples];
 			m->ok = ok;
@@ -683,9 +694,9 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 			json_object_set_new(sj, "speedup_eager", se);
 			json_object_set_new(sj, "speedup_compiled", sc);
 			json_object_set_new(sj, "time_us", tu);
-			json_object_set_new(sj, "tokens", json_pack("{s:I,s:I}", "in",
-								    (json_int_t)rep.in_tokens, "out",
-								    (json_int_t)rep.out_tokens));
+			json_object_set_new(sj, "tokens",
+					    json_pack("{s:I,s:I}", "in", (json_int_t)rep.in_tokens,
+						      "out", (json_int_t)rep.out_tokens));
 			json_object_set_new(sj, "cost_usd", json_real(rep.cost_usd));
 			json_object_set_new(sj, "latency_s", json_real(rep.latency_s));
 			if (rep.code) {
@@ -714,9 +725,9 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 			journal_reply_free(&rep);
 		}
 		if (n > 0) {
-			json_array_append_new(out->tasks, json_pack("{s:s,s:s,s:o}", "name", t->name,
-								     "tier", t->tier, "samples",
-								     samples));
+			json_array_append_new(out->tasks,
+					      json_pack("{s:s,s:s,s:o}", "name", t->name, "tier",
+							t->tier, "samples", samples));
 			out->mt[out->n_mt] = (struct metrics_task){
 				.name = t->name, .tier = t->tier, .samples = first, .n_samples = n};
 			out->n_mt++;
@@ -762,9 +773,9 @@ static int lock_out(const char *out, int *fd, struct ka_err *e)
 
 static void remove_run(const char *out)
 {
-	static const char *const files[] = {"journal.sqlite", "journal.sqlite-wal",
+	static const char *const files[] = {"journal.sqlite",	  "journal.sqlite-wal",
 					    "journal.sqlite-shm", "scorecard.json",
-					    "results.jsonl", NULL};
+					    "results.jsonl",	  NULL};
 	static const char *const dirs[] = {"kernels", "cache", ".grade", NULL};
 	for (int i = 0; files[i]; i++) {
 		char *p = xasprintf("%s/%s", out, files[i]);
@@ -788,7 +799,8 @@ static int parse_gpus(const char *s, int *out, int *n, struct ka_err *e)
 		errno = 0;
 		long v = strtol(p, &end, 10);
 		if (end == p || errno || v < 0 || v > 1023 || (*end && *end != ','))
-			return ka_err_set(e, "--gpus: '%s' is not a list of GPU indices like 0,1,3", s);
+			return ka_err_set(e, "--gpus: '%s' is not a list of GPU indices like 0,1,3",
+					  s);
 		for (int i = 0; i < *n; i++)
 			if (out[i] == (int)v)
 				return ka_err_set(e, "--gpus: GPU %ld is listed twice", v);
@@ -1006,11 +1018,13 @@ int track_capability_run(const struct capability_opts *o)
 	workers = xcalloc((size_t)n_gpus, sizeof *workers);
 	for (int i = 0; i < n_gpus; i++) {
 		char *wd = xasprintf("%s/.grade/%d", o->out, i);
-		struct grade_session *s = grade_session_open(r->target, o->platform, gpus[i],
-							     &o->proto, wd, &e);
+		struct grade_session *s =
+			grade_session_open(r->target, o->platform, gpus[i], &o->proto, wd, &e);
 		free(wd);
 		if (!s) {
-			fprintf(stderr, "ka --track capability: cannot start the %s grader on device %d: %s\n",
+			fprintf(stderr,
+				"ka --track capability: cannot start the %s grader on device %d: "
+				"%s\n",
 				r->target, gpus[i], e.msg);
 			goto out_model;
 		}
@@ -1156,8 +1170,7 @@ int track_capability_run(const struct capability_opts *o)
 	json_object_set_new(sc, "seed", json_integer(o->seed));
 	json_object_set_new(sc, "target", json_string(r->target));
 	json_object_set_new(sc, "device", device_json(workers, n_workers));
-	json_object_set_new(sc, "protocol",
-			    protocol_json(o, grade_session_device(workers[0].s)));
+	json_object_set_new(sc, "protocol", protocol_json(o, grade_session_device(workers[0].s)));
 	json_object_set_new(sc, "tasks", json_incref(outp.tasks));
 	json_t *agg = scorecard_aggregates_json(outp.mt, outp.n_mt, o->k);
 	json_object_set_new(sc, "aggregates", agg);
@@ -1175,9 +1188,9 @@ int track_capability_run(const struct capability_opts *o)
 		if (!o->quiet) {
 			const json_t *dev = json_object_get(sc, "device");
 			printf("  %s, %s on %s%s: %d of %d samples graded (%d tasks, k = %d)\n",
-			       o->model, r->target,
-			       json_string_value(json_object_get(dev, "name")),
-			       json_is_true(json_object_get(dev, "test_grade")) ? " [test-grade]" : "",
+			       o->model, r->target, json_string_value(json_object_get(dev, "name")),
+			       json_is_true(json_object_get(dev, "test_grade")) ? " [test-grade]"
+										: "",
 			       outp.n_samples, r->total, r->n_tasks, o->k);
 			print_figure("correct", overall, "correct");
 			print_figure("fast", overall, "fast");
@@ -1201,7 +1214,8 @@ int track_capability_run(const struct capability_opts *o)
 			wall > 0 ? 100 * busy / (wall * n_workers) : 0, comp, rec, corr, tim);
 	}
 	if (r->fatal)
-		fprintf(stderr, "ka --track capability: %s; run the same command again to continue\n",
+		fprintf(stderr,
+			"ka --track capability: %s; run the same command again to continue\n",
 			r->fatal_msg);
 	else if (!complete)
 		fprintf(stderr,

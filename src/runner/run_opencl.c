@@ -28,16 +28,16 @@
 #include "task.h"
 #include "runner.h"
 
-#define OCL_MAX_VIEWS 1024		/* sub-buffers for nonzero argument offsets */
-#define OCL_MAX_BUILD_LOG (64u << 20)	/* bigger logs are not even read */
+#define OCL_MAX_VIEWS 1024	      /* sub-buffers for nonzero argument offsets */
+#define OCL_MAX_BUILD_LOG (64u << 20) /* bigger logs are not even read */
 #define OCL_MAX_WORK_ITEMS (1ull << 40)
 
 struct ocl_buf {
-	cl_mem whole;		/* canary | payload | canary */
-	cl_mem view;		/* the payload, origin `pre` */
-	uint64_t bytes;		/* payload bytes */
-	size_t pre;		/* canary bytes before the payload */
-	size_t total;		/* bytes of `whole` */
+	cl_mem whole;	/* canary | payload | canary */
+	cl_mem view;	/* the payload, origin `pre` */
+	uint64_t bytes; /* payload bytes */
+	size_t pre;	/* canary bytes before the payload */
+	size_t total;	/* bytes of `whole` */
 };
 
 struct ocl_view {
@@ -53,14 +53,14 @@ struct ocl_slot {
 	cl_kernel kern[PLAN_MAX_KERNELS];
 	int n_bufs;
 	struct ocl_buf buf[RUNNER_MAX_BUFFERS];
-	int *bind_at;		/* per op: index of its first argument in bind */
-	cl_mem *bind;		/* per launch argument: the cl_mem to bind, or NULL */
+	int *bind_at; /* per op: index of its first argument in bind */
+	cl_mem *bind; /* per launch argument: the cl_mem to bind, or NULL */
 	int n_views;
 	struct ocl_view views[OCL_MAX_VIEWS];
 };
 
 struct ocl {
-	const char *init_error;	/* set when no device could be opened */
+	const char *init_error; /* set when no device could be opened */
 	cl_platform_id plat;
 	cl_device_id dev;
 	cl_context ctx;
@@ -77,8 +77,8 @@ struct ocl {
 	cl_uint compute_units, max_dims, addr_bits, clock_mhz, cache_line;
 	size_t max_wg, max_items[3];
 	cl_ulong local_mem, global_mem, max_alloc, cache;
-	size_t align;		/* base address alignment in bytes */
-	cl_uint pref[7];	/* preferred vector widths: char short int long float double half */
+	size_t align;	 /* base address alignment in bytes */
+	cl_uint pref[7]; /* preferred vector widths: char short int long float double half */
 	bool fp64, test_grade;
 	uint64_t flush_bytes;
 	struct ocl_slot slot[RUNNER_MAX_SLOTS];
@@ -87,24 +87,54 @@ struct ocl {
 static const char *cl_err_name(cl_int e)
 {
 	switch (e) {
-#define E(x) case x: return #x
-	E(CL_SUCCESS); E(CL_DEVICE_NOT_FOUND); E(CL_DEVICE_NOT_AVAILABLE);
-	E(CL_COMPILER_NOT_AVAILABLE); E(CL_MEM_OBJECT_ALLOCATION_FAILURE);
-	E(CL_OUT_OF_RESOURCES); E(CL_OUT_OF_HOST_MEMORY); E(CL_PROFILING_INFO_NOT_AVAILABLE);
-	E(CL_MEM_COPY_OVERLAP); E(CL_BUILD_PROGRAM_FAILURE); E(CL_MISALIGNED_SUB_BUFFER_OFFSET);
-	E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST); E(CL_COMPILE_PROGRAM_FAILURE);
-	E(CL_LINK_PROGRAM_FAILURE); E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
-	E(CL_INVALID_VALUE); E(CL_INVALID_DEVICE_TYPE); E(CL_INVALID_PLATFORM);
-	E(CL_INVALID_DEVICE); E(CL_INVALID_CONTEXT); E(CL_INVALID_QUEUE_PROPERTIES);
-	E(CL_INVALID_COMMAND_QUEUE); E(CL_INVALID_HOST_PTR); E(CL_INVALID_MEM_OBJECT);
-	E(CL_INVALID_BUILD_OPTIONS); E(CL_INVALID_PROGRAM); E(CL_INVALID_PROGRAM_EXECUTABLE);
-	E(CL_INVALID_KERNEL_NAME); E(CL_INVALID_KERNEL_DEFINITION); E(CL_INVALID_KERNEL);
-	E(CL_INVALID_ARG_INDEX); E(CL_INVALID_ARG_VALUE); E(CL_INVALID_ARG_SIZE);
-	E(CL_INVALID_KERNEL_ARGS); E(CL_INVALID_WORK_DIMENSION); E(CL_INVALID_WORK_GROUP_SIZE);
-	E(CL_INVALID_WORK_ITEM_SIZE); E(CL_INVALID_GLOBAL_OFFSET); E(CL_INVALID_EVENT_WAIT_LIST);
-	E(CL_INVALID_EVENT); E(CL_INVALID_OPERATION); E(CL_INVALID_BUFFER_SIZE);
-	E(CL_INVALID_GLOBAL_WORK_SIZE); E(CL_INVALID_PROPERTY); E(CL_INVALID_COMPILER_OPTIONS);
-	E(CL_INVALID_LINKER_OPTIONS);
+#define E(x)                                                                                       \
+	case x: return #x
+		E(CL_SUCCESS);
+		E(CL_DEVICE_NOT_FOUND);
+		E(CL_DEVICE_NOT_AVAILABLE);
+		E(CL_COMPILER_NOT_AVAILABLE);
+		E(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+		E(CL_OUT_OF_RESOURCES);
+		E(CL_OUT_OF_HOST_MEMORY);
+		E(CL_PROFILING_INFO_NOT_AVAILABLE);
+		E(CL_MEM_COPY_OVERLAP);
+		E(CL_BUILD_PROGRAM_FAILURE);
+		E(CL_MISALIGNED_SUB_BUFFER_OFFSET);
+		E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+		E(CL_COMPILE_PROGRAM_FAILURE);
+		E(CL_LINK_PROGRAM_FAILURE);
+		E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+		E(CL_INVALID_VALUE);
+		E(CL_INVALID_DEVICE_TYPE);
+		E(CL_INVALID_PLATFORM);
+		E(CL_INVALID_DEVICE);
+		E(CL_INVALID_CONTEXT);
+		E(CL_INVALID_QUEUE_PROPERTIES);
+		E(CL_INVALID_COMMAND_QUEUE);
+		E(CL_INVALID_HOST_PTR);
+		E(CL_INVALID_MEM_OBJECT);
+		E(CL_INVALID_BUILD_OPTIONS);
+		E(CL_INVALID_PROGRAM);
+		E(CL_INVALID_PROGRAM_EXECUTABLE);
+		E(CL_INVALID_KERNEL_NAME);
+		E(CL_INVALID_KERNEL_DEFINITION);
+		E(CL_INVALID_KERNEL);
+		E(CL_INVALID_ARG_INDEX);
+		E(CL_INVALID_ARG_VALUE);
+		E(CL_INVALID_ARG_SIZE);
+		E(CL_INVALID_KERNEL_ARGS);
+		E(CL_INVALID_WORK_DIMENSION);
+		E(CL_INVALID_WORK_GROUP_SIZE);
+		E(CL_INVALID_WORK_ITEM_SIZE);
+		E(CL_INVALID_GLOBAL_OFFSET);
+		E(CL_INVALID_EVENT_WAIT_LIST);
+		E(CL_INVALID_EVENT);
+		E(CL_INVALID_OPERATION);
+		E(CL_INVALID_BUFFER_SIZE);
+		E(CL_INVALID_GLOBAL_WORK_SIZE);
+		E(CL_INVALID_PROPERTY);
+		E(CL_INVALID_COMPILER_OPTIONS);
+		E(CL_INVALID_LINKER_OPTIONS);
 #undef E
 	default: return "CL_error";
 	}
@@ -163,8 +193,8 @@ static void read_props(struct ocl *o)
 	clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof o->max_wg, &o->max_wg, NULL);
 	size_t items[16] = {0};
 	if (o->max_dims >= 1 && o->max_dims <= 16)
-		clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, o->max_dims * sizeof(size_t), items,
-				NULL);
+		clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, o->max_dims * sizeof(size_t),
+				items, NULL);
 	for (int i = 0; i < 3; i++)
 		o->max_items[i] = items[i];
 	o->local_mem = dev_ulong(d, CL_DEVICE_LOCAL_MEM_SIZE);
@@ -178,8 +208,8 @@ static void read_props(struct ocl *o)
 	if (o->align < 8 || (o->align & (o->align - 1)) || o->align > (1u << 20))
 		o->align = 4096;
 	static const cl_device_info pv[7] = {
-		CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT,
-		CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG,
+		CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR,	CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT,
+		CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT,	CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG,
 		CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
 		CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF};
 	for (int i = 0; i < 7; i++)
@@ -251,13 +281,13 @@ static int ocl_open(struct ocl *o, const char *plat_sub, int dev_idx, struct ka_
 		    nd == 0 || (cl_uint)dev_idx >= (nd > 64 ? 64 : nd))
 			continue;
 		cl_int err;
-		cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plats[p],
-						  0};
+		cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+						 (cl_context_properties)plats[p], 0};
 		cl_context ctx = clCreateContext(props, 1, &devs[dev_idx], NULL, NULL, &err);
 		if (err)
 			continue;
-		cl_command_queue q = clCreateCommandQueue(ctx, devs[dev_idx],
-							  CL_QUEUE_PROFILING_ENABLE, &err);
+		cl_command_queue q =
+			clCreateCommandQueue(ctx, devs[dev_idx], CL_QUEUE_PROFILING_ENABLE, &err);
 		if (err) {
 			clReleaseContext(ctx);
 			continue;
@@ -344,7 +374,7 @@ static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, 
  * identifier or NULL. */
 static const char *source_reads_files(const char *src)
 {
-	static const char *bad[] = {"include", "include_next", "import", "embed",
+	static const char *bad[] = {"include",	     "include_next",	   "import",	 "embed",
 				    "__has_include", "__has_include_next", "__has_embed"};
 	size_t n = strlen(src);
 	char *t = xmalloc(n + 1);
@@ -387,7 +417,8 @@ static const char *source_reads_files(const char *src)
 			i = j;
 		} else if (isdigit((unsigned char)c)) {
 			/* a pp-number such as 1e5 or 0x1p3: not an identifier */
-			while (i < m && (isalnum((unsigned char)t[i]) || t[i] == '_' || t[i] == '.'))
+			while (i < m &&
+			       (isalnum((unsigned char)t[i]) || t[i] == '_' || t[i] == '.'))
 				i++;
 		} else {
 			i++;
@@ -465,8 +496,8 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	const char *body = log ? log : "(no build log)";
 	size_t bl = strlen(body);
 	int cut = bl > RUNNER_MAX_LOG;
-	verdict(v, "compile_error", "program %d failed to build (%s):\n%.*s%s", i,
-		cl_err_name(err), (int)(cut ? RUNNER_MAX_LOG : bl), body,
+	verdict(v, "compile_error", "program %d failed to build (%s):\n%.*s%s", i, cl_err_name(err),
+		(int)(cut ? RUNNER_MAX_LOG : bl), body,
 		cut ? "\n[build log truncated at 16 KiB]" : "");
 	free(log);
 	return 1;
@@ -478,11 +509,11 @@ static size_t type_size(const char *name, cl_uint addr_bits)
 	static const struct {
 		const char *n;
 		size_t s;
-	} base[] = {{"char", 1},   {"uchar", 1},  {"unsigned char", 1}, {"signed char", 1},
-		    {"short", 2},  {"ushort", 2}, {"unsigned short", 2}, {"half", 2},
-		    {"int", 4},    {"uint", 4},   {"unsigned int", 4},  {"unsigned", 4},
-		    {"float", 4},  {"long", 8},   {"ulong", 8},         {"unsigned long", 8},
-		    {"double", 8}, {"size_t", 0}, {"ptrdiff_t", 0},     {"intptr_t", 0},
+	} base[] = {{"char", 1},     {"uchar", 1},  {"unsigned char", 1},  {"signed char", 1},
+		    {"short", 2},    {"ushort", 2}, {"unsigned short", 2}, {"half", 2},
+		    {"int", 4},	     {"uint", 4},   {"unsigned int", 4},   {"unsigned", 4},
+		    {"float", 4},    {"long", 8},   {"ulong", 8},	   {"unsigned long", 8},
+		    {"double", 8},   {"size_t", 0}, {"ptrdiff_t", 0},	   {"intptr_t", 0},
 		    {"uintptr_t", 0}};
 	char t[128];
 	snprintf(t, sizeof t, "%.127s", name);
@@ -536,8 +567,7 @@ static int alloc_buf(struct ocl *o, struct ocl_buf *b, uint64_t bytes, struct ka
 /* The cl_mem that a buffer argument (buf, offset) binds to: the buffer's
  * view, or a sub-buffer starting at the offset (which must then respect the
  * device's base address alignment). NULL with *why set. */
-static cl_mem arg_view(struct ocl *o, struct ocl_slot *sl, struct plan_ref r, char *why,
-		       size_t cap)
+static cl_mem arg_view(struct ocl *o, struct ocl_slot *sl, struct plan_ref r, char *why, size_t cap)
 {
 	struct ocl_buf *b = &sl->buf[r.buf];
 	if (r.offset == 0)
@@ -581,8 +611,8 @@ static int set_arg(cl_kernel k, int a, const struct plan_arg *g, cl_mem m)
 
 /* Check one launch against the real kernel and bind its buffer arguments.
  * 0, or -1 with why (a launch_error). */
-static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p, int i,
-			char *why, size_t cap)
+static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p, int i, char *why,
+			size_t cap)
 {
 	const struct plan_op *op = &p->ops[i];
 	const char *kname = p->kernels[op->kernel].name;
@@ -630,8 +660,8 @@ static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p
 			}
 			char tn[128] = "";
 			if (aq == CL_KERNEL_ARG_ADDRESS_PRIVATE &&
-			    clGetKernelArgInfo(k, (cl_uint)a, CL_KERNEL_ARG_TYPE_NAME, sizeof tn, tn,
-					       NULL) == CL_SUCCESS) {
+			    clGetKernelArgInfo(k, (cl_uint)a, CL_KERNEL_ARG_TYPE_NAME, sizeof tn,
+					       tn, NULL) == CL_SUCCESS) {
 				size_t ts = type_size(tn, o->addr_bits);
 				if (ts && ts != g->size) {
 					snprintf(why, cap,
@@ -644,7 +674,8 @@ static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p
 		}
 		err = set_arg(k, a, g, m);
 		if (err) {
-			snprintf(why, cap, "clSetKernelArg(%s, %d): %s", kname, a, cl_err_name(err));
+			snprintf(why, cap, "clSetKernelArg(%s, %d): %s", kname, a,
+				 cl_err_name(err));
 			return -1;
 		}
 	}
@@ -662,7 +693,7 @@ static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p
 			snprintf(why, cap, "launch of %s: global size %u is 0", kname, d);
 			return -1;
 		}
-		total *= op->grid[d];	/* each <= 2^40: check as we go */
+		total *= op->grid[d]; /* each <= 2^40: check as we go */
 		if (total > OCL_MAX_WORK_ITEMS) {
 			snprintf(why, cap, "launch of %s: more than 2^40 work items", kname);
 			return -1;
@@ -679,8 +710,9 @@ static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p
 			continue;
 		}
 		if (op->block[d] == 0 || (d < 3 && op->block[d] > o->max_items[d])) {
-			snprintf(why, cap, "launch of %s: local size %llu in dimension %u is 0 or "
-					   "over the device's %zu",
+			snprintf(why, cap,
+				 "launch of %s: local size %llu in dimension %u is 0 or "
+				 "over the device's %zu",
 				 kname, (unsigned long long)op->block[d], d, o->max_items[d]);
 			return -1;
 		}
@@ -699,8 +731,9 @@ static int check_launch(struct ocl *o, struct ocl_slot *sl, const struct plan *p
 				 NULL);
 	for (uint32_t d = 0; has_local && reqd[0] && d < op->work_dim; d++)
 		if (reqd[d] != op->block[d]) {
-			snprintf(why, cap, "launch of %s: local size differs from its "
-					   "reqd_work_group_size",
+			snprintf(why, cap,
+				 "launch of %s: local size differs from its "
+				 "reqd_work_group_size",
 				 kname);
 			return -1;
 		}
@@ -774,7 +807,8 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 	uint64_t ws_sum = 0;
 	for (int w = 0; w < p->n_workspaces; w++) {
 		ws_sum += p->workspace[w];
-		if (o->max_alloc && p->workspace[w] + 3 * (uint64_t)RUNNER_CANARY_BYTES > o->max_alloc)
+		if (o->max_alloc &&
+		    p->workspace[w] + 3 * (uint64_t)RUNNER_CANARY_BYTES > o->max_alloc)
 			return verdict(v, "launch_error",
 				       "workspace %d of %llu bytes is over the device's max "
 				       "allocation",
@@ -791,8 +825,9 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 			/* A workspace the device cannot hold (other slots hold memory
 			 * too) is the candidate's request failing, not the grader. */
 			if (b >= s->n_tensors)
-				return verdict(v, "launch_error", "workspace %d of %llu bytes cannot "
-								  "be allocated: %s",
+				return verdict(v, "launch_error",
+					       "workspace %d of %llu bytes cannot "
+					       "be allocated: %s",
 					       b - s->n_tensors, (unsigned long long)bytes, e->msg);
 			return -1;
 		}
@@ -822,8 +857,7 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 					       "ops[%d]: copy within buffer %d overlaps itself", i,
 					       op->dst.buf);
 			break;
-		case PLAN_OP_FILL:
-			break;
+		case PLAN_OP_FILL: break;
 		case PLAN_OP_SYMBOL:
 			return verdict(v, "launch_error",
 				       "ops[%d]: symbol copies exist only on the CUDA target", i);
@@ -858,8 +892,9 @@ static struct poison poison_of(uint64_t seed)
 static cl_int fill_poison(struct ocl *o, cl_mem mem, size_t off, uint64_t len, int es,
 			  const struct poison *pz)
 {
-	const void *pat = es == 8 ? (const void *)&pz->p8 : es == 4 ? (const void *)&pz->p4
-						      : (const void *)&pz->p2;
+	const void *pat = es == 8   ? (const void *)&pz->p8
+			  : es == 4 ? (const void *)&pz->p4
+				    : (const void *)&pz->p2;
 	uint64_t whole = len / (uint64_t)es * (uint64_t)es;
 	cl_int err = CL_SUCCESS;
 	if (whole)
@@ -922,12 +957,11 @@ static cl_int enqueue_op(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	case PLAN_OP_COPY: {
 		struct ocl_buf *d = &sl->buf[op->dst.buf], *s = &sl->buf[op->src.buf];
 		snprintf(what, cap, "ops[%d]: copy", i);
-		return clEnqueueCopyBuffer(o->q, s->whole, d->whole, s->pre + (size_t)op->src.offset,
-					   d->pre + (size_t)op->dst.offset, (size_t)op->size, 0,
-					   NULL, ev);
+		return clEnqueueCopyBuffer(
+			o->q, s->whole, d->whole, s->pre + (size_t)op->src.offset,
+			d->pre + (size_t)op->dst.offset, (size_t)op->size, 0, NULL, ev);
 	}
-	case PLAN_OP_SYMBOL:
-		break;
+	case PLAN_OP_SYMBOL: break;
 	}
 	return CL_INVALID_OPERATION;
 }
@@ -977,10 +1011,9 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 			err = clEnqueueFillBuffer(o->q, bf->whole, &canary, 1, 0, bf->pre, 0, NULL,
 						  NULL);
 		if (!err)
-			err = clEnqueueFillBuffer(o->q, bf->whole, &canary, 1,
-						  bf->pre + (size_t)bf->bytes,
-						  bf->total - bf->pre - (size_t)bf->bytes, 0, NULL,
-						  NULL);
+			err = clEnqueueFillBuffer(
+				o->q, bf->whole, &canary, 1, bf->pre + (size_t)bf->bytes,
+				bf->total - bf->pre - (size_t)bf->bytes, 0, NULL, NULL);
 	}
 	if (err)
 		return ka_err_set(e, "runner: poison/canary fill: %s", cl_err_name(err));
@@ -1124,8 +1157,9 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	for (int k = 0; k < c->n_outputs; k++) {
 		int t = c->n_inputs + k, dt = s->dtype[t], es = runner_dtype_size(dt);
 		int64_t n = (int64_t)(s->bytes[t] / (uint64_t)es);
-		const void *pat = es == 8 ? (const void *)&pz.p8 : es == 4 ? (const void *)&pz.p4
-							       : (const void *)&pz.p2;
+		const void *pat = es == 8   ? (const void *)&pz.p8
+				  : es == 4 ? (const void *)&pz.p4
+					    : (const void *)&pz.p2;
 		int64_t unw = 0, first_unw = -1, nonfin = 0;
 		for (int64_t j = 0; j < n; j++) {
 			const uint8_t *el = outs[k] + j * es;

@@ -21,9 +21,12 @@
 int runner_dtype_size(int dtype)
 {
 	switch (dtype) {
-	case KA_DTYPE_FP32: case KA_DTYPE_INT32: return 4;
-	case KA_DTYPE_FP16: case KA_DTYPE_BF16: return 2;
-	case KA_DTYPE_FP64: case KA_DTYPE_INT64: return 8;
+	case KA_DTYPE_FP32:
+	case KA_DTYPE_INT32: return 4;
+	case KA_DTYPE_FP16:
+	case KA_DTYPE_BF16: return 2;
+	case KA_DTYPE_FP64:
+	case KA_DTYPE_INT64: return 8;
 	default: return 0;
 	}
 }
@@ -82,7 +85,8 @@ static int get_slot(json_t *req, int *slot, struct ka_err *e)
 	json_t *s = json_object_get(req, "slot");
 	if (!json_is_integer(s) || json_integer_value(s) < 0 ||
 	    json_integer_value(s) >= RUNNER_MAX_SLOTS)
-		return ka_err_set(e, "request: 'slot' missing or not in 0..%d", RUNNER_MAX_SLOTS - 1);
+		return ka_err_set(e, "request: 'slot' missing or not in 0..%d",
+				  RUNNER_MAX_SLOTS - 1);
 	*slot = (int)json_integer_value(s);
 	return 0;
 }
@@ -179,7 +183,8 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 		size_t n = json_is_array(l) ? json_array_size(l) : 0;
 		total += (int64_t)n;
 		if (!json_is_array(l) || total > RUNNER_MAX_SAMPLE)
-			return ka_err_set(e, "call: sample[%d] not a list or over %d indices in all",
+			return ka_err_set(e,
+					  "call: sample[%d] not a list or over %d indices in all",
 					  o, RUNNER_MAX_SAMPLE);
 		c->n_sample[o] = (int64_t)n;
 		c->sample_idx[o] = xmalloc((n ? n : 1) * sizeof(int64_t));
@@ -187,8 +192,9 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 			json_t *v = json_array_get(l, k);
 			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 			    json_integer_value(v) >= numel)
-				return ka_err_set(e, "call: sample[%d][%zu] is not an index below %lld",
-						  o, k, (long long)numel);
+				return ka_err_set(
+					e, "call: sample[%d][%zu] is not an index below %lld", o, k,
+					(long long)numel);
 			c->sample_idx[o][k] = json_integer_value(v);
 		}
 	}

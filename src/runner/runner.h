@@ -18,45 +18,46 @@
 #include "util.h"
 
 #define RUNNER_MAX_SLOTS 16
-#define RUNNER_MAX_TENSORS 64	/* inputs + outputs (plan_check_refs' cap) */
+#define RUNNER_MAX_TENSORS 64 /* inputs + outputs (plan_check_refs' cap) */
 #define RUNNER_MAX_BUFFERS (RUNNER_MAX_TENSORS + PLAN_MAX_WORKSPACES)
-#define RUNNER_MAX_TENSOR_BYTES (16ull << 30)	/* also PROTO_MAX_BLOB */
-#define RUNNER_MAX_SAMPLE (1 << 20)		/* sampled indices per call, all outputs */
-#define RUNNER_MAX_LOG (16 << 10)		/* compile_error detail */
+#define RUNNER_MAX_TENSOR_BYTES (16ull << 30) /* also PROTO_MAX_BLOB */
+#define RUNNER_MAX_SAMPLE (1 << 20)	      /* sampled indices per call, all outputs */
+#define RUNNER_MAX_LOG (16 << 10)	      /* compile_error detail */
 #define RUNNER_CANARY_BYTES 4096
 #define RUNNER_CANARY_BYTE 0xC5
 
 /* What the loop keeps for a loaded slot; engines read it in load and call. */
 struct runner_slot {
 	bool loaded;
-	struct plan plan;		/* owned; refs already checked */
-	int n_tensors;			/* inputs then outputs */
+	struct plan plan; /* owned; refs already checked */
+	int n_tensors;	  /* inputs then outputs */
 	uint64_t bytes[RUNNER_MAX_TENSORS];
-	int dtype[RUNNER_MAX_TENSORS];	/* enum ka_dtype (task.h; the codes of include/ka_kernel.h) */
-	char module[1024];		/* CUDA: path of the candidate object, or "" */
-	char native[1024];		/* a trusted native baseline library, or "";
-					 * with one the plan may be empty */
-	int n_params;			/* the plan's "params": the shape's parameter */
-	int64_t params[16];		/* values (native baselines receive them) */
-	int n_inputs;			/* the plan's "n_inputs", or -1 when absent */
+	int dtype[RUNNER_MAX_TENSORS]; /* enum ka_dtype (task.h; the codes of include/ka_kernel.h)
+					*/
+	char module[1024];	       /* CUDA: path of the candidate object, or "" */
+	char native[1024];	       /* a trusted native baseline library, or "";
+					* with one the plan may be empty */
+	int n_params;		       /* the plan's "params": the shape's parameter */
+	int64_t params[16];	       /* values (native baselines receive them) */
+	int n_inputs;		       /* the plan's "n_inputs", or -1 when absent */
 };
 
 /* One input's generator parameters (include/ka_gen.h). */
 struct runner_input {
 	uint64_t key;
-	int kind;			/* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
+	int kind; /* KA_GEN_NORMAL, KA_GEN_UNIFORM, KA_GEN_INT */
 	float a, b;
 	int64_t lo;
-	uint64_t range;			/* >= 1 when kind is KA_GEN_INT */
+	uint64_t range; /* >= 1 when kind is KA_GEN_INT */
 };
 
 /* A parsed call request. n_inputs + n_outputs == the slot's n_tensors. */
 struct runner_call {
 	int n_inputs, n_outputs;
 	struct runner_input in[RUNNER_MAX_TENSORS];
-	uint64_t poison;		/* per-call poison seed */
-	bool flush, time, sample;	/* sample: return only sample_idx elements */
-	int64_t n_sample[RUNNER_MAX_TENSORS];	/* per output */
+	uint64_t poison;			 /* per-call poison seed */
+	bool flush, time, sample;		 /* sample: return only sample_idx elements */
+	int64_t n_sample[RUNNER_MAX_TENSORS];	 /* per output */
 	int64_t *sample_idx[RUNNER_MAX_TENSORS]; /* per output, owned by the loop,
 						  * each index < the output's numel */
 };
@@ -66,14 +67,14 @@ struct runner_result {
 	bool has_time;
 	double time_ns;
 	uint64_t in_hash_before[RUNNER_MAX_TENSORS], in_hash_after[RUNNER_MAX_TENSORS];
-	int n_buffers;			/* tensors then workspaces */
+	int n_buffers; /* tensors then workspaces */
 	bool canary_ok[RUNNER_MAX_BUFFERS];
 	int64_t unwritten[RUNNER_MAX_TENSORS], first_unwritten[RUNNER_MAX_TENSORS];
 	int64_t nonfinite[RUNNER_MAX_TENSORS];
-	uint8_t *blob[RUNNER_MAX_TENSORS];	/* per output; malloc'd */
+	uint8_t *blob[RUNNER_MAX_TENSORS]; /* per output; malloc'd */
 	size_t blob_len[RUNNER_MAX_TENSORS];
-	json_t *extra;			/* optional: fields merged into the reply
-					 * (CUDA: "cupti", "clocks"); the loop frees it */
+	json_t *extra; /* optional: fields merged into the reply
+			* (CUDA: "cupti", "clocks"); the loop frees it */
 };
 
 /* A candidate-caused failure: verdict is "compile_error", "launch_error" or
@@ -89,7 +90,7 @@ struct runner_verdict {
 /* Engine functions return 0 (done), 1 (v filled: the candidate's fault) or -1
  * (e filled: the runner could not do it, a harness problem). */
 struct runner_engine {
-	const char *target;	/* "opencl" or "cuda": a plan's target must match */
+	const char *target; /* "opencl" or "cuda": a plan's target must match */
 	void *ctx;
 	/* Fill the reply's "device" object (docs/runner-protocol.md, hello). */
 	int (*hello)(void *ctx, json_t *device, struct ka_err *e);

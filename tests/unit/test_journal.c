@@ -185,8 +185,8 @@ static void *writer_main(void *arg)
 	for (int i = 0; i < 50; i++) {
 		char task[32];
 		snprintf(task, sizeof task, "w%d", w->id);
-		struct journal_reply r = {.ok = 1, .text = (char *)"x", .code = (char *)"y\n",
-					  .in_tokens = 1};
+		struct journal_reply r = {
+			.ok = 1, .text = (char *)"x", .code = (char *)"y\n", .in_tokens = 1};
 		if (journal_put_reply(w->j, task, i, &r, &e) ||
 		    journal_put_grade(w->j, task, i, "ok", "", "{}", 1, w->id, &e))
 			w->failures++;

@@ -76,7 +76,8 @@ static const struct verdict_case cases[] = {
 	 "system call kill (signal to another process: pid 999999)"},
 	{"forbidden_constructor_socket", "forbidden", "system call socket (network)"},
 	{"forbidden_include", "forbidden", "line 1: #include reads a file"},
-	{"timeout_host_loop", "timeout", "host code"}, /* wall clock or CPU limit, whichever fires first */
+	{"timeout_host_loop", "timeout",
+	 "host code"}, /* wall clock or CPU limit, whichever fires first */
 	{"fault_segv", "runtime_fault", "SIGSEGV"},
 	{"record_error_read_buffer", "record_error", "clEnqueueReadBuffer: not available"},
 	{"record_error_finish", "record_error", "clFinish: not available: synchronisation"},

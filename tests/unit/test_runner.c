@@ -33,10 +33,10 @@ static char *plan_ex(const char *src, const char *opts, const char *kname, uint6
 		json_array_append_new(args, json_pack("{s:s,s:i,s:I}", "kind", "buffer", "buf", 0,
 						      "offset", (json_int_t)xoff));
 	else
-		json_array_append_new(args, json_pack("{s:s,s:s}", "kind", "bytes", "hex",
-						      "0000000000000000"));
-	json_array_append_new(args, json_pack("{s:s,s:i,s:i}", "kind", "buffer", "buf", 1, "offset",
-					      0));
+		json_array_append_new(
+			args, json_pack("{s:s,s:s}", "kind", "bytes", "hex", "0000000000000000"));
+	json_array_append_new(args,
+			      json_pack("{s:s,s:i,s:i}", "kind", "buffer", "buf", 1, "offset", 0));
 	if (with_n) {
 		uint32_t n = N;
 		char hex[9];
@@ -49,8 +49,8 @@ static char *plan_ex(const char *src, const char *opts, const char *kname, uint6
 			       "goffset", 0, 0, 0, "cluster", 0, 0, 0, "smem", 0, "args", args);
 	json_t *p = json_pack("{s:s,s:s,s:i,s:[{s:s,s:s}],s:[{s:s,s:i,s:i,s:i}],s:[],s:[o]}",
 			      "format", "ka-plan/1", "target", "opencl", "status", 0, "programs",
-			      "source", src, "options", opts, "kernels", "name", kname, "program", 0,
-			      "max_dynamic_smem", 0, "carveout", -1, "workspaces", "ops", op);
+			      "source", src, "options", opts, "kernels", "name", kname, "program",
+			      0, "max_dynamic_smem", 0, "carveout", -1, "workspaces", "ops", op);
 	char *s = json_dumps(p, JSON_COMPACT);
 	json_decref(p);
 	return s;
@@ -205,7 +205,7 @@ struct misbehaviour {
 	const char *name;
 	const char *src;
 	int64_t unwritten, first_unwritten;
-	int canary_x, canary_y;		/* expected canary_ok of buffers 0 and 1 */
+	int canary_x, canary_y; /* expected canary_ok of buffers 0 and 1 */
 	int input_changed;
 };
 
@@ -276,19 +276,20 @@ static void test_load_verdicts(void)
 	struct {
 		const char *name;
 		char *plan;
-		const char *verdict;	/* NULL: loads fine */
+		const char *verdict; /* NULL: loads fine */
 		const char *detail;
 	} cases[] = {
-		{"syntax_error", plan_ex(SRC_SYNTAX, "", "k", 1, 0, 0, 0, "buffer"), "compile_error",
-		 "error"},
-		{"missing_kernel", plan_of(SRC_AFFINE, "nope"), "compile_error", "no kernel named nope"},
+		{"syntax_error", plan_ex(SRC_SYNTAX, "", "k", 1, 0, 0, 0, "buffer"),
+		 "compile_error", "error"},
+		{"missing_kernel", plan_of(SRC_AFFINE, "nope"), "compile_error",
+		 "no kernel named nope"},
 		{"include", plan_of(SRC_INCLUDE, "k"), "compile_error", "'include'"},
 		{"spliced_include", plan_of(SRC_SPLICED, "k"), "compile_error", "'include'"},
 		{"comment_ok", plan_of(SRC_COMMENT, "k"), NULL, NULL},
 		{"bad_option", plan_ex(SRC_AFFINE, "-I/etc", "affine", N, 0, 1, 0, "buffer"),
 		 "compile_error", "-I/etc"},
-		{"macro_option_ok", plan_ex(SRC_AFFINE, "-DFOO=1 -cl-mad-enable", "affine", N, 0, 1,
-					    0, "buffer"),
+		{"macro_option_ok",
+		 plan_ex(SRC_AFFINE, "-DFOO=1 -cl-mad-enable", "affine", N, 0, 1, 0, "buffer"),
 		 NULL, NULL},
 		{"wrong_arg_count", plan_ex(SRC_AFFINE, "", "affine", N, 0, 0, 0, "buffer"),
 		 "launch_error", "takes 3 arguments"},
@@ -296,13 +297,14 @@ static void test_load_verdicts(void)
 		 "launch_error", "must be a buffer"},
 		{"unaligned_offset", plan_ex(SRC_AFFINE, "", "affine", N, 0, 1, 4, "buffer"),
 		 "launch_error", "alignment"},
-		{"aligned_offset_ok", plan_ex(SRC_AFFINE, "", "affine", 16, 0, 1, al, "buffer"), NULL,
-		 NULL},
+		{"aligned_offset_ok", plan_ex(SRC_AFFINE, "", "affine", 16, 0, 1, al, "buffer"),
+		 NULL, NULL},
 		{"offset_outside", plan_ex(SRC_AFFINE, "", "affine", N, 0, 1, 4 * N + 4, "buffer"),
 		 "launch_error", "outside"},
 		{"global_not_multiple", plan_ex(SRC_AFFINE, "", "affine", N, 64, 1, 0, "buffer"),
 		 "launch_error", "not a multiple"},
-		{"local_too_big", plan_ex(SRC_AFFINE, "", "affine", 1 << 20, 1 << 16, 1, 0, "buffer"),
+		{"local_too_big",
+		 plan_ex(SRC_AFFINE, "", "affine", 1 << 20, 1 << 16, 1, 0, "buffer"),
 		 "launch_error", "local size"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -351,10 +353,9 @@ static void test_generator_dtypes(void)
 		{KA_DTYPE_INT64, KA_GEN_INT, 0, 0, -1000000, 3000000},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		int es = cases[c].dtype == KA_DTYPE_INT64 ? 8 : cases[c].dtype >= KA_DTYPE_FP16 &&
-									 cases[c].dtype <= KA_DTYPE_BF16
-							    ? 2
-							    : 4;
+		int es = cases[c].dtype == KA_DTYPE_INT64				      ? 8
+			 : cases[c].dtype >= KA_DTYPE_FP16 && cases[c].dtype <= KA_DTYPE_BF16 ? 2
+											      : 4;
 		uint64_t bytes[2] = {(uint64_t)N * (uint64_t)es, (uint64_t)N * (uint64_t)es};
 		int dts[2] = {cases[c].dtype, cases[c].dtype};
 		struct run_status st;
@@ -376,7 +377,8 @@ static void test_generator_dtypes(void)
 		for (int i = 0; i < N; i++) {
 			uint64_t key = q.in[0].key;
 			if (cases[c].kind == KA_GEN_INT) {
-				int64_t v = ka_gen_int(key, (uint64_t)i, cases[c].lo, cases[c].range);
+				int64_t v =
+					ka_gen_int(key, (uint64_t)i, cases[c].lo, cases[c].range);
 				if (es == 8)
 					memcpy(host + 8 * i, &v, 8);
 				else {
@@ -385,12 +387,14 @@ static void test_generator_dtypes(void)
 				}
 				continue;
 			}
-			float f = ka_gen_float(key, (uint64_t)i, cases[c].kind, cases[c].a, cases[c].b);
+			float f = ka_gen_float(key, (uint64_t)i, cases[c].kind, cases[c].a,
+					       cases[c].b);
 			if (cases[c].dtype == KA_DTYPE_FP32) {
 				memcpy(host + 4 * i, &f, 4);
 			} else {
-				unsigned short h = cases[c].dtype == KA_DTYPE_FP16 ? ka_f32_to_f16(f)
-										  : ka_f32_to_bf16(f);
+				unsigned short h = cases[c].dtype == KA_DTYPE_FP16
+							   ? ka_f32_to_f16(f)
+							   : ka_f32_to_bf16(f);
 				memcpy(host + 2 * i, &h, 2);
 			}
 		}
