@@ -587,6 +587,31 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
 
 /* ---- call ---- */
 
+/* One output's sampled indices as the protocol carries them: a plain list,
+ * or {"runs": [[start, length], ...]} when the indices come in consecutive
+ * runs (whole rows), which is far shorter for row-sized work items. */
+static json_t *sample_json(const int64_t *idx, int64_t n)
+{
+	int64_t runs = n ? 1 : 0;
+	for (int64_t k = 1; k < n; k++)
+		runs += idx[k] != idx[k - 1] + 1;
+	if (2 * runs >= n) {
+		json_t *l = json_array();
+		for (int64_t k = 0; k < n; k++)
+			json_array_append_new(l, json_integer((json_int_t)idx[k]));
+		return l;
+	}
+	json_t *r = json_array();
+	for (int64_t k = 0; k < n;) {
+		int64_t len = 1;
+		while (k + len < n && idx[k + len] == idx[k] + len)
+			len++;
+		json_array_append_new(r, json_pack("[I,I]", (json_int_t)idx[k], (json_int_t)len));
+		k += len;
+	}
+	return json_pack("{s:o}", "runs", r);
+}
+
 static json_t *call_request(const struct run_call_req *q, struct ka_err *e)
 {
 	json_t *ins = json_array();
@@ -613,13 +638,8 @@ static json_t *call_request(const struct run_call_req *q, struct ka_err *e)
 				"time", q->time, "return", q->sample ? "sample" : "all");
 	if (q->sample) {
 		json_t *smp = json_array();
-		for (int o = 0; o < q->n_outputs; o++) {
-			json_t *l = json_array();
-			for (int64_t k = 0; k < q->n_sample[o]; k++)
-				json_array_append_new(
-					l, json_integer((json_int_t)q->sample_idx[o][k]));
-			json_array_append_new(smp, l);
-		}
+		for (int o = 0; o < q->n_outputs; o++)
+			json_array_append_new(smp, sample_json(q->sample_idx[o], q->n_sample[o]));
 		json_object_set_new(req, "sample", smp);
 	}
 	return req;

@@ -149,6 +149,44 @@ static void call_free(struct runner_call *c)
 		free(c->sample_idx[i]);
 }
 
+/* Output o's sample given as {"runs": [[start, length], ...]}: expanded into
+ * c->sample_idx[o], every index below numel, the running total (across
+ * outputs) capped by RUNNER_MAX_SAMPLE. */
+static int parse_runs(json_t *runs, int64_t numel, int o, int64_t *total, struct runner_call *c,
+		      struct ka_err *e)
+{
+	if (!json_is_array(runs))
+		return ka_err_set(e, "call: sample[%d].runs is not a list", o);
+	int64_t n = 0;
+	for (size_t k = 0; k < json_array_size(runs); k++) {
+		json_t *r = json_array_get(runs, k);
+		json_t *a = json_array_get(r, 0), *b = json_array_get(r, 1);
+		if (!json_is_integer(a) || !json_is_integer(b) || json_integer_value(a) < 0 ||
+		    json_integer_value(b) < 1 || json_integer_value(a) >= numel ||
+		    json_integer_value(b) > numel - json_integer_value(a))
+			return ka_err_set(e,
+					  "call: sample[%d].runs[%zu] is not a run inside %lld "
+					  "elements",
+					  o, k, (long long)numel);
+		n += json_integer_value(b);
+		if (*total + n > RUNNER_MAX_SAMPLE)
+			return ka_err_set(e, "call: over %d sampled indices in all",
+					  RUNNER_MAX_SAMPLE);
+	}
+	*total += n;
+	c->n_sample[o] = n;
+	c->sample_idx[o] = xmalloc((size_t)(n ? n : 1) * sizeof(int64_t));
+	int64_t q = 0;
+	for (size_t k = 0; k < json_array_size(runs); k++) {
+		json_t *r = json_array_get(runs, k);
+		int64_t a = json_integer_value(json_array_get(r, 0)),
+			b = json_integer_value(json_array_get(r, 1));
+		for (int64_t i = 0; i < b; i++)
+			c->sample_idx[o][q++] = a + i;
+	}
+	return 0;
+}
+
 static int parse_call(json_t *req, const struct runner_slot *s, struct runner_call *c,
 		      struct ka_err *e)
 {
@@ -180,6 +218,11 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 		json_t *l = json_array_get(smp, (size_t)o);
 		int t = c->n_inputs + o;
 		int64_t numel = (int64_t)(s->bytes[t] / (uint64_t)runner_dtype_size(s->dtype[t]));
+		if (json_is_object(l)) {
+			if (parse_runs(json_object_get(l, "runs"), numel, o, &total, c, e))
+				return -1;
+			continue;
+		}
 		size_t n = json_is_array(l) ? json_array_size(l) : 0;
 		total += (int64_t)n;
 		if (!json_is_array(l) || total > RUNNER_MAX_SAMPLE)
