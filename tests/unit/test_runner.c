@@ -200,6 +200,34 @@ static void test_sample(void)
 	run_call_res_free(&res);
 }
 
+/* Indices in consecutive runs travel as runs; the elements come back in order. */
+static void test_sample_runs(void)
+{
+	int64_t idx[300];
+	for (int k = 0; k < 100; k++) {
+		idx[k] = k;		/* the first row of a notional 100-wide output */
+		idx[100 + k] = 900 + k; /* a middle row */
+		idx[200 + k] = N - 100 + k; /* the last */
+	}
+	struct run_call_req q;
+	struct run_call_res res;
+	req_init(&q, 0, 77);
+	q.sample = 1;
+	q.sample_idx[0] = idx;
+	q.n_sample[0] = 300;
+	CHECK(call(&q, &res, 30) == 0);
+	CHECK(res.status == RUNCLIENT_OK);
+	CHECK(res.out_len[0] == 300 * 4);
+	float x[N];
+	cpu_x(77, x);
+	for (int k = 0; k < 300; k++) {
+		float want = 2.0f * x[idx[k]] + 1.0f, got;
+		memcpy(&got, res.out[0] + 4 * k, 4);
+		CHECK(memcmp(&got, &want, 4) == 0);
+	}
+	run_call_res_free(&res);
+}
+
 /* Table: a kernel, what the runner must report. */
 struct misbehaviour {
 	const char *name;
@@ -558,6 +586,7 @@ int main(void)
 	RUN(test_affine_exact);
 	RUN(test_timing);
 	RUN(test_sample);
+	RUN(test_sample_runs);
 	RUN(test_misbehaviours);
 	RUN(test_load_verdicts);
 	RUN(test_generator_dtypes);
