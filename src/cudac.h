@@ -57,6 +57,7 @@
 	X(cudaGetErrorName)                                                                        \
 	X(cudaDriverGetVersion)                                                                    \
 	X(cudaRuntimeGetVersion)                                                                   \
+	X(cuTensorMapEncodeTiled)                                                                  \
 	X(ka_workspace)
 
 /* C++ runtime symbols nvcc's host code and ordinary C++ need; the recorder

@@ -29,6 +29,45 @@ static json_t *dims_json(const uint64_t *d)
 	return json_pack("[I,I,I]", (json_int_t)d[0], (json_int_t)d[1], (json_int_t)d[2]);
 }
 
+static json_t *u64s_json(const uint64_t *v, uint32_t n)
+{
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static json_t *u32s_json(const uint32_t *v, uint32_t n)
+{
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static json_t *tensormaps_json(const struct plan *p)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < p->n_tensormaps; i++) {
+		const struct plan_tensormap *t = &p->tensormaps[i];
+		uint32_t r = t->rank <= PLAN_TENSORMAP_MAX_RANK ? t->rank : PLAN_TENSORMAP_MAX_RANK;
+		json_t *j = json_object();
+		json_object_set_new(j, "dtype", json_integer(t->dtype));
+		json_object_set_new(j, "rank", json_integer(t->rank));
+		json_object_set_new(j, "global", ref_json(t->global));
+		json_object_set_new(j, "dims", u64s_json(t->dims, r));
+		json_object_set_new(j, "strides", u64s_json(t->strides, r ? r - 1 : 0));
+		json_object_set_new(j, "box", u32s_json(t->box, r));
+		json_object_set_new(j, "elem_strides", u32s_json(t->elem_strides, r));
+		json_object_set_new(j, "interleave", json_integer(t->interleave));
+		json_object_set_new(j, "swizzle", json_integer(t->swizzle));
+		json_object_set_new(j, "l2_promotion", json_integer(t->l2_promotion));
+		json_object_set_new(j, "oob_fill", json_integer(t->oob_fill));
+		json_array_append_new(a, j);
+	}
+	return a;
+}
+
 char *plan_write(const struct plan *p)
 {
 	json_t *root = json_object();
@@ -96,6 +135,11 @@ char *plan_write(const struct plan *p)
 								      "offset",
 								      (json_int_t)g->relocs[r]
 									      .ref.offset));
+					for (int r = 0; r < g->n_tmaps; r++)
+						json_array_append_new(
+							rl, json_pack("{s:i,s:i}", "at",
+								      (int)g->tmaps[r].at, "tensormap",
+								      (int)g->tmaps[r].tensormap));
 					json_object_set_new(ja, "relocs", rl);
 				}
 				json_array_append_new(args, ja);
@@ -125,6 +169,8 @@ char *plan_write(const struct plan *p)
 		json_array_append_new(ops, jo);
 	}
 	json_object_set_new(root, "ops", ops);
+	if (p->n_tensormaps > 0) /* absent otherwise: plans without maps are unchanged */
+		json_object_set_new(root, "tensormaps", tensormaps_json(p));
 	char *text = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
 	return text;
@@ -243,14 +289,126 @@ static int read_arg(json_t *ja, struct plan_arg *g, const char *where, struct ka
 	for (size_t r = 0; r < nr; r++) {
 		json_t *jr = json_array_get(rl, r);
 		int64_t at, b, off;
+		if (json_object_get(jr, "tensormap")) {
+			/* A tensor map (CUDA): 128 bytes, 64-byte aligned in the
+			 * argument (the parameter's alignment). */
+			if (get_int(jr, "at", 0, (int64_t)n - PLAN_TENSORMAP_BYTES, &at, where, e) ||
+			    get_int(jr, "tensormap", 0, PLAN_MAX_TENSORMAPS - 1, &b, where, e))
+				return -1;
+			if (at % 64)
+				return ka_err_set(e, "plan: %s: tensor map at %lld is not 64-byte aligned",
+						  where, (long long)at);
+			if (!g->tmaps)
+				g->tmaps = xcalloc(nr, sizeof *g->tmaps);
+			g->tmaps[g->n_tmaps].at = (uint32_t)at;
+			g->tmaps[g->n_tmaps].tensormap = (int32_t)b;
+			g->n_tmaps++;
+			continue;
+		}
 		if (get_int(jr, "at", 0, (int64_t)n - 8, &at, where, e) ||
 		    get_int(jr, "buf", 0, 64, &b, where, e) ||
 		    get_int(jr, "offset", 0, INT64_MAX, &off, where, e))
 			return -1;
-		g->relocs[r].at = (uint32_t)at;
-		g->relocs[r].ref.buf = (int32_t)b;
-		g->relocs[r].ref.offset = (uint64_t)off;
-		g->n_relocs = (int)r + 1;
+		g->relocs[g->n_relocs].at = (uint32_t)at;
+		g->relocs[g->n_relocs].ref.buf = (int32_t)b;
+		g->relocs[g->n_relocs].ref.offset = (uint64_t)off;
+		g->n_relocs++;
+	}
+	/* A tensor map's 128 bytes belong to it alone. */
+	for (int t = 0; t < g->n_tmaps; t++) {
+		uint32_t lo = g->tmaps[t].at, hi = lo + PLAN_TENSORMAP_BYTES;
+		for (int r = 0; r < g->n_relocs; r++)
+			if (g->relocs[r].at + 8 > lo && g->relocs[r].at < hi)
+				return ka_err_set(e, "plan: %s: a pointer relocation overlaps tensor map "
+						     "bytes at %u",
+						  where, lo);
+		for (int u = 0; u < t; u++)
+			if (g->tmaps[u].at + PLAN_TENSORMAP_BYTES > lo && g->tmaps[u].at < hi)
+				return ka_err_set(e, "plan: %s: two tensor maps overlap at %u", where,
+						  lo);
+	}
+	return 0;
+}
+
+/* An array of exactly n integers in lo..hi. */
+static int get_u64s(json_t *o, const char *key, uint32_t n, uint64_t lo, uint64_t hi, uint64_t *out,
+		    const char *where, struct ka_err *e)
+{
+	json_t *a = json_object_get(o, key);
+	if (!json_is_array(a) || json_array_size(a) != n)
+		return ka_err_set(e, "plan: %s: '%s' must be an array of %u", where, key, n);
+	for (uint32_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(a, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    (uint64_t)json_integer_value(v) < lo || (uint64_t)json_integer_value(v) > hi)
+			return ka_err_set(e, "plan: %s: '%s'[%u] out of range", where, key, i);
+		out[i] = (uint64_t)json_integer_value(v);
+	}
+	return 0;
+}
+
+static int read_tensormap(json_t *j, struct plan_tensormap *t, const char *where, struct ka_err *e)
+{
+	int64_t v;
+	uint64_t u[PLAN_TENSORMAP_MAX_RANK];
+	if (!json_is_object(j))
+		return ka_err_set(e, "plan: %s: not an object", where);
+	if (get_int(j, "dtype", 0, 15, &v, where, e))
+		return -1;
+	t->dtype = (uint32_t)v;
+	if (get_int(j, "rank", 1, PLAN_TENSORMAP_MAX_RANK, &v, where, e))
+		return -1;
+	t->rank = (uint32_t)v;
+	if (get_ref(j, "global", &t->global, where, e) ||
+	    get_u64s(j, "dims", t->rank, 1, UINT64_C(1) << 32, t->dims, where, e) ||
+	    get_u64s(j, "strides", t->rank - 1, 16, (UINT64_C(1) << 40) - 1, t->strides, where, e))
+		return -1;
+	if (get_u64s(j, "box", t->rank, 1, 256, u, where, e))
+		return -1;
+	for (uint32_t i = 0; i < t->rank; i++)
+		t->box[i] = (uint32_t)u[i];
+	if (get_u64s(j, "elem_strides", t->rank, 1, 8, u, where, e))
+		return -1;
+	for (uint32_t i = 0; i < t->rank; i++)
+		t->elem_strides[i] = (uint32_t)u[i];
+	if (get_int(j, "interleave", 0, 2, &v, where, e))
+		return -1;
+	t->interleave = (uint32_t)v;
+	if (get_int(j, "swizzle", 0, 6, &v, where, e))
+		return -1;
+	t->swizzle = (uint32_t)v;
+	if (get_int(j, "l2_promotion", 0, 3, &v, where, e))
+		return -1;
+	t->l2_promotion = (uint32_t)v;
+	if (get_int(j, "oob_fill", 0, 1, &v, where, e))
+		return -1;
+	t->oob_fill = (uint32_t)v;
+	char why[160];
+	if (plan_tensormap_check(t, why, sizeof why))
+		return ka_err_set(e, "plan: %s: %s", where, why);
+	return 0;
+}
+
+/* The optional "tensormaps" array (CUDA only). */
+static int read_tensormaps(json_t *root, struct plan *p, struct ka_err *e)
+{
+	json_t *a = json_object_get(root, "tensormaps");
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return ka_err_set(e, "plan: 'tensormaps' is not an array");
+	size_t n = json_array_size(a);
+	if (n && strcmp(p->target, "cuda"))
+		return ka_err_set(e, "plan: tensormaps are CUDA only");
+	if (n > PLAN_MAX_TENSORMAPS)
+		return ka_err_set(e, "plan: %zu tensormaps, over the cap of %d", n,
+				  PLAN_MAX_TENSORMAPS);
+	for (size_t i = 0; i < n; i++) {
+		char where[48];
+		snprintf(where, sizeof where, "tensormaps[%zu]", i);
+		if (read_tensormap(json_array_get(a, i), &p->tensormaps[i], where, e))
+			return -1;
+		p->n_tensormaps = (int)i + 1;
 	}
 	return 0;
 }
@@ -427,6 +585,8 @@ int plan_read(const char *text, size_t len, struct plan *p, struct ka_err *e)
 		p->workspace[i] = (uint64_t)json_integer_value(w);
 		p->n_workspaces = (int)i + 1;
 	}
+	if (read_tensormaps(root, p, e))
+		goto out;
 	json_t *ops = json_object_get(root, "ops");
 	size_t no = json_is_array(ops) ? json_array_size(ops) : 0;
 	if (no > PLAN_MAX_OPS) {
@@ -443,6 +603,20 @@ int plan_read(const char *text, size_t len, struct plan *p, struct ka_err *e)
 				   p->ops[i].kernel);
 			goto out;
 		}
+		for (int a = 0; a < p->ops[i].n_args; a++) {
+			const struct plan_arg *g = &p->ops[i].args[a];
+			if (g->n_relocs + g->n_tmaps > PLAN_MAX_RELOCS) {
+				ka_err_set(e, "plan: ops[%zu]: over %d relocations in an argument", i,
+					   PLAN_MAX_RELOCS);
+				goto out;
+			}
+			for (int t = 0; t < g->n_tmaps; t++)
+				if (g->tmaps[t].tensormap >= p->n_tensormaps) {
+					ka_err_set(e, "plan: ops[%zu]: tensor map %d does not exist", i,
+						   g->tmaps[t].tensormap);
+					goto out;
+				}
+		}
 	}
 	rc = 0;
 out:
@@ -450,6 +624,100 @@ out:
 	if (rc)
 		plan_free(p);
 	return rc;
+}
+
+/* Bits of global memory per element (the packed types: their footprint,
+ * gaps included). */
+static uint32_t tmap_elem_bits(uint32_t dtype)
+{
+	static const uint8_t bits[16] = {8, 16, 32, 32, 64, 64, 16, 32, 64, 16, 32, 32, 32, 4, 8, 8};
+	return dtype < 16 ? bits[dtype] : 0;
+}
+
+#define TMAP_U4_ALIGN8B 13
+#define TMAP_U4_ALIGN16B 14
+#define TMAP_U6_ALIGN16B 15
+#define TMAP_INTERLEAVE_32B 2
+
+int plan_tensormap_check(const struct plan_tensormap *t, char *why, size_t cap)
+{
+#define TMAP_BAD(...)                                                                              \
+	do {                                                                                       \
+		snprintf(why, cap, __VA_ARGS__);                                                   \
+		return -1;                                                                         \
+	} while (0)
+	if (t->dtype > 15)
+		TMAP_BAD("data type %u is not a CUtensorMapDataType", t->dtype);
+	if (t->rank < 1 || t->rank > PLAN_TENSORMAP_MAX_RANK)
+		TMAP_BAD("rank %u is not 1..5", t->rank);
+	if (t->interleave > 2 || t->swizzle > 6 || t->l2_promotion > 3 || t->oob_fill > 1)
+		TMAP_BAD("interleave %u, swizzle %u, l2 promotion %u or oob fill %u out of range",
+			 t->interleave, t->swizzle, t->l2_promotion, t->oob_fill);
+	if (t->interleave && t->rank < 3)
+		TMAP_BAD("an interleaved map needs rank 3..5, not %u", t->rank);
+	int packed16 = t->dtype == TMAP_U4_ALIGN16B || t->dtype == TMAP_U6_ALIGN16B;
+	uint64_t align = t->interleave == TMAP_INTERLEAVE_32B || packed16 ? 32 : 16;
+	if (t->global.offset % align)
+		TMAP_BAD("global address offset %llu is not %llu-byte aligned",
+			 (unsigned long long)t->global.offset, (unsigned long long)align);
+	for (uint32_t i = 0; i < t->rank; i++) {
+		if (t->dims[i] < 1 || t->dims[i] > (UINT64_C(1) << 32))
+			TMAP_BAD("globalDim[%u] = %llu is not 1..2^32", i,
+				 (unsigned long long)t->dims[i]);
+		if (t->box[i] < 1 || t->box[i] > 256)
+			TMAP_BAD("boxDim[%u] = %u is not 1..256", i, t->box[i]);
+		if (t->elem_strides[i] < 1 || t->elem_strides[i] > 8)
+			TMAP_BAD("elementStrides[%u] = %u is not 1..8", i, t->elem_strides[i]);
+	}
+	for (uint32_t i = 0; i + 1 < t->rank; i++)
+		if (t->strides[i] % align || t->strides[i] == 0 ||
+		    t->strides[i] >= (UINT64_C(1) << 40))
+			TMAP_BAD("globalStrides[%u] = %llu is not a multiple of %llu below 2^40", i,
+				 (unsigned long long)t->strides[i], (unsigned long long)align);
+	if (packed16 && t->dims[0] % 128)
+		TMAP_BAD("globalDim[0] of a 16-byte-aligned packed type must be a multiple of 128");
+	if (t->dtype == TMAP_U4_ALIGN8B && t->dims[0] % 2)
+		TMAP_BAD("globalDim[0] of 16U4_ALIGN8B must be even");
+	if (packed16 && t->box[0] != 128)
+		TMAP_BAD("boxDim[0] of a 16-byte-aligned packed type must be 128");
+	uint64_t inner = (uint64_t)t->box[0] * tmap_elem_bits(t->dtype) / 8;
+	if (!t->interleave && inner % 16)
+		TMAP_BAD("boxDim[0] x element size = %llu bytes is not a multiple of 16",
+			 (unsigned long long)inner);
+	if (!t->interleave && t->swizzle) {
+		uint64_t span = t->swizzle == 1 ? 32 : t->swizzle == 2 ? 64 : 128;
+		if (inner > span)
+			TMAP_BAD("inner box of %llu bytes is over the swizzle span of %llu",
+				 (unsigned long long)inner, (unsigned long long)span);
+	}
+	if (t->interleave == TMAP_INTERLEAVE_32B && t->swizzle != 1)
+		TMAP_BAD("interleave 32B needs swizzle 32B");
+	if (t->dtype == TMAP_U6_ALIGN16B &&
+	    (t->interleave || !(t->swizzle == 0 || t->swizzle == 3 || t->swizzle == 4 ||
+				t->swizzle == 6)))
+		TMAP_BAD("16U6_ALIGN16B with interleave %u / swizzle %u", t->interleave, t->swizzle);
+	if (t->dtype == TMAP_U4_ALIGN16B && !(t->swizzle == 0 || t->swizzle == 3 || t->swizzle == 4))
+		TMAP_BAD("16U4_ALIGN16B with swizzle %u", t->swizzle);
+	int is_float = t->dtype >= 6 && t->dtype <= 12;
+	if (t->oob_fill && !is_float)
+		TMAP_BAD("NaN out-of-bounds fill on a non-float data type %u", t->dtype);
+	return 0;
+#undef TMAP_BAD
+}
+
+uint64_t plan_tensormap_extent(const struct plan_tensormap *t)
+{
+	/* dims <= 2^32 and bits <= 64: the row fits; each (dim-1)*stride may not. */
+	uint64_t end = (t->dims[0] * tmap_elem_bits(t->dtype) + 7) / 8;
+	for (uint32_t i = 1; i < t->rank && i < PLAN_TENSORMAP_MAX_RANK; i++) {
+		uint64_t d = t->dims[i] - 1, s = t->strides[i - 1];
+		if (d && s > UINT64_MAX / d)
+			return UINT64_MAX;
+		if (d * s > UINT64_MAX - end)
+			return UINT64_MAX;
+		end += d * s;
+	}
+	return end;
 }
 
 static int ref_inside(struct plan_ref r, uint64_t len, int nbuf, const uint64_t *sizes)
@@ -471,6 +739,16 @@ int plan_check_refs(const struct plan *p, int n_tensors, const uint64_t *tensor_
 		sizes[i] = tensor_bytes[i];
 	for (int i = 0; i < p->n_workspaces; i++)
 		sizes[n_tensors + i] = p->workspace[i];
+	for (int i = 0; i < p->n_tensormaps; i++) {
+		const struct plan_tensormap *t = &p->tensormaps[i];
+		uint64_t extent = plan_tensormap_extent(t);
+		if (extent == UINT64_MAX || !ref_inside(t->global, extent, nbuf, sizes))
+			return ka_err_set(e,
+					  "tensormaps[%d]: the map's global extent (%llu bytes at "
+					  "buffer %d + %llu) is outside the buffer",
+					  i, (unsigned long long)extent, t->global.buf,
+					  (unsigned long long)t->global.offset);
+	}
 	for (int i = 0; i < p->n_ops; i++) {
 		const struct plan_op *o = &p->ops[i];
 		switch (o->kind) {
@@ -521,6 +799,7 @@ void plan_free(struct plan *p)
 		for (int a = 0; a < o->n_args; a++) {
 			free(o->args[a].bytes);
 			free(o->args[a].relocs);
+			free(o->args[a].tmaps);
 		}
 		free(o->args);
 		free(o->data);

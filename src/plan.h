@@ -23,6 +23,9 @@
 #define PLAN_MAX_WORKSPACES 16
 #define PLAN_MAX_WORKSPACE_BYTES (8ull << 30)
 #define PLAN_MAX_SYMBOL_BYTES 65536
+#define PLAN_MAX_TENSORMAPS 32	  /* CUDA TMA descriptors per plan */
+#define PLAN_TENSORMAP_BYTES 128  /* sizeof(CUtensorMap) */
+#define PLAN_TENSORMAP_MAX_RANK 5
 
 /* Buffers are numbered: inputs 0..n_in-1, outputs n_in..n_in+n_out-1, then
  * workspaces. A reference is (buffer, byte offset). */
@@ -44,12 +47,23 @@ struct plan_reloc {
 	struct plan_ref ref;
 };
 
+/* A CUDA tensor map inside an argument: bytes [at, at+128) become the
+ * runner's own encoding of plan.tensormaps[tensormap] (a __grid_constant__
+ * const CUtensorMap parameter). Kept apart from plan_reloc so that code which
+ * knows only pointer relocations reads the same plan as before. */
+struct plan_tmap_reloc {
+	uint32_t at;
+	int32_t tensormap;
+};
+
 struct plan_arg {
 	enum plan_arg_kind kind;
 	uint32_t size;
 	uint8_t *bytes; /* size bytes (BYTES); owned */
 	int n_relocs;
 	struct plan_reloc *relocs; /* owned */
+	int n_tmaps;		   /* CUDA only; pointer + tensor map relocations <= PLAN_MAX_RELOCS */
+	struct plan_tmap_reloc *tmaps; /* owned; NULL when n_tmaps is 0 */
 };
 
 enum plan_op_kind {
@@ -88,6 +102,21 @@ struct plan_kernel {
 	int32_t carveout;	   /* CUDA preferred shared carveout, -1 = default */
 };
 
+/* What the candidate asked cuTensorMapEncodeTiled for (CUDA), with the global
+ * address as a buffer reference. Enum fields hold the driver's CUtensorMap*
+ * enum values. Only the first `rank` entries of each array are meaningful
+ * (strides: rank-1), the rest are 0. */
+struct plan_tensormap {
+	uint32_t dtype; /* CUtensorMapDataType, 0..15 */
+	uint32_t rank;	/* 1..5 */
+	struct plan_ref global;
+	uint64_t dims[PLAN_TENSORMAP_MAX_RANK];	       /* elements, 1..2^32 */
+	uint64_t strides[PLAN_TENSORMAP_MAX_RANK - 1]; /* bytes, multiple of 16, < 2^40 */
+	uint32_t box[PLAN_TENSORMAP_MAX_RANK];	       /* 1..256 */
+	uint32_t elem_strides[PLAN_TENSORMAP_MAX_RANK]; /* 1..8 */
+	uint32_t interleave, swizzle, l2_promotion, oob_fill;
+};
+
 struct plan {
 	char target[16];		  /* "opencl" or "cuda" */
 	int n_programs;			  /* OpenCL program sources */
@@ -100,6 +129,8 @@ struct plan {
 	int n_ops;
 	struct plan_op *ops; /* owned */
 	int status;	     /* ka_launch's return value */
+	int n_tensormaps;    /* CUDA TMA descriptors, referenced by plan_tmap_reloc */
+	struct plan_tensormap tensormaps[PLAN_MAX_TENSORMAPS];
 };
 
 /* Serialise to JSON text (caller frees). */
@@ -113,9 +144,26 @@ int plan_read(const char *json, size_t len, struct plan *p, struct ka_err *e);
 
 /* Check every buffer reference, fill, copy and relocation against the actual
  * buffer sizes (n_tensors tensor sizes, then the plan's workspaces): every
- * access must lie inside its buffer. 0 or -1 with e naming the op. */
+ * access must lie inside its buffer, including the whole global extent of
+ * each tensor map (plan_tensormap_extent). 0 or -1 with e naming the op or
+ * the map. */
 int plan_check_refs(const struct plan *p, int n_tensors, const uint64_t *tensor_bytes,
 		    struct ka_err *e);
+
+/* The documented cuTensorMapEncodeTiled rules that need no device (CUDA
+ * 13.0's cuda.h): dtype/enum ranges, rank 1..5 (3..5 when interleaved), dims
+ * 1..2^32, strides multiples of 16 (32 when interleaved 32B or a packed
+ * 16-byte-aligned type) below 2^40, box 1..256 with the inner box a multiple
+ * of 16 bytes (no interleave) and within the swizzle span, element strides
+ * 1..8, global offset aligned to 16 (32) bytes, NaN fill for float types only.
+ * 0, or -1 with why (a short phrase, cap bytes) filled. The buffer the map
+ * lies in is plan_check_refs's business. */
+int plan_tensormap_check(const struct plan_tensormap *t, char *why, size_t cap);
+
+/* Bytes from the map's global address to one past the last byte its global
+ * extent touches ((dims[0] elements of the row) + sum (dims[i]-1)*strides[i-1]);
+ * UINT64_MAX on overflow. Requires plan_tensormap_check to have passed. */
+uint64_t plan_tensormap_extent(const struct plan_tensormap *t);
 
 /* Free everything the plan owns (not p itself); plan_free on a zeroed plan is
  * a no-op. */

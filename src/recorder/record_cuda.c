@@ -10,7 +10,11 @@
  * 64 GiB window per buffer, so any 8-byte word of a kernel argument that falls
  * in a buffer becomes a relocation. Streams, events, graphs, synchronisation,
  * allocation, libraries and driver entry points are refused (record_error) by
- * classify before the candidate is loaded. Declarations follow CUDA 13.0's
+ * classify before the candidate is loaded. cuTensorMapEncodeTiled is
+ * recorded as a plan tensor map: the candidate gets 128 bytes of a fake
+ * encoding (a magic word and the map's index) that may only reach a kernel
+ * as a whole __grid_constant__ const CUtensorMap parameter, where it becomes a
+ * tensor map relocation. Declarations follow CUDA 13.0's
  * headers (crt/host_runtime.h, cuda_runtime_api.h, driver_types.h); the
  * structure offsets are checked by tests/unit/test_cudac.c against nvcc. */
 #include <stdint.h>
@@ -69,6 +73,9 @@ _Static_assert(sizeof(struct launch_config_) == 56, "cudaLaunchConfig_t is 56 by
 #define MEMCPY_DEFAULT 4
 #define DEVICE_PROP_SIZE 1008
 #define FUNC_ATTR_SIZE 144
+
+/* Driver API (cuda.h) */
+#define CU_ERR_INVALID_VALUE 1
 
 /* ---- state ---- */
 
@@ -339,6 +346,8 @@ static int cuda_finish(struct plan *p, struct ka_err *e)
 	memcpy(p->kernels, rc.plan.kernels, sizeof p->kernels);
 	p->n_workspaces = rc.plan.n_workspaces;
 	memcpy(p->workspace, rc.plan.workspace, sizeof p->workspace);
+	p->n_tensormaps = rc.plan.n_tensormaps;
+	memcpy(p->tensormaps, rc.plan.tensormaps, sizeof p->tensormaps);
 	p->n_ops = rc.plan.n_ops;
 	p->ops = rc.plan.ops;
 	rc.plan.ops = NULL;
@@ -513,9 +522,127 @@ cudaError_t __cudaGetKernel(void **kernel, const void *host_fun)
 	return CUDA_SUCCESS_;
 }
 
+/* ---- TMA descriptors ---- */
+
+/* The fake CUtensorMap: word 0 the magic (bytes "Z\xffK-TMAP", far above the
+ * fake address windows), word 1 the plan index, words 2..15 zero. */
+#define TMAP_MAGIC 0x50414d542d4bff5aull
+#define TMAP_WORDS (PLAN_TENSORMAP_BYTES / 8)
+
+/* Offset of the first copy of the magic in b[from..n) at any byte offset, or
+ * -1. */
+static long tmap_find(const uint8_t *b, size_t n, size_t from)
+{
+	uint64_t m = TMAP_MAGIC;
+	for (size_t i = from; i + 8 <= n; i++)
+		if (!memcmp(b + i, &m, 8))
+			return (long)i;
+	return -1;
+}
+
+/* The index of an unmodified fake encoding at b (128 bytes), or -1. */
+static int tmap_index_of(const uint8_t *b)
+{
+	uint64_t w[TMAP_WORDS];
+	memcpy(w, b, sizeof w);
+	if (w[0] != TMAP_MAGIC || w[1] >= (uint64_t)rc.plan.n_tensormaps)
+		return -1;
+	for (int i = 2; i < TMAP_WORDS; i++)
+		if (w[i])
+			return -1;
+	return (int)w[1];
+}
+
+/* CUresult cuTensorMapEncodeTiled(CUtensorMap *, CUtensorMapDataType, cuuint32_t
+ * rank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t
+ * *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+ * interleave, swizzle, l2Promotion, oobFill): the driver's checks
+ * (plan_tensormap_check), the global address inside one buffer with the whole
+ * extent, then a plan tensor map (identical requests share one). */
+int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global,
+			   const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+			   const uint32_t *elem_strides, int interleave, int swizzle, int l2,
+			   int oob);
+int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global,
+			   const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+			   const uint32_t *elem_strides, int interleave, int swizzle, int l2,
+			   int oob)
+{
+	static const char api[] = "cuTensorMapEncodeTiled";
+	if (!map || (uintptr_t)map % 64) {
+		record_fail("%s: the CUtensorMap at %p is not 64-byte aligned", api, map);
+		return CU_ERR_INVALID_VALUE;
+	}
+	if (rank < 1 || rank > PLAN_TENSORMAP_MAX_RANK || !dims || !box || !elem_strides ||
+	    (rank > 1 && !strides)) {
+		record_fail("%s: rank %u is not 1..5 or an array is NULL", api, rank);
+		return CU_ERR_INVALID_VALUE;
+	}
+	if (dtype < 0 || interleave < 0 || swizzle < 0 || l2 < 0 || oob < 0) {
+		record_fail("%s: a negative enum value", api);
+		return CU_ERR_INVALID_VALUE;
+	}
+	struct plan_tensormap t;
+	memset(&t, 0, sizeof t);
+	t.dtype = (uint32_t)dtype;
+	t.rank = rank;
+	for (uint32_t i = 0; i < rank; i++) {
+		t.dims[i] = dims[i];
+		t.box[i] = box[i];
+		t.elem_strides[i] = elem_strides[i];
+		if (i + 1 < rank)
+			t.strides[i] = strides[i];
+	}
+	t.interleave = (uint32_t)interleave;
+	t.swizzle = (uint32_t)swizzle;
+	t.l2_promotion = (uint32_t)l2;
+	t.oob_fill = (uint32_t)oob;
+	int b = -1;
+	uint64_t off = 0;
+	if (resolve((uint64_t)(uintptr_t)global, &b, &off) != 1) {
+		record_fail("%s: globalAddress %p is not inside a buffer of this call", api, global);
+		return CU_ERR_INVALID_VALUE;
+	}
+	t.global.buf = b;
+	t.global.offset = off;
+	char why[160];
+	if (plan_tensormap_check(&t, why, sizeof why)) {
+		record_fail("%s: %s", api, why);
+		return CU_ERR_INVALID_VALUE;
+	}
+	uint64_t extent = plan_tensormap_extent(&t);
+	if (extent == UINT64_MAX || extent > rc.size[b] - off) {
+		record_fail("%s: the map's global extent (%llu bytes from buffer %d + %llu) runs "
+			    "past the end of the buffer (%llu bytes)",
+			    api, (unsigned long long)extent, b, (unsigned long long)off,
+			    (unsigned long long)rc.size[b]);
+		return CU_ERR_INVALID_VALUE;
+	}
+	int idx = -1;
+	for (int i = 0; i < rc.plan.n_tensormaps && idx < 0; i++)
+		if (!memcmp(&rc.plan.tensormaps[i], &t, sizeof t))
+			idx = i;
+	if (idx < 0) {
+		if (rc.plan.n_tensormaps >= PLAN_MAX_TENSORMAPS) {
+			record_fail("%s: more than %d distinct tensor maps", api,
+				    PLAN_MAX_TENSORMAPS);
+			return CU_ERR_INVALID_VALUE;
+		}
+		idx = rc.plan.n_tensormaps++;
+		memcpy(&rc.plan.tensormaps[idx], &t, sizeof t);
+	}
+	uint64_t w[TMAP_WORDS];
+	memset(w, 0, sizeof w);
+	w[0] = TMAP_MAGIC;
+	w[1] = (uint64_t)idx;
+	memcpy(map, w, sizeof w);
+	return 0;
+}
+
 /* ---- launches ---- */
 
-/* Copy parameter i's bytes and find the pointers in it. */
+/* Copy parameter i's bytes and find the pointers in it, or the one tensor map
+ * it is. */
 static int record_arg(const struct func *f, int i, void *src, struct plan_arg *g)
 {
 	const struct elf_param *pp = &f->info->params[i];
@@ -524,6 +651,27 @@ static int record_arg(const struct func *f, int i, void *src, struct plan_arg *g
 	g->bytes = xmalloc(pp->size ? pp->size : 1);
 	if (pp->size)
 		memcpy(g->bytes, src, pp->size);
+	long tm = tmap_find(g->bytes, pp->size, 0);
+	if (tm >= 0) {
+		/* The parameter's alignment is the compiler's (CUtensorMap is
+		 * alignas(128) in CUDA 13; nvcc aligns the constant-bank address,
+		 * so the cubin's parameter offset need not be a multiple of 64:
+		 * 112 for a first CUtensorMap on sm_90). */
+		int idx = tm == 0 && pp->size == PLAN_TENSORMAP_BYTES ? tmap_index_of(g->bytes) : -1;
+		if (idx < 0) {
+			record_fail("launch of %s: argument %d (%u bytes at parameter offset %u) "
+				    "holds a tensor map from cuTensorMapEncodeTiled at byte %ld that "
+				    "is not a whole, unmodified __grid_constant__ const CUtensorMap "
+				    "parameter (128 bytes)",
+				    f->name, i, pp->size, pp->offset, tm);
+			return -1;
+		}
+		g->n_tmaps = 1;
+		g->tmaps = xcalloc(1, sizeof *g->tmaps);
+		g->tmaps[0].at = 0;
+		g->tmaps[0].tensormap = idx;
+		return 0;
+	}
 	g->relocs = xcalloc(PLAN_MAX_RELOCS, sizeof *g->relocs);
 	/* Device pointers are 8-byte aligned in the parameter space. */
 	for (uint32_t j = (8 - pp->offset % 8) % 8; j + 8 <= pp->size; j += 8) {
@@ -1075,6 +1223,12 @@ cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t 
 	}
 	if (rc.plan.n_ops >= PLAN_MAX_OPS) {
 		record_fail("cudaMemcpyToSymbolAsync: more than %d operations", PLAN_MAX_OPS);
+		return CUDA_ERR_NOT_SUPPORTED;
+	}
+	if (count && tmap_find(src, count, 0) >= 0) {
+		record_fail("cudaMemcpyToSymbolAsync: the data holds a tensor map from "
+			    "cuTensorMapEncodeTiled; pass it as a __grid_constant__ const "
+			    "CUtensorMap kernel parameter");
 		return CUDA_ERR_NOT_SUPPORTED;
 	}
 	struct plan_op *o = plan_add_op(&rc.plan);

@@ -699,6 +699,43 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 			cuFuncSetAttribute(sl->fn[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
 					   p->kernels[k].carveout);
 	}
+	/* Tensor maps (only plans that have them): the real driver encodes each
+	 * with this slot's buffer address; plan_check_refs has already put the
+	 * whole global extent inside the buffer. Not yet run on a GPU. */
+	CUtensorMap *tmaps = NULL;
+	if (p->n_tensormaps > 0) {
+		tmaps = (CUtensorMap *)aligned_alloc(64, sizeof(CUtensorMap) * (size_t)p->n_tensormaps);
+		if (!tmaps)
+			return ka_err_set(e, "tensor maps: out of memory");
+		for (int t = 0; t < p->n_tensormaps; t++) {
+			const struct plan_tensormap *m = &p->tensormaps[t];
+			if (m->global.buf < 0 || m->global.buf >= sl->n_bufs) {
+				free(tmaps);
+				return verdict(v, "launch_error", "tensormaps[%d]: buffer %d does not exist",
+					       t, m->global.buf);
+			}
+			cuuint64_t dims[PLAN_TENSORMAP_MAX_RANK], strides[PLAN_TENSORMAP_MAX_RANK];
+			cuuint32_t box[PLAN_TENSORMAP_MAX_RANK], es[PLAN_TENSORMAP_MAX_RANK];
+			for (uint32_t d = 0; d < PLAN_TENSORMAP_MAX_RANK; d++) {
+				dims[d] = m->dims[d];
+				strides[d] = d + 1 < PLAN_TENSORMAP_MAX_RANK ? m->strides[d] : 0;
+				box[d] = m->box[d];
+				es[d] = m->elem_strides[d];
+			}
+			void *addr = (void *)(uintptr_t)(sl->buf[m->global.buf].ptr + m->global.offset);
+			r = cuTensorMapEncodeTiled(&tmaps[t], (CUtensorMapDataType)m->dtype, m->rank, addr,
+						   dims, strides, box, es,
+						   (CUtensorMapInterleave)m->interleave,
+						   (CUtensorMapSwizzle)m->swizzle,
+						   (CUtensorMapL2promotion)m->l2_promotion,
+						   (CUtensorMapFloatOOBfill)m->oob_fill);
+			if (r) {
+				free(tmaps);
+				return verdict(v, "launch_error", "tensormaps[%d]: cuTensorMapEncodeTiled: %s",
+					       t, cu_err(r));
+			}
+		}
+	}
 	/* Arguments: check against the real layout, then relocate. */
 	for (int i = 0; i < p->n_ops; i++)
 		sl->n_launch += p->ops[i].kind == PLAN_OP_LAUNCH;
@@ -714,25 +751,49 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 			continue;
 		int k = o->kernel;
 		const char *kn = p->kernels[k].name;
-		if (o->n_args != sl->n_params[k])
+		if (o->n_args != sl->n_params[k]) {
+			free(tmaps);
 			return verdict(v, "launch_error", "op %d: %s takes %d parameters, the plan gives %d",
 				       i, kn, sl->n_params[k], o->n_args);
+		}
 		uint64_t threads = o->block[0] * o->block[1] * o->block[2];
 		if (threads == 0 || threads > (uint64_t)c->max_threads || o->grid[0] == 0 ||
-		    o->grid[1] == 0 || o->grid[2] == 0)
+		    o->grid[1] == 0 || o->grid[2] == 0) {
+			free(tmaps);
 			return verdict(v, "launch_error", "op %d: %s: block %llux%llux%llu / grid is invalid",
 				       i, kn, (unsigned long long)o->block[0],
 				       (unsigned long long)o->block[1], (unsigned long long)o->block[2]);
+		}
 		for (int d = 0; d < 3; d++)
-			if (o->grid[d] > (uint64_t)c->max_grid[d] || o->block[d] > (uint64_t)c->max_block[d])
+			if (o->grid[d] > (uint64_t)c->max_grid[d] || o->block[d] > (uint64_t)c->max_block[d]) {
+				free(tmaps);
 				return verdict(v, "launch_error", "op %d: %s: dimension %d over the device limit",
 					       i, kn, d);
+			}
 		size_t total = 0;
 		for (int a = 0; a < o->n_args; a++) {
-			if (o->args[a].kind != PLAN_ARG_BYTES || o->args[a].size != sl->psize[k][a])
+			if (o->args[a].kind != PLAN_ARG_BYTES || o->args[a].size != sl->psize[k][a]) {
+				free(tmaps);
 				return verdict(v, "launch_error",
 					       "op %d: %s parameter %d is %zu bytes, the plan gives %u", i,
 					       kn, a, sl->psize[k][a], o->args[a].size);
+			}
+			/* A tensor map must be the whole parameter (128 bytes per
+			 * cuFuncGetParamInfo). Its alignment is nvcc's: the constant
+			 * bank address is aligned, the parameter offset need not be
+			 * a multiple of 64 (sm_90: 112 for a first CUtensorMap). */
+			for (int q = 0; q < o->args[a].n_tmaps; q++)
+				if (o->args[a].tmaps[q].at != 0 ||
+				    sl->psize[k][a] != PLAN_TENSORMAP_BYTES ||
+				    o->args[a].tmaps[q].tensormap < 0 ||
+				    o->args[a].tmaps[q].tensormap >= p->n_tensormaps) {
+					free(tmaps);
+					return verdict(v, "launch_error",
+						       "op %d: %s parameter %d (%zu bytes at offset %zu) "
+						       "cannot hold tensor map %d at byte %u",
+						       i, kn, a, sl->psize[k][a], sl->poff[k][a],
+						       o->args[a].tmaps[q].tensormap, o->args[a].tmaps[q].at);
+				}
 			total += o->args[a].size;
 		}
 		uint8_t *bytes = (uint8_t *)xcalloc(total + 1, 1);
@@ -746,6 +807,9 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 				uint64_t addr = sl->buf[rl->ref.buf].ptr + rl->ref.offset;
 				memcpy(bytes + at + rl->at, &addr, 8);
 			}
+			for (int q = 0; q < g->n_tmaps; q++)
+				memcpy(bytes + at + g->tmaps[q].at, &tmaps[g->tmaps[q].tensormap],
+				       PLAN_TENSORMAP_BYTES);
 			argv[a] = bytes + at;
 			at += g->size;
 		}
@@ -755,6 +819,7 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 		size_t sl_len = strlen(sig);
 		snprintf(sig + sl_len, sizeof sig - sl_len, "%s;", kn);
 	}
+	free(tmaps);
 	snprintf(sl->signature, sizeof sl->signature, "%s", sig);
 	if (sym_total) {
 		if ((r = cuMemAllocHost(&sl->pinned, sym_total)))

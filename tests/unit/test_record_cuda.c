@@ -26,14 +26,27 @@ static const struct {
 	int relocs; /* over all launch arguments */
 	int status;
 	uint32_t cluster0, smem, max_dyn;
+	int tensormaps, tmap_relocs; /* plan.tensormaps and tensor map relocations */
 } plans[] = {
-	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0},
+	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
 	{"ok_two_kernels.cu",
-	 "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;", 5, 0, 0, 0, 0},
-	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536},
-	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0},
-	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0},
-	{"kernel_never_ends.cu", "_Z4spinPf<1x1x1,32x1x1>;", 1, 0, 0, 0, 0},
+	 "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;", 5, 0, 0, 0, 0, 0, 0},
+	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536, 0, 0},
+	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0, 0, 0},
+	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
+	{"kernel_never_ends.cu", "_Z4spinPf<1x1x1,32x1x1>;", 1, 0, 0, 0, 0, 0, 0},
+	{"ok_tma.cu", "_Z7add_tma14CUtensorMap_stS_Pfx<5x1x1,128x1x1>;", 1, 0, 0, 0, 0, 2, 2},
+};
+
+/* Fixtures whose record_error must name its cause. */
+static const struct {
+	const char *file, *detail;
+} details[] = {
+	{"tma_outside.cu", "cuTensorMapEncodeTiled: the map's global extent (4400 bytes from "
+			   "buffer 0 + 0) runs past the end of the buffer (4000 bytes)"},
+	{"tma_bad_box.cu", "cuTensorMapEncodeTiled: boxDim[0] = 300 is not 1..256"},
+	{"tma_in_struct.cu", "argument 0 (256 bytes at parameter offset"},
+	{"tma_modified.cu", "argument 0 (128 bytes at parameter offset 112) holds a tensor map"},
 };
 
 static const char *const fixtures[] = {
@@ -56,6 +69,11 @@ static const char *const fixtures[] = {
 	"host_loop.cu",
 	"device_cache.cu",
 	"kernel_never_ends.cu",
+	"ok_tma.cu",
+	"tma_outside.cu",
+	"tma_bad_box.cu",
+	"tma_in_struct.cu",
+	"tma_modified.cu",
 	NULL,
 };
 
@@ -161,10 +179,17 @@ static void check_plan(const char *file, const char *json)
 		int same = !strcmp(sig, plans[i].signature);
 		free(sig);
 		CHECK(same);
-		int relocs = 0;
+		int relocs = 0, tmap_relocs = 0;
 		for (int o = 0; o < p.n_ops; o++)
-			for (int a = 0; a < p.ops[o].n_args; a++)
+			for (int a = 0; a < p.ops[o].n_args; a++) {
 				relocs += p.ops[o].args[a].n_relocs;
+				tmap_relocs += p.ops[o].args[a].n_tmaps;
+			}
+		if (tmap_relocs != plans[i].tmap_relocs || p.n_tensormaps != plans[i].tensormaps)
+			printf("# %s: tensor maps %d, their relocations %d\n", file, p.n_tensormaps,
+			       tmap_relocs);
+		CHECK(tmap_relocs == plans[i].tmap_relocs);
+		CHECK(p.n_tensormaps == plans[i].tensormaps);
 		if (relocs != plans[i].relocs || p.status != plans[i].status)
 			printf("# %s: relocs %d status %d\n", file, relocs, p.status);
 		CHECK(relocs == plans[i].relocs);
@@ -176,6 +201,37 @@ static void check_plan(const char *file, const char *json)
 		CHECK(p.kernels[last->kernel].max_dynamic_smem == plans[i].max_dyn);
 		uint64_t sizes[3] = {4000, 4000, 4000};
 		CHECK(plan_check_refs(&p, 3, sizes, &e) == 0);
+		if (!strcmp(file, "ok_tma.cu") && p.n_tensormaps == 2) {
+			/* What ka_launch asked for: 10 rows of 100 floats of x, then y. */
+			for (int t = 0; t < 2; t++) {
+				const struct plan_tensormap *m = &p.tensormaps[t];
+				CHECK(m->dtype == 7 && m->rank == 2);
+				CHECK(m->global.buf == t && m->global.offset == 0);
+				CHECK(m->dims[0] == 100 && m->dims[1] == 10 && m->strides[0] == 400);
+				CHECK(m->box[0] == 100 && m->box[1] == 2);
+				CHECK(m->elem_strides[0] == 1 && m->elem_strides[1] == 1);
+				CHECK(m->interleave == 0 && m->swizzle == 0 && m->l2_promotion == 0 &&
+				      m->oob_fill == 0);
+			}
+			/* The launch: mx (map 0) and my (map 1) as whole parameters. */
+			const struct plan_op *o = &p.ops[p.n_ops - 1];
+			CHECK(o->n_args == 4);
+			CHECK(o->args[0].size == 128 && o->args[0].n_tmaps == 1 &&
+			      o->args[0].tmaps[0].at == 0 && o->args[0].tmaps[0].tensormap == 0);
+			CHECK(o->args[1].size == 128 && o->args[1].n_tmaps == 1 &&
+			      o->args[1].tmaps[0].tensormap == 1);
+			/* The plan's JSON form carries them through plan_write. */
+			char *again = plan_write(&p);
+			struct plan q;
+			CHECK(plan_read(again, strlen(again), &q, &e) == 0);
+			CHECK(q.n_tensormaps == 2 && q.ops[q.n_ops - 1].args[1].n_tmaps == 1);
+			plan_free(&q);
+			free(again);
+			/* The runner's check with x one float short: map 0 is outside. */
+			uint64_t small[3] = {3996, 4000, 4000};
+			CHECK(plan_check_refs(&p, 3, small, &e) == -1);
+			CHECK(strstr(e.msg, "tensormaps[0]") != NULL);
+		}
 	}
 	plan_free(&p);
 	CHECK(found);
@@ -212,6 +268,12 @@ static void one_fixture(const char *file)
 	int same = !strcmp(got, expect);
 	if (same && plan_json)
 		check_plan(file, plan_json);
+	for (size_t i = 0; i < sizeof details / sizeof details[0]; i++)
+		if (!strcmp(details[i].file, file)) {
+			if (!strstr(detail, details[i].detail))
+				printf("# %s: detail should contain: %s\n", file, details[i].detail);
+			CHECK(strstr(detail, details[i].detail) != NULL);
+		}
 	free(plan_json);
 	cudac_result_free(&r);
 	CHECK(same);
