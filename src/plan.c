@@ -137,9 +137,10 @@ char *plan_write(const struct plan *p)
 									      .ref.offset));
 					for (int r = 0; r < g->n_tmaps; r++)
 						json_array_append_new(
-							rl, json_pack("{s:i,s:i}", "at",
-								      (int)g->tmaps[r].at, "tensormap",
-								      (int)g->tmaps[r].tensormap));
+							rl,
+							json_pack("{s:i,s:i}", "at",
+								  (int)g->tmaps[r].at, "tensormap",
+								  (int)g->tmaps[r].tensormap));
 					json_object_set_new(ja, "relocs", rl);
 				}
 				json_array_append_new(args, ja);
@@ -292,12 +293,14 @@ static int read_arg(json_t *ja, struct plan_arg *g, const char *where, struct ka
 		if (json_object_get(jr, "tensormap")) {
 			/* A tensor map (CUDA): 128 bytes, 64-byte aligned in the
 			 * argument (the parameter's alignment). */
-			if (get_int(jr, "at", 0, (int64_t)n - PLAN_TENSORMAP_BYTES, &at, where, e) ||
+			if (get_int(jr, "at", 0, (int64_t)n - PLAN_TENSORMAP_BYTES, &at, where,
+				    e) ||
 			    get_int(jr, "tensormap", 0, PLAN_MAX_TENSORMAPS - 1, &b, where, e))
 				return -1;
 			if (at % 64)
-				return ka_err_set(e, "plan: %s: tensor map at %lld is not 64-byte aligned",
-						  where, (long long)at);
+				return ka_err_set(
+					e, "plan: %s: tensor map at %lld is not 64-byte aligned",
+					where, (long long)at);
 			if (!g->tmaps)
 				g->tmaps = xcalloc(nr, sizeof *g->tmaps);
 			g->tmaps[g->n_tmaps].at = (uint32_t)at;
@@ -319,13 +322,15 @@ static int read_arg(json_t *ja, struct plan_arg *g, const char *where, struct ka
 		uint32_t lo = g->tmaps[t].at, hi = lo + PLAN_TENSORMAP_BYTES;
 		for (int r = 0; r < g->n_relocs; r++)
 			if (g->relocs[r].at + 8 > lo && g->relocs[r].at < hi)
-				return ka_err_set(e, "plan: %s: a pointer relocation overlaps tensor map "
-						     "bytes at %u",
-						  where, lo);
+				return ka_err_set(
+					e,
+					"plan: %s: a pointer relocation overlaps tensor map "
+					"bytes at %u",
+					where, lo);
 		for (int u = 0; u < t; u++)
 			if (g->tmaps[u].at + PLAN_TENSORMAP_BYTES > lo && g->tmaps[u].at < hi)
-				return ka_err_set(e, "plan: %s: two tensor maps overlap at %u", where,
-						  lo);
+				return ka_err_set(e, "plan: %s: two tensor maps overlap at %u",
+						  where, lo);
 	}
 	return 0;
 }
@@ -606,14 +611,15 @@ int plan_read(const char *text, size_t len, struct plan *p, struct ka_err *e)
 		for (int a = 0; a < p->ops[i].n_args; a++) {
 			const struct plan_arg *g = &p->ops[i].args[a];
 			if (g->n_relocs + g->n_tmaps > PLAN_MAX_RELOCS) {
-				ka_err_set(e, "plan: ops[%zu]: over %d relocations in an argument", i,
-					   PLAN_MAX_RELOCS);
+				ka_err_set(e, "plan: ops[%zu]: over %d relocations in an argument",
+					   i, PLAN_MAX_RELOCS);
 				goto out;
 			}
 			for (int t = 0; t < g->n_tmaps; t++)
 				if (g->tmaps[t].tensormap >= p->n_tensormaps) {
-					ka_err_set(e, "plan: ops[%zu]: tensor map %d does not exist", i,
-						   g->tmaps[t].tensormap);
+					ka_err_set(e,
+						   "plan: ops[%zu]: tensor map %d does not exist",
+						   i, g->tmaps[t].tensormap);
 					goto out;
 				}
 		}
@@ -630,7 +636,8 @@ out:
  * gaps included). */
 static uint32_t tmap_elem_bits(uint32_t dtype)
 {
-	static const uint8_t bits[16] = {8, 16, 32, 32, 64, 64, 16, 32, 64, 16, 32, 32, 32, 4, 8, 8};
+	static const uint8_t bits[16] = {8,  16, 32, 32, 64, 64, 16, 32,
+					 64, 16, 32, 32, 32, 4,	 8,  8};
 	return dtype < 16 ? bits[dtype] : 0;
 }
 
@@ -693,10 +700,12 @@ int plan_tensormap_check(const struct plan_tensormap *t, char *why, size_t cap)
 	if (t->interleave == TMAP_INTERLEAVE_32B && t->swizzle != 1)
 		TMAP_BAD("interleave 32B needs swizzle 32B");
 	if (t->dtype == TMAP_U6_ALIGN16B &&
-	    (t->interleave || !(t->swizzle == 0 || t->swizzle == 3 || t->swizzle == 4 ||
-				t->swizzle == 6)))
-		TMAP_BAD("16U6_ALIGN16B with interleave %u / swizzle %u", t->interleave, t->swizzle);
-	if (t->dtype == TMAP_U4_ALIGN16B && !(t->swizzle == 0 || t->swizzle == 3 || t->swizzle == 4))
+	    (t->interleave ||
+	     !(t->swizzle == 0 || t->swizzle == 3 || t->swizzle == 4 || t->swizzle == 6)))
+		TMAP_BAD("16U6_ALIGN16B with interleave %u / swizzle %u", t->interleave,
+			 t->swizzle);
+	if (t->dtype == TMAP_U4_ALIGN16B &&
+	    !(t->swizzle == 0 || t->swizzle == 3 || t->swizzle == 4))
 		TMAP_BAD("16U4_ALIGN16B with swizzle %u", t->swizzle);
 	int is_float = t->dtype >= 6 && t->dtype <= 12;
 	if (t->oob_fill && !is_float)

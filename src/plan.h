@@ -23,8 +23,8 @@
 #define PLAN_MAX_WORKSPACES 16
 #define PLAN_MAX_WORKSPACE_BYTES (8ull << 30)
 #define PLAN_MAX_SYMBOL_BYTES 65536
-#define PLAN_MAX_TENSORMAPS 32	  /* CUDA TMA descriptors per plan */
-#define PLAN_TENSORMAP_BYTES 128  /* sizeof(CUtensorMap) */
+#define PLAN_MAX_TENSORMAPS 32	 /* CUDA TMA descriptors per plan */
+#define PLAN_TENSORMAP_BYTES 128 /* sizeof(CUtensorMap) */
 #define PLAN_TENSORMAP_MAX_RANK 5
 
 /* Buffers are numbered: inputs 0..n_in-1, outputs n_in..n_in+n_out-1, then
@@ -62,7 +62,7 @@ struct plan_arg {
 	uint8_t *bytes; /* size bytes (BYTES); owned */
 	int n_relocs;
 	struct plan_reloc *relocs; /* owned */
-	int n_tmaps;		   /* CUDA only; pointer + tensor map relocations <= PLAN_MAX_RELOCS */
+	int n_tmaps; /* CUDA only; pointer + tensor map relocations <= PLAN_MAX_RELOCS */
 	struct plan_tmap_reloc *tmaps; /* owned; NULL when n_tmaps is 0 */
 };
 
@@ -110,9 +110,9 @@ struct plan_tensormap {
 	uint32_t dtype; /* CUtensorMapDataType, 0..15 */
 	uint32_t rank;	/* 1..5 */
 	struct plan_ref global;
-	uint64_t dims[PLAN_TENSORMAP_MAX_RANK];	       /* elements, 1..2^32 */
-	uint64_t strides[PLAN_TENSORMAP_MAX_RANK - 1]; /* bytes, multiple of 16, < 2^40 */
-	uint32_t box[PLAN_TENSORMAP_MAX_RANK];	       /* 1..256 */
+	uint64_t dims[PLAN_TENSORMAP_MAX_RANK];		/* elements, 1..2^32 */
+	uint64_t strides[PLAN_TENSORMAP_MAX_RANK - 1];	/* bytes, multiple of 16, < 2^40 */
+	uint32_t box[PLAN_TENSORMAP_MAX_RANK];		/* 1..256 */
 	uint32_t elem_strides[PLAN_TENSORMAP_MAX_RANK]; /* 1..8 */
 	uint32_t interleave, swizzle, l2_promotion, oob_fill;
 };

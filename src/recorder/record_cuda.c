@@ -559,12 +559,12 @@ static int tmap_index_of(const uint8_t *b)
  * interleave, swizzle, l2Promotion, oobFill): the driver's checks
  * (plan_tensormap_check), the global address inside one buffer with the whole
  * extent, then a plan tensor map (identical requests share one). */
-int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global,
-			   const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global, const uint64_t *dims,
+			   const uint64_t *strides, const uint32_t *box,
 			   const uint32_t *elem_strides, int interleave, int swizzle, int l2,
 			   int oob);
-int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global,
-			   const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global, const uint64_t *dims,
+			   const uint64_t *strides, const uint32_t *box,
 			   const uint32_t *elem_strides, int interleave, int swizzle, int l2,
 			   int oob)
 {
@@ -600,7 +600,8 @@ int cuTensorMapEncodeTiled(void *map, int dtype, uint32_t rank, void *global,
 	int b = -1;
 	uint64_t off = 0;
 	if (resolve((uint64_t)(uintptr_t)global, &b, &off) != 1) {
-		record_fail("%s: globalAddress %p is not inside a buffer of this call", api, global);
+		record_fail("%s: globalAddress %p is not inside a buffer of this call", api,
+			    global);
 		return CU_ERR_INVALID_VALUE;
 	}
 	t.global.buf = b;
@@ -657,13 +658,15 @@ static int record_arg(const struct func *f, int i, void *src, struct plan_arg *g
 		 * alignas(128) in CUDA 13; nvcc aligns the constant-bank address,
 		 * so the cubin's parameter offset need not be a multiple of 64:
 		 * 112 for a first CUtensorMap on sm_90). */
-		int idx = tm == 0 && pp->size == PLAN_TENSORMAP_BYTES ? tmap_index_of(g->bytes) : -1;
+		int idx =
+			tm == 0 && pp->size == PLAN_TENSORMAP_BYTES ? tmap_index_of(g->bytes) : -1;
 		if (idx < 0) {
-			record_fail("launch of %s: argument %d (%u bytes at parameter offset %u) "
-				    "holds a tensor map from cuTensorMapEncodeTiled at byte %ld that "
-				    "is not a whole, unmodified __grid_constant__ const CUtensorMap "
-				    "parameter (128 bytes)",
-				    f->name, i, pp->size, pp->offset, tm);
+			record_fail(
+				"launch of %s: argument %d (%u bytes at parameter offset %u) "
+				"holds a tensor map from cuTensorMapEncodeTiled at byte %ld that "
+				"is not a whole, unmodified __grid_constant__ const CUtensorMap "
+				"parameter (128 bytes)",
+				f->name, i, pp->size, pp->offset, tm);
 			return -1;
 		}
 		g->n_tmaps = 1;

@@ -15,16 +15,16 @@
  * (128 bytes) and second a pointer to buffer 1; map 0 is x (buffer 0) as 10
  * rows of 100 floats. TMAPS and RELOCS are spliced in. */
 #define PLAN_HEAD                                                                                  \
-	"{\"format\":\"ka-plan/1\",\"target\":\"%s\",\"status\":0,\"programs\":[],"                  \
-	"\"kernels\":[{\"name\":\"k\",\"program\":-1,\"max_dynamic_smem\":0,\"carveout\":-1}],"  \
-	"\"workspaces\":[],\"ops\":[{\"op\":\"launch\",\"kernel\":0,\"work_dim\":3,"             \
-	"\"grid\":[1,1,1],\"block\":[32,1,1],\"goffset\":[0,0,0],\"cluster\":[0,0,0],\"smem\":0," \
-	"\"args\":[{\"kind\":\"bytes\",\"hex\":\"%s\",\"relocs\":[%s]},"                          \
-	"{\"kind\":\"bytes\",\"hex\":\"0000000000000000\",\"relocs\":[{\"at\":0,\"buf\":1,"       \
+	"{\"format\":\"ka-plan/1\",\"target\":\"%s\",\"status\":0,\"programs\":[],"                \
+	"\"kernels\":[{\"name\":\"k\",\"program\":-1,\"max_dynamic_smem\":0,\"carveout\":-1}],"    \
+	"\"workspaces\":[],\"ops\":[{\"op\":\"launch\",\"kernel\":0,\"work_dim\":3,"               \
+	"\"grid\":[1,1,1],\"block\":[32,1,1],\"goffset\":[0,0,0],\"cluster\":[0,0,0],\"smem\":0,"  \
+	"\"args\":[{\"kind\":\"bytes\",\"hex\":\"%s\",\"relocs\":[%s]},"                           \
+	"{\"kind\":\"bytes\",\"hex\":\"0000000000000000\",\"relocs\":[{\"at\":0,\"buf\":1,"        \
 	"\"offset\":0}]}]}]%s}"
 
 #define MAP0                                                                                       \
-	"{\"dtype\":7,\"rank\":2,\"global\":{\"buf\":0,\"offset\":0},\"dims\":[100,10],"             \
+	"{\"dtype\":7,\"rank\":2,\"global\":{\"buf\":0,\"offset\":0},\"dims\":[100,10],"           \
 	"\"strides\":[400],\"box\":[100,2],\"elem_strides\":[1,1],\"interleave\":0,\"swizzle\":0," \
 	"\"l2_promotion\":0,\"oob_fill\":0}"
 
@@ -101,12 +101,14 @@ static const struct {
 	{"index over the cap", "cuda", NULL, "{\"at\":0,\"tensormap\":32}", "", "'tensormap'"},
 	{"map past the argument", "cuda", NULL, "{\"at\":64,\"tensormap\":0}",
 	 ",\"tensormaps\":[" MAP0 "]", "'at'"},
-	{"misaligned map", "cuda", "256", "{\"at\":8,\"tensormap\":0}", ",\"tensormaps\":[" MAP0 "]",
-	 "not 64-byte aligned"},
-	{"pointer inside a map", "cuda", NULL, "{\"at\":0,\"tensormap\":0},{\"at\":8,\"buf\":0,\"offset\":0}",
+	{"misaligned map", "cuda", "256", "{\"at\":8,\"tensormap\":0}",
+	 ",\"tensormaps\":[" MAP0 "]", "not 64-byte aligned"},
+	{"pointer inside a map", "cuda", NULL,
+	 "{\"at\":0,\"tensormap\":0},{\"at\":8,\"buf\":0,\"offset\":0}",
 	 ",\"tensormaps\":[" MAP0 "]", "overlaps tensor map"},
-	{"two maps overlap", "cuda", "256", "{\"at\":0,\"tensormap\":0},{\"at\":64,\"tensormap\":0}",
-	 ",\"tensormaps\":[" MAP0 "]", "two tensor maps overlap"},
+	{"two maps overlap", "cuda", "256",
+	 "{\"at\":0,\"tensormap\":0},{\"at\":64,\"tensormap\":0}", ",\"tensormaps\":[" MAP0 "]",
+	 "two tensor maps overlap"},
 	{"opencl", "opencl", NULL, "", ",\"tensormaps\":[" MAP0 "]", "CUDA only"},
 	{"not an array", "cuda", NULL, "", ",\"tensormaps\":{}", "not an array"},
 	{"rank 0", "cuda", NULL, "",
@@ -175,7 +177,9 @@ static const struct {
 static void test_bad(void)
 {
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		const char *hex = !bad[i].hex ? zeros128 : !strcmp(bad[i].hex, "256") ? zeros256 : "";
+		const char *hex = !bad[i].hex		       ? zeros128
+				  : !strcmp(bad[i].hex, "256") ? zeros256
+							       : "";
 		char *j = mk(bad[i].target, hex, bad[i].relocs, bad[i].maps);
 		struct plan p;
 		struct ka_err e = {{0}};
@@ -296,13 +300,16 @@ static void test_extent(void)
 		uint32_t dtype, rank;
 		uint64_t dims[5], strides[4], want;
 	} rows[] = {
-		{7, 1, {1000}, {0}, 4000},		   /* fp32 row */
-		{0, 1, {13}, {0}, 13},			   /* uint8 */
-		{13, 1, {6}, {0}, 3},			   /* 16U4_ALIGN8B: half a byte each */
-		{7, 2, {100, 10}, {400}, 4000},		   /* 10 rows of 100 */
-		{7, 2, {100, 10}, {416}, 9 * 416 + 400},   /* padded rows */
+		{7, 1, {1000}, {0}, 4000},		       /* fp32 row */
+		{0, 1, {13}, {0}, 13},			       /* uint8 */
+		{13, 1, {6}, {0}, 3},			       /* 16U4_ALIGN8B: half a byte each */
+		{7, 2, {100, 10}, {400}, 4000},		       /* 10 rows of 100 */
+		{7, 2, {100, 10}, {416}, 9 * 416 + 400},       /* padded rows */
 		{9, 3, {8, 4, 2}, {16, 64}, 64 + 3 * 16 + 16}, /* bf16 */
-		{4, 2, {UINT64_C(1) << 32, UINT64_C(1) << 32}, {(UINT64_C(1) << 40) - 16},
+		{4,
+		 2,
+		 {UINT64_C(1) << 32, UINT64_C(1) << 32},
+		 {(UINT64_C(1) << 40) - 16},
 		 UINT64_MAX}, /* overflow */
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

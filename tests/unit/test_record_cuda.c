@@ -30,7 +30,8 @@ static const struct {
 } plans[] = {
 	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
 	{"ok_two_kernels.cu",
-	 "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;", 5, 0, 0, 0, 0, 0, 0},
+	 "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;", 5, 0, 0, 0, 0, 0,
+	 0},
 	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536, 0, 0},
 	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0, 0, 0},
 	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
@@ -207,11 +208,12 @@ static void check_plan(const char *file, const char *json)
 				const struct plan_tensormap *m = &p.tensormaps[t];
 				CHECK(m->dtype == 7 && m->rank == 2);
 				CHECK(m->global.buf == t && m->global.offset == 0);
-				CHECK(m->dims[0] == 100 && m->dims[1] == 10 && m->strides[0] == 400);
+				CHECK(m->dims[0] == 100 && m->dims[1] == 10 &&
+				      m->strides[0] == 400);
 				CHECK(m->box[0] == 100 && m->box[1] == 2);
 				CHECK(m->elem_strides[0] == 1 && m->elem_strides[1] == 1);
-				CHECK(m->interleave == 0 && m->swizzle == 0 && m->l2_promotion == 0 &&
-				      m->oob_fill == 0);
+				CHECK(m->interleave == 0 && m->swizzle == 0 &&
+				      m->l2_promotion == 0 && m->oob_fill == 0);
 			}
 			/* The launch: mx (map 0) and my (map 1) as whole parameters. */
 			const struct plan_op *o = &p.ops[p.n_ops - 1];
@@ -271,7 +273,8 @@ static void one_fixture(const char *file)
 	for (size_t i = 0; i < sizeof details / sizeof details[0]; i++)
 		if (!strcmp(details[i].file, file)) {
 			if (!strstr(detail, details[i].detail))
-				printf("# %s: detail should contain: %s\n", file, details[i].detail);
+				printf("# %s: detail should contain: %s\n", file,
+				       details[i].detail);
 			CHECK(strstr(detail, details[i].detail) != NULL);
 		}
 	free(plan_json);
