@@ -660,8 +660,15 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 	sl->n_bufs = s->n_tensors + p->n_workspaces;
 	for (int i = 0; i < sl->n_bufs; i++) {
 		uint64_t bytes = i < s->n_tensors ? s->bytes[i] : p->workspace[i - s->n_tensors];
-		if (alloc_buf(&sl->buf[i], bytes, e))
+		if (alloc_buf(&sl->buf[i], bytes, e)) {
+			/* A candidate's workspace the GPU cannot hold is its request
+			 * failing (launch_error), not the grader's. */
+			if (i >= s->n_tensors && !s->native[0])
+				return verdict(v, "launch_error",
+					       "workspace %d of %llu bytes cannot be allocated: %s",
+					       i - s->n_tensors, (unsigned long long)bytes, e->msg);
 			return -1;
+		}
 	}
 	if (s->native[0])
 		return load_native(c, sl, s, v, e);
