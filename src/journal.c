@@ -92,6 +92,17 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 	sqlite3_bind_text(st, i, s, (int)n, SQLITE_TRANSIENT);
 }
 
+/* Step a write statement to completion and finalize it; on failure fill e
+ * with "PATH: what: sqlite message". 0 or -1. */
+static int run_write(struct journal *j, sqlite3_stmt *st, const char *what, struct ka_err *e)
+{
+	int ret = 0;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = db_err(j, e, what);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static char *col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -211,11 +222,7 @@ int journal_run_set(struct journal *j, const char *args_key, const char *args_js
 	bind_text(st, 2, args_json);
 	bind_text(st, 3, bank_hash);
 	sqlite3_bind_double(st, 4, wall_now());
-	if (sqlite3_step(st) == SQLITE_DONE)
-		ret = 0;
-	else
-		db_err(j, e, "record run");
-	sqlite3_finalize(st);
+	ret = run_write(j, st, "record run", e);
 out:
 	pthread_mutex_unlock(&j->mu);
 	return ret;
@@ -232,13 +239,9 @@ int journal_start(struct journal *j, const char *devices_json, int *start_id, st
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)getpid());
 	sqlite3_bind_double(st, 2, wall_now());
 	bind_text(st, 3, devices_json ? devices_json : "[]");
-	if (sqlite3_step(st) == SQLITE_DONE) {
+	ret = run_write(j, st, "record start", e);
+	if (!ret)
 		*start_id = (int)sqlite3_last_insert_rowid(j->db);
-		ret = 0;
-	} else {
-		db_err(j, e, "record start");
-	}
-	sqlite3_finalize(st);
 out:
 	pthread_mutex_unlock(&j->mu);
 	return ret;
@@ -296,11 +299,7 @@ int journal_request(struct journal *j, const char *task, int sample, const char 
 	bind_text(st, 3, prompt_hash);
 	sqlite3_bind_int64(st, 4, seed);
 	sqlite3_bind_double(st, 5, wall_now());
-	if (sqlite3_step(st) == SQLITE_DONE)
-		ret = 0;
-	else
-		db_err(j, e, "record request");
-	sqlite3_finalize(st);
+	ret = run_write(j, st, "record request", e);
 out:
 	pthread_mutex_unlock(&j->mu);
 	return ret;
@@ -311,10 +310,9 @@ int journal_put_reply(struct journal *j, const char *task, int sample,
 {
 	pthread_mutex_lock(&j->mu);
 	int ret = -1;
-	sqlite3_stmt *st = NULL;
 	if (exec(j, "BEGIN IMMEDIATE;", e))
 		goto out;
-	st = prep(j, "SELECT ok FROM replies WHERE task = ? AND sample = ?;", e);
+	sqlite3_stmt *st = prep(j, "SELECT ok FROM replies WHERE task = ? AND sample = ?;", e);
 	if (!st)
 		goto rollback;
 	bind_text(st, 1, task);
@@ -322,7 +320,6 @@ int journal_put_reply(struct journal *j, const char *task, int sample,
 	int rc = sqlite3_step(st);
 	int had_ok = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	st = NULL;
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		db_err(j, e, "read reply");
 		goto rollback;
@@ -353,12 +350,8 @@ int journal_put_reply(struct journal *j, const char *task, int sample,
 	sqlite3_bind_int(st, 13, r->http_status);
 	sqlite3_bind_int(st, 14, r->attempts);
 	sqlite3_bind_double(st, 15, wall_now());
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		db_err(j, e, "store reply");
+	if (run_write(j, st, "store reply", e))
 		goto rollback;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
 	if (r->ok) {
 		st = prep(j,
 			  "INSERT OR REPLACE INTO sources(task, sample, lang, code) "
@@ -370,19 +363,14 @@ int journal_put_reply(struct journal *j, const char *task, int sample,
 		sqlite3_bind_int(st, 2, sample);
 		bind_text(st, 3, r->lang ? r->lang : "");
 		bind_text(st, 4, r->code);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			db_err(j, e, "store source");
+		if (run_write(j, st, "store source", e))
 			goto rollback;
-		}
-		sqlite3_finalize(st);
-		st = NULL;
 	}
 	if (exec(j, "COMMIT;", e))
 		goto rollback;
 	ret = 0;
 	goto out;
-rollback:
-	sqlite3_finalize(st);
+rollback: /* every statement is finalized where it ran */
 	exec(j, "ROLLBACK;", NULL);
 out:
 	pthread_mutex_unlock(&j->mu);
