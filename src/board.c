@@ -168,9 +168,11 @@ static void table_close(struct board_buf *b)
 	board_buf_printf(b, "</tbody></table></div>\n");
 }
 
-static void empty_board(struct board_buf *b)
+/* A board with no cards: the note, and the end of its section. */
+static void empty_section(struct board_buf *b)
 {
 	board_buf_printf(b, "<p class=\"empty\">No scorecards for this board yet.</p>\n");
+	board_buf_printf(b, "</section>\n");
 }
 
 /* Indices of the cards of one kind, ordered by key descending (stable). */
@@ -189,6 +191,17 @@ static int select_cards(const struct site *s, card_pred pred, card_key key, int 
 			idx[j] = idx[j - 1];
 			idx[j - 1] = t;
 		}
+	return n;
+}
+
+/* select_cards for a board whose section is open; with none, the section is
+ * closed with the empty note. */
+static int section_cards(struct board_buf *b, const struct site *s, card_pred pred, card_key key,
+			 int *idx)
+{
+	int n = select_cards(s, pred, key, idx);
+	if (!n)
+		empty_section(b);
 	return n;
 }
 
@@ -384,12 +397,9 @@ static void board_capability(struct board_buf *b, const struct site *s, int *idx
 		     "eager baseline (the compiled baseline is reported separately). "
 		     "<em>mean C</em> is the mean score s. Open and closed models both compete. "
 		     "Click a header to sort.");
-	int n = select_cards(s, is_cap, key_meanc, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_cap, key_meanc, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {"Model",   "Kind",
 					   "correct", "fast",
 					   "mean C",  "fast vs compiled",
@@ -474,12 +484,9 @@ static void board_weight_rsi(struct board_buf *b, const struct site *s, int *idx
 		"fresh-frozen</em>: positive means an improving producer makes better "
 		"descendants than a frozen producer given the same fresh data. Correctness and "
 		"compiled speedup are shown separately.");
-	int n = select_cards(s, is_wrsi, key_smf, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_wrsi, key_smf, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {"Model",
 					   "Family",
 					   "rounds",
@@ -524,12 +531,9 @@ static void board_standardized(struct board_buf *b, const struct site *s, int *i
 		     "own scale (small 1.5B, mid 7B, large 14B), scored on speed against the "
 		     "compiled baseline where every size has headroom. This removes the benchmark "
 		     "confound.");
-	int n = select_cards(s, is_std, key_smf, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_std, key_smf, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {"Model",	 "Tier",    "rounds",
 					   "C0 (speed)", "C final", "self vs fresh-frozen",
 					   "verdict",	 NULL};
@@ -569,12 +573,9 @@ static void board_harness(struct board_buf *b, const struct site *s, int *idx)
 		     "the harness trains an open model. The key column is <em>improved vs "
 		     "frozen</em> harness on the open trainee: positive means the closed model's "
 		     "edits causally produced a better open model.");
-	int n = select_cards(s, is_harness, key_ivf, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_harness, key_ivf, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {
 		"Open trainee", "Researcher",	      "rounds",	 "C0", "C improved",
 		"C frozen",	"improved vs frozen", "verdict", NULL};
@@ -611,12 +612,9 @@ static void board_controls(struct board_buf *b, const struct site *s, int *idx)
 		"frozen-weight and scored with the identical grader. <em>recursion gain</em> = "
 		"weight-RSI final C minus the best non-recursive baseline: positive means "
 		"training on your own kernels beats simply sampling more.");
-	int n = select_cards(s, is_controls, key_gain, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_controls, key_gain, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {"Model",	  "weight-RSI C", "best-of-k",
 					   "self-refine", "retrieval",	  "recursion gain",
 					   NULL};
@@ -645,12 +643,9 @@ static void board_procedure(struct board_buf *b, const struct site *s, int *idx)
 		"each round (strategy library, solver prompt, verified-kernel archive). "
 		"<em>Q</em> is the held-out quality of the current procedure; the key column "
 		"is <em>Q gain vs frozen</em> procedure. Open and closed models both compete.");
-	int n = select_cards(s, is_proc, key_qgain, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_proc, key_qgain, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {
 		"Model", "Mode", "rounds", "Q0", "Q final", "Q gain vs frozen", "verdict", NULL};
 	table_open(b, "t-procedure-rsi", cols, "ttnnnnn", 5);
@@ -683,12 +678,9 @@ static void board_frontier(struct board_buf *b, const struct site *s, int *idx)
 		     "strictly harder variants, validates them on the GPU and grows the frontier, "
 		     "so difficulty co-evolves with the solver. Holding or rising C on a growing "
 		     "frontier is genuine compounding, not fitting a fixed set.");
-	int n = select_cards(s, is_frontier, key_cfinal, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_frontier, key_cfinal, idx);
+	if (!n)
 		return;
-	}
 	static const char *const cols[] = {"Model",	     "Proposer", "rounds",
 					   "frontier tasks", "C0",	 "C final",
 					   "C change",	     "verdict",	 NULL};
@@ -726,12 +718,9 @@ static void board_diagnostics(struct board_buf *b, const struct site *s, int *id
 		"round-0 solutions keep gaining; models whose self-generated kernels collapse "
 		"in diversity and forget prior solutions drive self-minus-fresh negative. Each "
 		"line is a model.");
-	int n = select_cards(s, is_diag, key_smf, idx);
-	if (!n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+	int n = section_cards(b, s, is_diag, key_smf, idx);
+	if (!n)
 		return;
-	}
 	board_buf_printf(b, "<div class=\"plots\">\n");
 	plot_cards(b, s, idx, n, "Self-data diversity", "diversity", "self", "diversity", NULL, 0,
 		   NULL);
@@ -757,8 +746,7 @@ static void board_datasets(struct board_buf *b, const struct site *s)
 		     "<span class=\"tag\">public</span> were scored on the public split. This "
 		     "table lists the banks the scorecards above name.");
 	if (!s->n) {
-		empty_board(b);
-		board_buf_printf(b, "</section>\n");
+		empty_section(b);
 		return;
 	}
 	static const char *const cols[] = {"Task", "Dataset", "Tiers", "Public", "Held out", NULL};
