@@ -103,6 +103,18 @@ static int run_write(struct journal *j, sqlite3_stmt *st, const char *what, stru
 	return ret;
 }
 
+/* Step a query of at most one row: 0 with a row (the caller reads it, then
+ * finalizes), 1 with none, -1 on error with e "PATH: what: sqlite message". */
+static int step_row(struct journal *j, sqlite3_stmt *st, const char *what, struct ka_err *e)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return 1;
+	return db_err(j, e, what);
+}
+
 static char *col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -189,17 +201,12 @@ int journal_run_get(struct journal *j, char **args_key, char **args_json, struct
 	sqlite3_stmt *st = prep(j, "SELECT args_key, args_json FROM run WHERE id = 1;", e);
 	if (!st)
 		goto out;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	ret = step_row(j, st, "read run", e);
+	if (!ret) {
 		if (args_key)
 			*args_key = col_text(st, 0);
 		if (args_json)
 			*args_json = col_text(st, 1);
-		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		ret = 1;
-	} else {
-		db_err(j, e, "read run");
 	}
 	sqlite3_finalize(st);
 out:
@@ -394,8 +401,8 @@ int journal_get_reply(struct journal *j, const char *task, int sample, struct jo
 		goto out;
 	bind_text(st, 1, task);
 	sqlite3_bind_int(st, 2, sample);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	ret = step_row(j, st, "read reply", e);
+	if (!ret) {
 		out->ok = sqlite3_column_int(st, 0);
 		out->text = col_text(st, 1);
 		out->code = col_text(st, 2);
@@ -410,11 +417,6 @@ int journal_get_reply(struct journal *j, const char *task, int sample, struct jo
 		out->cached = sqlite3_column_int(st, 11);
 		out->http_status = sqlite3_column_int(st, 12);
 		out->attempts = sqlite3_column_int(st, 13);
-		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		ret = 1;
-	} else {
-		db_err(j, e, "read reply");
 	}
 	sqlite3_finalize(st);
 out:
@@ -505,19 +507,14 @@ int journal_get_grade(struct journal *j, const char *task, int sample, char **ve
 		goto out;
 	bind_text(st, 1, task);
 	sqlite3_bind_int(st, 2, sample);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	ret = step_row(j, st, "read grade", e);
+	if (!ret) {
 		if (verdict)
 			*verdict = col_text(st, 0);
 		if (result_json)
 			*result_json = col_text(st, 1);
 		if (detail)
 			*detail = col_text(st, 2);
-		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		ret = 1;
-	} else {
-		db_err(j, e, "read grade");
 	}
 	sqlite3_finalize(st);
 out:
