@@ -48,6 +48,23 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Write one tensor, at shape sh, as OUTDIR/<name>.npy and print its path;
+ * 0 or -1 with e. */
+static int write_tensor(const char *outdir, const struct ka_tensor_spec *s,
+			const struct ka_shape *sh, enum ka_dtype dt, const void *data,
+			struct ka_err *e)
+{
+	int64_t dims[KA_MAX_DIMS];
+	for (int d = 0; d < s->ndim; d++)
+		expr_eval(s->shape[d], sh->v, &dims[d], NULL);
+	char *path = xasprintf("%s/%s.npy", outdir, s->name);
+	int w = npy_write(path, dt, s->ndim, dims, data, e);
+	if (w == 0)
+		printf("%s\n", path);
+	free(path);
+	return w;
+}
+
 int cmd_gold(int argc, char **argv)
 {
 	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
@@ -128,36 +145,16 @@ int cmd_gold(int argc, char **argv)
 		fprintf(stderr, "ka gold: %s\n", e.msg);
 		goto done;
 	}
-	for (int j = 0; j < t->n_outputs; j++) {
-		const struct ka_tensor_spec *s = &t->outputs[j];
-		int64_t dims[KA_MAX_DIMS];
-		for (int d = 0; d < s->ndim; d++)
-			expr_eval(s->shape[d], sh.v, &dims[d], NULL);
-		char *path = xasprintf("%s/%s.npy", outdir, s->name);
-		int w = npy_write(path, KA_DTYPE_FP64, s->ndim, dims, out[j], &e);
-		if (w == 0)
-			printf("%s\n", path);
-		free(path);
-		if (w) {
+	for (int j = 0; j < t->n_outputs; j++)
+		if (write_tensor(outdir, &t->outputs[j], &sh, KA_DTYPE_FP64, out[j], &e)) {
 			fprintf(stderr, "ka gold: %s\n", e.msg);
 			goto done;
 		}
-	}
-	for (int k = 0; with_inputs && k < t->n_inputs; k++) {
-		const struct ka_tensor_spec *s = &t->inputs[k];
-		int64_t dims[KA_MAX_DIMS];
-		for (int d = 0; d < s->ndim; d++)
-			expr_eval(s->shape[d], sh.v, &dims[d], NULL);
-		char *path = xasprintf("%s/%s.npy", outdir, s->name);
-		int w = npy_write(path, s->dtype, s->ndim, dims, in[k], &e);
-		if (w == 0)
-			printf("%s\n", path);
-		free(path);
-		if (w) {
+	for (int k = 0; with_inputs && k < t->n_inputs; k++)
+		if (write_tensor(outdir, &t->inputs[k], &sh, t->inputs[k].dtype, in[k], &e)) {
 			fprintf(stderr, "ka gold: %s\n", e.msg);
 			goto done;
 		}
-	}
 	rc = KA_EXIT_OK;
 done:
 	gold_buffers_free(in, t->n_inputs);
