@@ -91,6 +91,22 @@ static void fmt_tick(char *out, size_t cap, double v, double step)
 #define MT 34
 #define MB 48
 
+/* The figure, its w x h svg and the title (as aria-label, <title> and the
+ * visible heading at x = left); the caller ends with </svg></figure>. */
+static void figure_open(struct board_buf *b, const char *title, int w, int h, int left)
+{
+	board_buf_printf(b,
+			 "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
+			 "aria-label=\"",
+			 w, h);
+	board_buf_esc(b, title, 0);
+	board_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
+	board_buf_esc(b, title, 0);
+	board_buf_printf(b, "</title>\n<text class=\"ptitle\" x=\"%d\" y=\"20\">", left);
+	board_buf_esc(b, title, 0);
+	board_buf_printf(b, "</text>\n");
+}
+
 void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel, const char *ylabel,
 		     const struct board_series *s, int ns, int zero_line)
 {
@@ -131,16 +147,7 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 	const double pw = W - ML - MR, ph = H - MT - MB;
 #define PX(x) (ML + ((x)-xmin) / (xmax - xmin) * pw)
 #define PY(y) (MT + (ymax - (y)) / (ymax - ymin) * ph)
-	board_buf_printf(b,
-			 "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
-			 "aria-label=\"",
-			 W, H);
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "</title>\n<text class=\"ptitle\" x=\"%d\" y=\"20\">", ML);
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "</text>\n");
+	figure_open(b, title, W, H, ML);
 	/* Grid and y ticks. */
 	char t[32];
 	for (double y = ymin; y <= ymax + ystep * 1e-6; y += ystep) {
@@ -247,16 +254,7 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	const int h = mt + mb + rh * s->n_rows;
 	const double pw = W - ml - mr;
 #define SX(l) (ml + ((l)-lmin) / (lmax - lmin) * pw)
-	board_buf_printf(b,
-			 "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
-			 "aria-label=\"",
-			 W, h);
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "</title>\n<text class=\"ptitle\" x=\"%d\" y=\"20\">", ml);
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "</text>\n");
+	figure_open(b, title, W, h, ml);
 	for (int r = 0; r < s->n_rows; r++) {
 		double y = mt + rh * (r + 0.5);
 		if (r % 2 == 0)
