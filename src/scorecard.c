@@ -872,7 +872,7 @@ void scorecard_counts(const json_t *sc, int *n_tasks, int *n_samples)
 
 /* ---- metrics bridge ------------------------------------------------------ */
 
-static void speedup_get(const json_t *j, struct metrics_speedup *out)
+void scorecard_speedup_get(const json_t *j, struct metrics_speedup *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!json_is_object(j))
@@ -903,9 +903,10 @@ void scorecard_metrics_from_json(const json_t *sc, struct scorecard_metrics *m)
 			json_t *s = json_array_get(samples, j);
 			const char *vd = json_string_value(json_object_get(s, "verdict"));
 			m->samples[k].ok = vd && !strcmp(vd, "ok");
-			speedup_get(json_object_get(s, "speedup_eager"), &m->samples[k].eager);
-			speedup_get(json_object_get(s, "speedup_compiled"),
-				    &m->samples[k].compiled);
+			scorecard_speedup_get(json_object_get(s, "speedup_eager"),
+					      &m->samples[k].eager);
+			scorecard_speedup_get(json_object_get(s, "speedup_compiled"),
+					      &m->samples[k].compiled);
 		}
 	}
 }

@@ -80,6 +80,9 @@ void scorecard_metrics_free(struct scorecard_metrics *m);
 json_t *scorecard_figure_json(const struct metrics_figure *f);
 /* {"median", "lo", "hi"}, or JSON null when not present. */
 json_t *scorecard_speedup_json(const struct metrics_speedup *s);
+/* The inverse: *out from {"median", "lo", "hi"}; not present (all zero) when
+ * j is not an object. j stays the caller's. */
+void scorecard_speedup_get(const json_t *j, struct metrics_speedup *out);
 /* One aggregate object (n_tasks, n_samples, correct, ..., mean_c). */
 json_t *scorecard_agg_json(const struct metrics_agg *a);
 /* The "aggregates" object: one entry per tier that has tasks ("L1", "L2",

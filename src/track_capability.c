@@ -609,17 +609,6 @@ static json_t *speedup_from_result(const json_t *res, const char *key)
 	return scorecard_speedup_json(&s);
 }
 
-static void speedup_get(const json_t *j, struct metrics_speedup *out)
-{
-	memset(out, 0, sizeof *out);
-	if (!json_is_object(j))
-		return;
-	out->present = 1;
-	out->median = json_number_value(json_object_get(j, "median"));
-	out->lo = json_number_value(json_object_get(j, "lo"));
-	out->hi = json_number_value(json_object_get(j, "hi"));
-}
-
 struct outputs {
 	json_t *tasks; /* scorecard tasks array */
 	char *jsonl;   /* results.jsonl text */
@@ -683,8 +672,8 @@ static int collect(struct run *r, struct outputs *out, struct ka_err *e)
 			json_t *tu = ok ? speedup_from_result(res, "time_us") : json_null();
 			struct metrics_sample *m = &out->ms[out->n_samples];
 			m->ok = ok;
-			speedup_get(se, &m->eager);
-			speedup_get(sc, &m->compiled);
+			scorecard_speedup_get(se, &m->eager);
+			scorecard_speedup_get(sc, &m->compiled);
 			char *detail = utf8_clean(det ? det : "", 4000);
 			json_t *sj = json_object();
 			json_object_set_new(sj, "sample", json_integer(s));
