@@ -92,6 +92,24 @@ static void td_fig(struct board_buf *b, const json_t *fig, enum fmt f)
 			 x.value, lo, hi, v, lo, hi);
 }
 
+/* Whether any sample of the scorecard has a speedup against a compiled
+ * baseline: on a target with none (OpenCL), the compiled columns say "n/a"
+ * (a dash) rather than a rate of 0. */
+static int has_compiled(const json_t *sc)
+{
+	size_t i, j;
+	json_t *t, *smp;
+	json_array_foreach(json_object_get(sc, "tasks"), i, t)
+	{
+		json_array_foreach(json_object_get(t, "samples"), j, smp)
+		{
+			if (json_is_object(json_object_get(smp, "speedup_compiled")))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void td_int(struct board_buf *b, long long v)
 {
 	board_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld</td>", v, v);
@@ -415,7 +433,8 @@ static void board_capability(struct board_buf *b, const struct site *s, int *idx
 		td_fig(b, json_object_get(o, "correct"), FMT_RATE);
 		td_fig(b, json_object_get(o, "fast"), FMT_RATE);
 		td_fig(b, json_object_get(o, "mean_c"), FMT_RATE);
-		td_fig(b, json_object_get(o, "fast_compiled"), FMT_RATE);
+		td_fig(b, has_compiled(c->sc) ? json_object_get(o, "fast_compiled") : NULL,
+		       FMT_RATE);
 		td_fig(b, json_object_get(o, "pass_at_k"), FMT_RATE);
 		td_fig(b, json_object_get(o, "geomean_speedup"), FMT_SPEED);
 		board_buf_printf(b, "</tr>\n");
@@ -1003,6 +1022,7 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 					   NULL};
 	table_open(b, "t-aggregates", cols, "tnnnnnnnnnnn", -1);
 	static const char *const keys[] = {"L1", "L2", "L3", "overall"};
+	int compiled = has_compiled(c->sc);
 	for (int i = 0; i < 4; i++) {
 		const json_t *a = json_object_get(ag, keys[i]);
 		if (!a)
@@ -1012,12 +1032,13 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 		td_int(b, (long long)json_integer_value(json_object_get(a, "n_samples")));
 		td_fig(b, json_object_get(a, "correct"), FMT_RATE);
 		td_fig(b, json_object_get(a, "fast"), FMT_RATE);
-		td_fig(b, json_object_get(a, "fast_compiled"), FMT_RATE);
+		td_fig(b, compiled ? json_object_get(a, "fast_compiled") : NULL, FMT_RATE);
 		td_fig(b, json_object_get(json_object_get(a, "fast_p"), "1.5"), FMT_RATE);
 		td_fig(b, json_object_get(json_object_get(a, "fast_p"), "2"), FMT_RATE);
 		td_fig(b, json_object_get(a, "pass_at_k"), FMT_RATE);
 		td_fig(b, json_object_get(a, "geomean_speedup"), FMT_SPEED);
-		td_fig(b, json_object_get(a, "geomean_speedup_compiled"), FMT_SPEED);
+		td_fig(b, compiled ? json_object_get(a, "geomean_speedup_compiled") : NULL,
+		       FMT_SPEED);
 		td_fig(b, json_object_get(a, "mean_c"), FMT_RATE);
 		board_buf_printf(b, "</tr>\n");
 	}

@@ -61,3 +61,26 @@ t board_all_bad_site grep -q 'No scorecards for this board yet.' "$out/none/inde
 "$KA" board --help | grep -q '^usage: ka board'; t board_help test $? = 0
 # Unwritable output: exit 1.
 "$KA" board $D/good -o /proc/ka-board >/dev/null 2>&1; t board_unwritable test $? = 1
+
+# A run on a target without a compiled baseline (OpenCL): the compiled
+# columns show a dash, not a rate of 0.
+python3 - "$D/good/cap_fable.json" "$out/ocl_in.json" <<'PY'
+import json, sys
+sc = json.load(open(sys.argv[1]))
+sc["target"] = "opencl"
+sc["model"]["spec"] = sc["model"]["name"] = "opencl-run"
+for t in sc["tasks"]:
+    for s in t["samples"]:
+        s["speedup_compiled"] = None
+json.dump(sc, open(sys.argv[2], "w"))
+PY
+"$KA" scorecard recompute "$out/ocl_in.json" -o "$out/ocl.json" >/dev/null 2>&1
+"$KA" board "$out/ocl.json" -o "$out/site_ocl" >/dev/null 2>&1
+cell=$(python3 - "$out/site_ocl/index.html" <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+row = next(r for r in re.findall(r"<tr>.*?</tr>", html, re.S) if ">opencl-run</a>" in r)
+print(re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[5])  # Model, Kind, correct, fast, mean C, fast vs compiled
+PY
+)
+t board_no_compiled_dash test "$cell" = "—"
