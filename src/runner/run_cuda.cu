@@ -1010,10 +1010,12 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		int n = 0, outside = 0, foreign = 0;
 		uint64_t first = UINT64_MAX, last = 0, busy = 0;
 		char names[4096] = "";
+		/* No kernel is exempt by name (a candidate could borrow any name):
+		 * the records were flushed right before the replay, and the runner
+		 * launches none of its own helpers until the next flush, so every
+		 * record here belongs to the replay. */
 		for (int i = 0; i < cupti.n; i++) {
 			struct krec *k = &cupti.rec[i];
-			if (!strncmp(k->name, "ka_rt_", 6))
-				continue; /* the runner's own helpers */
 			n++;
 			if (k->start < w0 || k->end > w1)
 				outside++;
