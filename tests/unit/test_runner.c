@@ -205,8 +205,8 @@ static void test_sample_runs(void)
 {
 	int64_t idx[300];
 	for (int k = 0; k < 100; k++) {
-		idx[k] = k;		/* the first row of a notional 100-wide output */
-		idx[100 + k] = 900 + k; /* a middle row */
+		idx[k] = k;		    /* the first row of a notional 100-wide output */
+		idx[100 + k] = 900 + k;	    /* a middle row */
 		idx[200 + k] = N - 100 + k; /* the last */
 	}
 	struct run_call_req q;
