@@ -686,7 +686,6 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	snprintf(r->bench_shape, sizeof r->bench_shape, "%s", bench->name);
 	/* 3. record each shape in the sandbox and load the plan in the runner */
 	double tr = util_now();
-	char *bench_sig = NULL;
 	for (int i = 0; i < n_shapes; i++) {
 		struct shape_state *st = &shapes[i];
 		char *reqj = record_request(s, t, st, cc.record_extra, e);
@@ -724,8 +723,6 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 			plan_free(&plan);
 			continue;
 		}
-		if (i == n_shapes - 1)
-			bench_sig = plan_signature(&plan);
 		char *pj = plan_write(&plan);
 		plan_free(&plan);
 		struct run_status ls;
@@ -734,21 +731,17 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 				   cc.module, NULL, &ls, e);
 		free(pj);
 		r->load_s += util_now() - tl;
-		if (x < 0) {
-			free(bench_sig);
+		if (x < 0)
 			goto out;
-		}
 		if (ls.status != RUNCLIENT_OK) {
 			set_verdict(r,
 				    ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
 								   : verdict_of(ls.verdict),
 				    "load", st->name, "%s", ls.detail);
-			free(bench_sig);
 			rc = 0;
 			goto out;
 		}
 	}
-	free(bench_sig);
 	r->record_s = util_now() - tr;
 	if (!s->rc) {
 		snprintf(r->phase, sizeof r->phase, "record");
