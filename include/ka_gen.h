@@ -212,6 +212,58 @@ static inline ka_u64 ka_hash_bytes(const void *data, ka_u64 len)
 }
 #endif
 
+#if !defined(__OPENCL_VERSION__) && !defined(__CUDACC__)
+/* One tensor's generator, as the host sees it: everything element i's value
+ * depends on. dtype is enum ka_dtype's value (0 fp32, 1 fp16, 2 bf16, 3 fp64,
+ * 4 int32, 5 int64); kind, a, b, lo, range as for ka_gen_float/ka_gen_int. */
+struct ka_gen_src {
+	ka_u64 key;
+	ka_i64 lo;
+	ka_u64 range;
+	float a, b;
+	int dtype, kind;
+};
+
+/* Element i of the tensor exactly as the generator stores it: the value
+ * converted to the dtype, its bytes in the low bytes of the result (little
+ * endian). Floats drawn for integer dtypes are clamped so the conversion is
+ * defined. The host's whole-tensor fill and the gold's on-demand inputs both
+ * go through here. */
+static inline ka_u64 ka_gen_elem(const struct ka_gen_src *s, ka_u64 i)
+{
+	float f;
+	ka_i64 v = 0;
+	ka_u64 bits = 0;
+	double d;
+	if (s->kind == KA_GEN_INT) {
+		v = ka_gen_int(s->key, i, s->lo, s->range);
+		f = (float)v;
+	} else {
+		f = ka_gen_float(s->key, i, s->kind, s->a, s->b);
+		/* As fmaxf(fminf(f, hi), lo): NaN would become hi. */
+		if (s->dtype == 4) {
+			float c = (f > 2147483520.0f || f != f) ? 2147483520.0f : f;
+			v = (ka_i64)(c < -2147483648.0f ? -2147483648.0f : c);
+		} else if (s->dtype == 5) {
+			float c = (f > 9.2233715e18f || f != f) ? 9.2233715e18f : f;
+			v = (ka_i64)(c < -9.2233720e18f ? -9.2233720e18f : c);
+		}
+	}
+	switch (s->dtype) {
+	case 0: bits = KA_F2U(f); break;
+	case 1: bits = ka_f32_to_f16(f); break;
+	case 2: bits = ka_f32_to_bf16(f); break;
+	case 3:
+		d = s->kind == KA_GEN_INT ? (double)v : (double)f;
+		memcpy(&bits, &d, 8);
+		break;
+	case 4: bits = (ka_u32)(int)v; break;
+	default: bits = (ka_u64)v; break;
+	}
+	return bits;
+}
+#endif
+
 #if defined(__OPENCL_VERSION__) && defined(KA_GEN_KERNELS)
 /* Generator kernels used by the OpenCL runner (one work item per element).
  * dtype codes are enum ka_dtype's values: 0 fp32, 1 fp16, 2 bf16, 3 fp64,

@@ -41,12 +41,36 @@ typedef unsigned short ka_half;
 typedef unsigned short ka_bf16;
 #endif
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(__cplusplus)
 #define KA_RESTRICT __restrict__
 #else
 #define KA_RESTRICT restrict
 #endif
+#if defined(KA_GOLD_LAZY) && defined(__cplusplus)
+/* The lazy gold (the parent's timed-call checks, built as C++ from the same
+ * ref.c): an input is its generator, and indexing it draws that one element,
+ * so checking a sample of items costs the elements those items read instead
+ * of regenerating whole tensors. Supports what the dialect allows on an
+ * input: x[i], *x, x + n, x - n. Values are bit-identical to the arrays
+ * (ka_gen_elem is what fills them). */
+template <class T> struct ka_lazy {
+	const struct ka_gen_src *src;
+	ka_i64 off;
+	T operator[](ka_i64 i) const
+	{
+		ka_u64 bits = ka_gen_elem(src, (ka_u64)(off + i));
+		T v;
+		memcpy(&v, &bits, sizeof v);
+		return v;
+	}
+	T operator*() const { return (*this)[0]; }
+	ka_lazy operator+(ka_i64 d) const { return ka_lazy{src, off + d}; }
+	ka_lazy operator-(ka_i64 d) const { return ka_lazy{src, off - d}; }
+};
+#define KA_IN(T) ka_lazy<T>
+#else
 #define KA_IN(T) KA_GLOBAL const T *KA_RESTRICT
+#endif
 #ifdef KA_GOLD
 /* Gold keeps the exact double: the tolerance covers the output's rounding. */
 #define KA_OUT(T) double *KA_RESTRICT

@@ -1,10 +1,13 @@
 /* cmd_grade.c: `ka grade`: grade one candidate file against one task and
  * print a short summary (and the full result as JSON with --json). Exit 0
  * whatever the candidate did; 1 or 2 only when the grader cannot work. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "grade.h"
@@ -23,7 +26,8 @@ static void usage(FILE *f)
 	      "  --kernel FILE       candidate source (.c for opencl, .cu for cuda); repeat it\n"
 	      "                      to grade several in one session (one warm runner)\n"
 	      "  --jobs N            compile several candidates ahead with N processes\n"
-	      "                      (default: one per core; CUDA)\n"
+	      "                      (default: one per core; CUDA); 0: compile each one\n"
+	      "                      when its turn comes\n"
 	      "  --target T          opencl (default) or cuda\n"
 	      "  --json FILE         write the result (schema ka-grade/1, docs/grade-result.md);\n"
 	      "                      one JSON object per line when grading several\n"
@@ -100,7 +104,8 @@ int cmd_grade(int argc, char **argv)
 	const char *task_dir = NULL, *target = "opencl", *json_path = NULL;
 	const char *kernels[256];
 	int n_kernels = 0;
-	int64_t jobs = 0;
+	int64_t jobs = -1;   /* -1: one per core */
+	pid_t rest_pid = -1; /* the child compiling ahead, if any */
 	const char *bench = NULL, *platform = NULL, *workdir = "out/.grade", *offline = NULL;
 	int64_t device = 0, v;
 	struct grade_protocol proto;
@@ -201,10 +206,33 @@ int cmd_grade(int argc, char **argv)
 		goto out;
 	}
 	double t0 = util_now();
-	if (n_kernels > 1 &&
-	    grade_precompile(s, t, n_kernels, (const char *const *)srcs, lens, (int)jobs, &e)) {
-		fprintf(stderr, "ka grade: %s\n", e.msg);
-		goto out;
+	/* Ahead-of-time compilation: the first `jobs` candidates before
+	 * grading starts, the rest in a child process while the first ones
+	 * grade (compiles land in the work folder's cache; a candidate's own
+	 * compile step then finds its result there). */
+	int ahead = n_kernels, rest_at = n_kernels;
+	if (n_kernels > 1 && jobs != 0) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		int width = jobs > 0 ? (int)jobs : cores > 0 ? (int)cores : 1;
+		if (n_kernels > width)
+			ahead = width;
+		if (grade_precompile(s, t, ahead, (const char *const *)srcs, lens, width, &e)) {
+			fprintf(stderr, "ka grade: %s\n", e.msg);
+			goto out;
+		}
+		if (ahead < n_kernels) {
+			fflush(NULL);
+			rest_pid = fork();
+			if (rest_pid == 0) {
+				struct ka_err ce;
+				_exit(grade_precompile(s, t, n_kernels - ahead,
+						       (const char *const *)srcs + ahead,
+						       lens + ahead, width, &ce)
+					      ? 1
+					      : 0);
+			}
+			rest_at = ahead;
+		}
 	}
 	FILE *jf = NULL;
 	if (json_path && n_kernels > 1 && !(jf = fopen(json_path, "w"))) {
@@ -214,6 +242,13 @@ int cmd_grade(int argc, char **argv)
 	rc = KA_EXIT_OK;
 	for (int i = 0; i < n_kernels && rc == KA_EXIT_OK; i++) {
 		struct grade_result r;
+		if (i == rest_at && rest_pid > 0) {
+			/* A failed ahead-of-time compile is not fatal: each
+			 * candidate's own compile step reports its verdict. */
+			while (waitpid(rest_pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			rest_pid = -1;
+		}
 		if (grade_candidate(s, t, srcs[i], lens[i], bench, &r, &e)) {
 			fprintf(stderr, "ka grade: grader failure: %s\n", e.msg);
 			grade_result_free(&r);
@@ -245,6 +280,9 @@ int cmd_grade(int argc, char **argv)
 		       n_kernels / w);
 	}
 out:
+	if (rest_pid > 0)
+		while (waitpid(rest_pid, NULL, 0) < 0 && errno == EINTR)
+			;
 	grade_session_close(s);
 	for (int i = 0; i < n_kernels; i++)
 		free(srcs[i]);

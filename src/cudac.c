@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,14 +179,33 @@ int cudac_check_includes(const char *text, size_t text_len, const char *const *l
 
 /* ---- nvcc ---- */
 
+/* Where nvcc is: the given path, else $CUDA_HOME/bin, $PATH, /usr/local/cuda.
+ * The search runs once per process, under a lock: compile threads (the
+ * capability track's compile-ahead pool) call this concurrently. */
+static const char *search_nvcc(char *path, size_t cap);
+
 static const char *find_nvcc(const char *given)
 {
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static char path[PATH_MAX];
+	static const char *found;
+	static int done;
 	if (given && *given)
 		return given;
+	pthread_mutex_lock(&mu);
+	if (!done) {
+		found = search_nvcc(path, sizeof path);
+		done = 1;
+	}
+	pthread_mutex_unlock(&mu);
+	return found;
+}
+
+static const char *search_nvcc(char *path, size_t cap)
+{
 	const char *home = getenv("CUDA_HOME");
 	if (home && *home) {
-		snprintf(path, sizeof path, "%s/bin/nvcc", home);
+		snprintf(path, cap, "%s/bin/nvcc", home);
 		if (access(path, X_OK) == 0)
 			return path;
 	}
@@ -193,7 +213,7 @@ static const char *find_nvcc(const char *given)
 	if (pathenv) {
 		char *dup = xstrdup(pathenv), *save = NULL;
 		for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			snprintf(path, sizeof path, "%s/nvcc", d);
+			snprintf(path, cap, "%s/nvcc", d);
 			if (access(path, X_OK) == 0) {
 				free(dup);
 				return path;
@@ -206,16 +226,27 @@ static const char *find_nvcc(const char *given)
 	return NULL;
 }
 
+static void nvcc_version_read(const char *nvcc, char *version, size_t cap);
+
 const char *cudac_nvcc_version(const char *nvcc)
 {
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static char version[128];
 	static int done;
-	if (done)
-		return version[0] ? version : NULL;
-	done = 1;
-	nvcc = find_nvcc(nvcc);
+	pthread_mutex_lock(&mu);
+	if (!done) {
+		nvcc_version_read(find_nvcc(nvcc), version, sizeof version);
+		done = 1;
+	}
+	pthread_mutex_unlock(&mu);
+	return version[0] ? version : NULL;
+}
+
+/* "release X.Y, VX.Y.Z" from `nvcc --version` into version ("" if none). */
+static void nvcc_version_read(const char *nvcc, char *version, size_t cap)
+{
 	if (!nvcc)
-		return NULL;
+		return;
 	char *argv[] = {(char *)nvcc, "--version", NULL};
 	char *out = NULL;
 	struct ka_err e;
@@ -224,14 +255,13 @@ const char *cudac_nvcc_version(const char *nvcc)
 		const char *r = strstr(out, "release ");
 		if (r) {
 			size_t n = strcspn(r, "\n");
-			if (n >= sizeof version)
-				n = sizeof version - 1;
+			if (n >= cap)
+				n = cap - 1;
 			memcpy(version, r, n);
 			version[n] = 0;
 		}
 	}
 	free(out);
-	return version[0] ? version : NULL;
 }
 
 static int arch_ok(const char *arch)

@@ -67,45 +67,27 @@ uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shap
 
 void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct gen_params *p)
 {
-	if (p->kind == KA_GEN_INT) {
-		const int64_t lo = p->lo;
-		const uint64_t range = p->range;
-#pragma omp parallel for schedule(static)
-		for (int64_t i = 0; i < n; i++) {
-			int64_t v = ka_gen_int(key, (uint64_t)i, lo, range);
-			switch (dt) {
-			case KA_DTYPE_FP32: ((float *)dst)[i] = (float)v; break;
-			case KA_DTYPE_FP16: ((uint16_t *)dst)[i] = ka_f32_to_f16((float)v); break;
-			case KA_DTYPE_BF16: ((uint16_t *)dst)[i] = ka_f32_to_bf16((float)v); break;
-			case KA_DTYPE_FP64: ((double *)dst)[i] = (double)v; break;
-			case KA_DTYPE_INT32: ((int32_t *)dst)[i] = (int32_t)v; break;
-			case KA_DTYPE_INT64: ((int64_t *)dst)[i] = v; break;
-			}
-		}
-		return;
-	}
-	const int kind = p->kind;
-	const float a = p->a, b = p->b;
+	struct ka_gen_src src;
+	gen_src_of(&src, dt, key, p);
+	const size_t es = task_dtype_size(dt);
+	unsigned char *out = dst;
 #pragma omp parallel for schedule(static)
 	for (int64_t i = 0; i < n; i++) {
-		float f = ka_gen_float(key, (uint64_t)i, kind, a, b);
-		switch (dt) {
-		case KA_DTYPE_FP32: ((float *)dst)[i] = f; break;
-		case KA_DTYPE_FP16: ((uint16_t *)dst)[i] = ka_f32_to_f16(f); break;
-		case KA_DTYPE_BF16: ((uint16_t *)dst)[i] = ka_f32_to_bf16(f); break;
-		case KA_DTYPE_FP64: ((double *)dst)[i] = (double)f; break;
-		/* task_load only gives integer dtypes the int distribution; a
-		 * float drawn for one is clamped so the conversion is defined. */
-		case KA_DTYPE_INT32:
-			((int32_t *)dst)[i] =
-				(int32_t)fmaxf(fminf(f, 2147483520.0f), -2147483648.0f);
-			break;
-		case KA_DTYPE_INT64:
-			((int64_t *)dst)[i] =
-				(int64_t)fmaxf(fminf(f, 9.2233715e18f), -9.2233720e18f);
-			break;
-		}
+		uint64_t bits = ka_gen_elem(&src, (uint64_t)i);
+		memcpy(out + (size_t)i * es, &bits, es); /* little endian: the low bytes */
 	}
+}
+
+void gen_src_of(struct ka_gen_src *out, enum ka_dtype dt, uint64_t key, const struct gen_params *p)
+{
+	memset(out, 0, sizeof *out);
+	out->key = key;
+	out->dtype = (int)dt;
+	out->kind = p->kind;
+	out->a = p->a;
+	out->b = p->b;
+	out->lo = p->lo;
+	out->range = p->range ? p->range : 1;
 }
 
 uint64_t gen_hash(const void *data, size_t len)

@@ -7,6 +7,7 @@
 #define KA_GEN_CPU_H
 
 #include <stdint.h>
+#include "ka_gen.h"
 #include "task.h"
 
 /* What the generator needs for one tensor (mirrors ka_gen_kernel's args). */
@@ -28,6 +29,10 @@ uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shap
 
 /* Fill n elements of dtype dt at dst (host memory, n * size bytes). */
 void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct gen_params *p);
+
+/* The generator of one tensor in include/ka_gen.h's form (struct
+ * ka_gen_src), for code that draws single elements (the lazy gold). */
+void gen_src_of(struct ka_gen_src *out, enum ka_dtype dt, uint64_t key, const struct gen_params *p);
 
 /* ka_hash_bytes of include/ka_gen.h over len bytes, OpenMP-parallel: the
  * same value the runners compute (the sum is order-free). */

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "ka_gen.h"
 #include "task.h"
 #include "util.h"
 
@@ -34,6 +35,18 @@ struct gold *gold_open(const struct ka_task *t, struct ka_err *e);
  * checked with task_check_shape first. 0 or -1 with e. */
 int gold_compute(struct gold *g, const struct ka_shape *sh, void *const *inputs,
 		 double *const *outputs, const int64_t *items, int64_t n_items, struct ka_err *e);
+
+/* The same computation with inputs drawn on demand: inputs[k] is input k's
+ * generator (gen_src_of with the call's key), and the reference, built a
+ * second time as C++ with include/ka_ref.h's KA_GOLD_LAZY accessor, draws
+ * only the elements the items read. Values are bit-identical to
+ * gold_compute on the generated arrays. For the timed calls' checks, where a
+ * few hundred items would otherwise need whole tensors regenerated. Returns
+ * 1 (nothing computed; one line on stderr the first time) when ref.c does
+ * not build as C++, else as gold_compute. */
+int gold_compute_lazy(struct gold *g, const struct ka_shape *sh, const struct ka_gen_src *inputs,
+		      double *const *outputs, const int64_t *items, int64_t n_items,
+		      struct ka_err *e);
 
 /* Work items to check on a shape, sorted ascending and distinct: n_random
  * distinct pseudo-random items (a pure function of seed; every item if

@@ -117,7 +117,9 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 		free(path);
 		return so;
 	}
-	char *tmp = xasprintf("%s.part", so);
+	/* Unique: several threads or processes may build the same baseline. */
+	char *tmp = xasprintf("%s.%d.%016llx.part", so, (int)getpid(),
+			      (unsigned long long)util_random64());
 	char *archflag = xasprintf("-arch=%s", arch);
 	char *inc = xasprintf("-I%s/include", util_data_root());
 	const char *nvcc = getenv("NVCC");

@@ -5,7 +5,10 @@
  * (tasks, prompts, the model spec) before touching the output folder, then:
  *   - opens the journal and checks that out/ holds this run or nothing;
  *   - queues the replies already in the journal but not graded;
- *   - starts one grading worker per grade session (one per GPU);
+ *   - starts one grading worker per grade session (one per GPU), and where
+ *     the target compiles ahead (CUDA) a pool of compile threads that fill
+ *     the compile caches with every task's baselines and every reply's
+ *     source while the workers grade, so compilation overlaps grading;
  *   - sends the missing requests with model_run; each reply is journaled and
  *     queued for grading from the model callback, so generation and grading
  *     overlap;
@@ -93,6 +96,8 @@ struct cap_task {
 	char prompt_hash[17];
 };
 
+/* A queued job: a sample to grade, or on the compile-ahead queue a source
+ * to compile (code NULL there: the task's baselines; sample unused). */
 struct grade_item {
 	int task, sample;
 	char *code; /* NULL: the reply held no code */
@@ -123,6 +128,12 @@ struct run {
 	pthread_cond_t cv;
 	struct grade_item *head, *tail;
 	int queued, closed, workers_alive;
+	/* compile-ahead queue (under mu): on only where the target compiles
+	 * ahead; warm_s is one grade session, used read-only */
+	pthread_cond_t wcv;
+	struct grade_item *whead, *wtail;
+	const struct grade_session *warm_s;
+	int warm_on, warm_stop, warmed, warm_threads;
 	/* progress (under mu) */
 	int total, graded, ok, graded_now, failed_requests, fatal;
 	int64_t in_tokens, out_tokens;
@@ -144,6 +155,7 @@ static void run_fatal(struct run *r, const char *fmt, ...)
 		r->fatal = 1;
 	}
 	pthread_cond_broadcast(&r->cv);
+	pthread_cond_broadcast(&r->wcv);
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -269,18 +281,100 @@ static int write_kernel(const struct run *r, int task, int sample, const char *c
 
 /* ---- the grading queue and its workers ------------------------------------ */
 
-static void queue_push(struct run *r, int task, int sample, const char *code)
+/* Queue a compile-ahead job (nothing when compile-ahead is off). */
+/* A new job, and appending one to a queue (the caller holds r->mu). */
+static struct grade_item *item_new(int task, int sample, const char *code)
 {
 	struct grade_item *it = xcalloc(1, sizeof *it);
 	it->task = task;
 	it->sample = sample;
 	it->code = code ? xstrdup(code) : NULL;
-	pthread_mutex_lock(&r->mu);
-	if (r->tail)
-		r->tail->next = it;
+	return it;
+}
+
+static void item_append(struct grade_item **head, struct grade_item **tail, struct grade_item *it)
+{
+	if (*tail)
+		(*tail)->next = it;
 	else
-		r->head = it;
-	r->tail = it;
+		*head = it;
+	*tail = it;
+}
+
+/* Free a queue's jobs left (the threads that use it have stopped). */
+static void items_free(struct grade_item **head, struct grade_item **tail)
+{
+	while (*head) {
+		struct grade_item *it = *head;
+		*head = it->next;
+		free(it->code);
+		free(it);
+	}
+	*tail = NULL;
+}
+
+static void warm_push(struct run *r, int task, const char *code)
+{
+	if (!r->warm_on)
+		return;
+	struct grade_item *it = item_new(task, -1, code);
+	pthread_mutex_lock(&r->mu);
+	item_append(&r->whead, &r->wtail, it);
+	pthread_cond_signal(&r->wcv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* A compile thread: jobs until the graders are done (or the run fails). */
+static void *warm_main(void *arg)
+{
+	struct run *r = arg;
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (!r->whead && !r->warm_stop && !r->fatal)
+			pthread_cond_wait(&r->wcv, &r->mu);
+		struct grade_item *it = r->fatal || r->warm_stop ? NULL : r->whead;
+		if (it) {
+			r->whead = it->next;
+			if (!r->whead)
+				r->wtail = NULL;
+		}
+		pthread_mutex_unlock(&r->mu);
+		if (!it)
+			return NULL;
+		struct ka_err e;
+		const struct ka_task *t = r->tasks[it->task].t;
+		if (grade_warm(r->warm_s, t, it->code, it->code ? strlen(it->code) : 0, &e) < 0)
+			/* Not fatal: the grade builds it again and reports. */
+			fprintf(stderr, "ka: compiling ahead for %s: %s\n", t->name, e.msg);
+		pthread_mutex_lock(&r->mu);
+		r->warmed++;
+		pthread_mutex_unlock(&r->mu);
+		free(it->code);
+		free(it);
+	}
+}
+
+/* Stop the compile threads (a job under way finishes first), join them and
+ * drop the jobs left. Safe to call again. */
+static void warm_join(struct run *r, pthread_t *th, int *n)
+{
+	pthread_mutex_lock(&r->mu);
+	r->warm_stop = 1;
+	pthread_cond_broadcast(&r->wcv);
+	pthread_mutex_unlock(&r->mu);
+	for (int i = 0; i < *n; i++)
+		pthread_join(th[i], NULL);
+	*n = 0;
+	items_free(&r->whead, &r->wtail);
+}
+
+static void queue_push(struct run *r, int task, int sample, const char *code)
+{
+	if (code)
+		warm_push(r, task, code);
+	struct grade_item *it = item_new(task, sample, code);
+	pthread_mutex_lock(&r->mu);
+	item_append(&r->head, &r->tail, it);
 	r->queued++;
 	pthread_cond_signal(&r->cv);
 	pthread_mutex_unlock(&r->mu);
@@ -845,10 +939,12 @@ int track_capability_run(const struct capability_opts *o)
 	r->k = o->k;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
+	pthread_cond_init(&r->wcv, NULL);
 	(void)util_exe_dir();
 	(void)util_data_root();
 	signal(SIGPIPE, SIG_IGN);
-	int rc = KA_EXIT_USAGE, lock_fd = -1, n_workers = 0;
+	int rc = KA_EXIT_USAGE, lock_fd = -1, n_workers = 0, n_warm = 0;
+	pthread_t warm_th[16];
 	struct model *m = NULL;
 	struct worker *workers = NULL;
 	struct model_request *reqs = NULL;
@@ -1006,7 +1102,11 @@ int track_capability_run(const struct capability_opts *o)
 	/* 3. Grade sessions, one per GPU (one for OpenCL). */
 	workers = xcalloc((size_t)n_gpus, sizeof *workers);
 	for (int i = 0; i < n_gpus; i++) {
-		char *wd = xasprintf("%s/.grade/%d", o->out, i);
+		/* CUDA's work folder holds only content-addressed files (the
+		 * compile cache, the baselines), so its sessions share one and
+		 * one compile-ahead pool serves them all. */
+		char *wd = strcmp(r->target, "cuda") ? xasprintf("%s/.grade/%d", o->out, i)
+						     : xasprintf("%s/.grade/cuda", o->out);
 		struct grade_session *s =
 			grade_session_open(r->target, o->platform, gpus[i], &o->proto, wd, &e);
 		free(wd);
@@ -1018,6 +1118,22 @@ int track_capability_run(const struct capability_opts *o)
 			goto out_model;
 		}
 		workers[n_workers++] = (struct worker){.r = r, .s = s, .index = i};
+	}
+	/* Compile-ahead: the baselines of every task first, then each reply's
+	 * source as it is queued for grading (queue_push). */
+	if (n_workers > 0 && grade_compiles_ahead(workers[0].s)) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		int want = cores > 2 ? (int)cores - 1 : 1;
+		if (want > 16)
+			want = 16;
+		r->warm_s = workers[0].s;
+		r->warm_on = 1;
+		for (int i = 0; i < r->n_tasks; i++)
+			warm_push(r, i, NULL);
+		for (; n_warm < want; n_warm++)
+			if (pthread_create(&warm_th[n_warm], NULL, warm_main, r))
+				break;
+		r->warm_threads = n_warm;
 	}
 	json_t *devs = json_array();
 	for (int i = 0; i < n_workers; i++)
@@ -1120,16 +1236,11 @@ int track_capability_run(const struct capability_opts *o)
 	for (int i = 0; i < n_workers; i++)
 		if (workers[i].started)
 			pthread_join(workers[i].th, NULL);
+	warm_join(r, warm_th, &n_warm);
 	double wall = util_now() - r->t0;
 	if (r->tty && !o->quiet)
 		fputs("\r\033[K", stderr);
-	while (r->head) {
-		struct grade_item *it = r->head;
-		r->head = it->next;
-		free(it->code);
-		free(it);
-	}
-	r->tail = NULL;
+	items_free(&r->head, &r->tail);
 
 	/* 6. Outputs, from the journal. */
 	struct outputs outp;
@@ -1201,6 +1312,12 @@ int track_capability_run(const struct capability_opts *o)
 			"%.1fs\n",
 			wall, gen_s, busy, n_workers, n_workers > 1 ? "s" : "",
 			wall > 0 ? 100 * busy / (wall * n_workers) : 0, comp, rec, corr, tim);
+		if (r->warm_on)
+			fprintf(stderr,
+				"ka: compiled ahead on %d threads: %d jobs (every task's "
+				"baselines, "
+				"then each reply's source)\n",
+				r->warm_threads, r->warmed);
 	}
 	if (r->fatal)
 		fprintf(stderr,
@@ -1218,6 +1335,7 @@ int track_capability_run(const struct capability_opts *o)
 	json_decref(sc);
 	outputs_free(&outp);
 out_model:
+	warm_join(r, warm_th, &n_warm);
 	for (int i = 0; i < n_workers; i++)
 		grade_session_close(workers[i].s);
 	free(workers);
@@ -1242,5 +1360,6 @@ out:
 	json_decref(args);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
+	pthread_cond_destroy(&r->wcv);
 	return rc;
 }

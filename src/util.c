@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -230,36 +231,45 @@ uint64_t util_random64(void)
 	return v;
 }
 
+/* Both computed once (pthread_once: compile threads may ask first). */
+static char exe_dir[PATH_MAX], data_root[PATH_MAX];
+
+static void exe_dir_init(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0) {
+		strcpy(exe_dir, ".");
+	} else {
+		buf[n] = 0;
+		snprintf(exe_dir, sizeof exe_dir, "%s", dirname(buf));
+	}
+}
+
 const char *util_exe_dir(void)
 {
-	static char dir[PATH_MAX];
-	if (!dir[0]) {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, exe_dir_init);
+	return exe_dir;
+}
+
+static void data_root_init(void)
+{
+	const char *env = getenv("KA_HOME");
+	if (env && *env) {
+		snprintf(data_root, sizeof data_root, "%s", env);
+	} else {
 		char buf[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-		if (n <= 0) {
-			strcpy(dir, ".");
-		} else {
-			buf[n] = 0;
-			snprintf(dir, sizeof dir, "%s", dirname(buf));
-		}
+		snprintf(buf, sizeof buf, "%s", util_exe_dir());
+		snprintf(data_root, sizeof data_root, "%s", dirname(buf));
 	}
-	return dir;
 }
 
 const char *util_data_root(void)
 {
-	static char root[PATH_MAX];
-	if (!root[0]) {
-		const char *env = getenv("KA_HOME");
-		if (env && *env) {
-			snprintf(root, sizeof root, "%s", env);
-		} else {
-			char buf[PATH_MAX];
-			snprintf(buf, sizeof buf, "%s", util_exe_dir());
-			snprintf(root, sizeof root, "%s", dirname(buf));
-		}
-	}
-	return root;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, data_root_init);
+	return data_root;
 }
 
 int util_run(char *const argv[], const char *cwd, double timeout_s, size_t cap, char **out,

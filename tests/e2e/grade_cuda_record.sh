@@ -43,3 +43,21 @@ for sol in bank/public/L*/*/solutions/cuda.cu; do
 		echo "FAIL grade_cuda_record/solution_$name: got '${got:-none}': $(tail -c 500 "$tmp/sol.log" | tr '\n' ' ')"
 	fi
 done
+# Several candidates in one session, compiled ahead: --jobs 1 compiles the
+# first before grading and the rest in a child process while it grades;
+# --jobs 0 compiles each in its turn. Same verdicts, in order, either way.
+L1=bank/public/L1/gelu_bias_scale
+for jobs in 1 0; do
+	for i in 1 2 3; do sed "1i // jobs $jobs copy $i $$" "$L1/solutions/cuda.cu" >"$tmp/m$jobs-$i.cu"; done
+	"$KA" grade --target cuda --task "$L1" --kernel "$tmp/m$jobs-1.cu" \
+		--kernel tests/data/grade_cuda/opens_file.cu --kernel "$tmp/m$jobs-2.cu" \
+		--kernel "$tmp/m$jobs-3.cu" --jobs $jobs --record-only tests/data/cuda/h200_device.json \
+		--workdir "$tmp/work-$jobs" --json "$tmp/many$jobs.jsonl" >"$tmp/many$jobs.log" 2>&1
+	rc=$?
+	got=$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["verdict"] for l in open(sys.argv[1])))' "$tmp/many$jobs.jsonl" 2>/dev/null)
+	if [ "$rc" -eq 0 ] && [ "$got" = "ok forbidden ok ok" ]; then
+		echo "PASS grade_cuda_record/many_jobs_$jobs"
+	else
+		echo "FAIL grade_cuda_record/many_jobs_$jobs: exit $rc, verdicts '$got': $(tail -c 400 "$tmp/many$jobs.log" | tr '\n' ' ')"
+	fi
+done

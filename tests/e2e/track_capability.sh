@@ -190,7 +190,9 @@ expect track_failed_request_calls "$(sort "$KA_TEST_FLAKY_LOG" | tr '\n' ' ')" "
 
 # ---- (b) kill -9 at random points, resume ------------------------------------
 K=6
-start_server '{"gelu_bias_scale": ["correct", "wrong", "correct", "nocode", "correct", "syntax"]}' 0.4
+# Each reply takes 1 s: at concurrency 2 the first start needs at least 3 s,
+# so a kill between 1 and 3 s lands while it works, however fast grading is.
+start_server '{"gelu_bias_scale": ["correct", "wrong", "correct", "nocode", "correct", "syntax"]}' 1.0
 MODEL="openai:fake-coder@http://127.0.0.1:$port/v1"
 OUT=$tmp/b
 CMD=("$KA" --track capability --api-model "$MODEL" --k $K --concurrency 2 --out "$OUT" --quiet "${KNOBS[@]}")

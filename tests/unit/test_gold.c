@@ -1,7 +1,9 @@
 /* test_gold.c: the CPU gold on the fixture tasks in tests/data/tasks_good:
  * full gold against an independent computation, gold of sampled items equal
  * to the full gold at those items (and nothing else written), the boundary
- * items, and .npy files written and read back. */
+ * items, the lazy gold (inputs drawn on demand) bit-identical to the gold
+ * on generated arrays for every bank and fixture task, and .npy files
+ * written and read back. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen.h"
 #include "gold.h"
 #include "ka_gen.h"
 #include "ka_test.h"
@@ -157,6 +160,122 @@ static void test_gold_boundary_items(void)
 	task_free(t2);
 }
 
+/* Lazy gold at sh against the arrays gold, on a sample of items: returns the
+ * number of differing owned elements, or -1 when something failed. */
+static int64_t lazy_vs_arrays(const char *dir, int use_bench, struct ka_err *e)
+{
+	struct ka_task *t = task_load(dir, e);
+	if (!t)
+		return -1;
+	struct ka_shape sh = t->bench;
+	int64_t best = -1, cnt;
+	for (int i = 0; !use_bench && i < t->n_checks; i++)
+		if (task_item_count(t, &t->checks[i], &cnt, e) == 0 && cnt > best) {
+			best = cnt;
+			sh = t->checks[i];
+		}
+	struct gold *g = gold_open(t, e);
+	void *in[KA_MAX_TENSORS] = {0};
+	double *a[KA_MAX_TENSORS] = {0}, *b[KA_MAX_TENSORS] = {0};
+	int64_t *items = NULL, n = 0, bad = -1;
+	const uint64_t nonce = 0x5eed, call = 3;
+	if (!g || gold_inputs_new(t, &sh, nonce, call, 0, in, e) ||
+	    gold_outputs_new(t, &sh, 0, a, e) || gold_outputs_new(t, &sh, 0, b, e) ||
+	    gold_sample_items(t, &sh, 11, 300, &items, &n, e) ||
+	    gold_compute(g, &sh, in, a, items, n, e))
+		goto out;
+	struct ka_gen_src src[KA_MAX_TENSORS];
+	for (int k = 0; k < t->n_inputs; k++) {
+		struct gen_params gp;
+		if (gen_params_of(&t->inputs[k].dist, &gp, e))
+			goto out;
+		gen_src_of(&src[k], t->inputs[k].dtype,
+			   gen_tensor_key(nonce, task_hash(t), &sh, k, call), &gp);
+	}
+	if (gold_compute_lazy(g, &sh, src, b, items, n, e) != 0)
+		goto out;
+	bad = 0;
+	for (int j = 0; j < t->n_outputs; j++) {
+		int64_t numel;
+		if (task_numel(t, &t->outputs[j], &sh, &numel, e)) {
+			bad = -1;
+			goto out;
+		}
+		bad += memcmp(a[j], b[j], (size_t)numel * sizeof(double)) != 0;
+	}
+out:
+	free(items);
+	if (t) {
+		gold_buffers_free(in, t->n_inputs);
+		gold_buffers_free((void **)a, t->n_outputs);
+		gold_buffers_free((void **)b, t->n_outputs);
+	}
+	gold_close(g);
+	task_free(t);
+	return bad;
+}
+
+static void test_gold_lazy_equals_arrays(void)
+{
+	static const char *const dirs[] = {
+		"bank/public/L1/gelu_bias_scale", "bank/public/L2/gemm_bias_gelu",
+		"bank/public/L3/softmax_rows", "tests/data/tasks_good/add_scale",
+		"tests/data/tasks_good/row_dot"};
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		struct ka_err e = {{0}};
+		int64_t bad = lazy_vs_arrays(dirs[i], 0, &e);
+		if (bad != 0)
+			fprintf(stderr, "  %s: %lld differing outputs %s\n", dirs[i],
+				(long long)bad, e.msg);
+		CHECK(bad == 0);
+	}
+	/* And at a benchmark shape (rows of 4096, a 1024^3 GEMM's rows). */
+	struct ka_err e = {{0}};
+	CHECK(lazy_vs_arrays("bank/public/L3/softmax_rows", 1, &e) == 0);
+}
+
+/* A reference that is C but not C++ has no lazy build: gold_compute_lazy
+ * says so (1) and computes nothing; the arrays gold still works. */
+static void test_gold_lazy_fallback(void)
+{
+	char tmpl[] = "/tmp/ka-test-lazy-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	struct ka_err e = {{0}};
+	char *json = NULL, *jpath = xasprintf("%s/task.json", dir);
+	char *rpath = xasprintf("%s/ref.c", dir);
+	size_t len = 0;
+	CHECK(util_read_file("tests/data/tasks_good/add_scale/task.json", 1 << 20, &json, &len,
+			     &e) == 0);
+	CHECK(util_write_file(jpath, json, len, &e) == 0);
+	static const char ref[] =
+		"#include \"ka_ref.h\"\n"
+		"KA_FN void ref(ka_i64 item, ka_i64 N, KA_IN(float) x, KA_IN(ka_half) y, "
+		"KA_OUT(float) z)\n{\n\tint new = 2; /* a C++ keyword */\n\t(void)N;\n"
+		"\tz[item] = new * (double)x[item] + KA_LD_F16(y, item);\n}\n";
+	CHECK(util_write_file(rpath, ref, sizeof ref - 1, &e) == 0);
+	struct ka_task *t = task_load(dir, &e);
+	CHECK(t != NULL);
+	struct gold *g = gold_open(t, &e);
+	CHECK(g != NULL);
+	struct ka_shape sh = {{8}};
+	struct ka_gen_src src[2];
+	memset(src, 0, sizeof src);
+	double *out[KA_MAX_TENSORS];
+	CHECK(gold_outputs_new(t, &sh, 0, out, &e) == 0);
+	out[0][3] = 42;
+	int64_t items[1] = {3};
+	CHECK(gold_compute_lazy(g, &sh, src, out, items, 1, &e) == 1);
+	CHECK(out[0][3] == 42);
+	gold_buffers_free((void **)out, t->n_outputs);
+	gold_close(g);
+	task_free(t);
+	free(json);
+	free(jpath);
+	free(rpath);
+	util_rmtree(dir);
+}
+
 static void test_gold_npy_roundtrip(void)
 {
 	char tmpl[] = "/tmp/ka-test-npy-XXXXXX";
@@ -217,6 +336,8 @@ int main(void)
 	RUN(test_gold_full_add_scale);
 	RUN(test_gold_sampled_equals_full);
 	RUN(test_gold_boundary_items);
+	RUN(test_gold_lazy_equals_arrays);
+	RUN(test_gold_lazy_fallback);
 	RUN(test_gold_npy_roundtrip);
 	TEST_EXIT();
 }

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tools/gpu_session.sh "PARTS": one call of the device tool (DEVELOPERS.md):
+# the GPU tier, per-call runner profiles of the starter solutions, and the
+# parts of tools/bench_gpu.sh, writing under $OUT (the device tool's output
+# folder). Build here and carry the build:
+#   rm -rf build-gpu && mkdir build-gpu && cp build/ka build/ka-record-* \
+#     build/ka-run-* build/ka-clc build-gpu/ && bash tools/bundle-libs.sh build-gpu
+# then run `bash tools/gpu_session.sh "tier prof lat thr rep cap probe"` with
+# carry ["build-gpu"]. PARTS: tier, prof, lat, probe, rep, thr, cap, tierlast.
+set -u
+OUT=${OUT:-out/gpu-session}
+mkdir -p "$OUT"
+export KA_HOME=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib BUILD=build-gpu KA=$PWD/build-gpu/ka
+export KA_GPU_OUT=$OUT/gpu
+PARTS=${1:-"tier prof lat probe"}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+T0=$(date +%s)
+stamp() { echo "## t=$(( $(date +%s) - T0 ))s $*"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+if want tier; then stamp tier; bash tests/run.sh gpu 2>&1 | tail -45
+	python3 - "$OUT/gpu" <<'PY'
+import glob, json, sys
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    try:
+        r = json.load(open(f))
+    except Exception:
+        continue
+    if r.get("verdict") == "implausible_time":
+        print("IMPLAUSIBLE", f, r.get("shape"), r.get("detail"), json.dumps(r.get("evidence")))
+PY
+fi
+prof() { # task tag
+	local tag=$(basename $1)-$2
+	KA_RUNNER_PROFILE=1 KA_RUNNER_LOG=1 "$KA" grade --target cuda --task bank/public/$1 \
+		--kernel bank/public/$1/solutions/cuda.cu --max-seconds 20 --workdir "$OUT/w" \
+		--json "$OUT/prof-$tag.json" 2>"$OUT/prof-$tag.err" | grep -E "verdict|time|eager|compiled|seconds"
+	python3 - "$OUT/prof-$tag.err" <<'PY'
+import re, sys, statistics as st
+rows = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"ka-run-cuda: slot (\d+): prepare ([\d.]+) ms, replay ([\d.]+) ms, cupti ([\d.]+) ms, read back ([\d.]+) ms, event ([\d.]+) us, span ([\d.]+) us", l)
+    if m:
+        rows.setdefault(int(m[1]), []).append([float(x) for x in m.groups()[1:]])
+for s, v in sorted(rows.items()):
+    c = list(zip(*v))
+    ev = [x for x in c[4] if x > 0]
+    extra = ""
+    if ev:
+        d = [a - b for a, b in zip(c[4], c[5]) if a > 0]
+        extra = f" | event {st.median(ev):.2f} span {st.median(c[5]):.2f} event-span {st.median(d):.2f} us"
+    print(f"slot {s}: n={len(v)} prep {st.median(c[0]):.3f} replay {st.median(c[1]):.3f} cupti {st.median(c[2]):.3f} readback {st.median(c[3]):.3f} ms{extra}")
+PY
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("time", r["time_us"], "span", r["cupti_span_us"], "over", r.get("window_overhead_us"), "seconds", r["seconds"]); print({k: r["device"].get(k) for k in ("timing_window","window_empty_us","window_kernel_us","window_overhead_us")})' "$OUT/prof-$tag.json"
+}
+if want prof; then
+	for t in L1/gelu_bias_scale L2/gemm_bias_gelu L3/softmax_rows; do stamp prof $t; prof $t graph; done
+fi
+if want lat; then stamp lat; BENCH_PARTS="lat" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -20; fi
+if want probe; then stamp probe; BENCH_PARTS="probe" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -5; fi
+if want rep; then stamp rep; BENCH_PARTS="rep" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -40; fi
+if want thr; then stamp thr; BENCH_PARTS="thr" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10; fi
+if want cap; then stamp cap; BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
+	tail -4 "$OUT/bench/cap.log"; fi
+if want tierlast; then stamp tierlast; bash tests/run.sh gpu 2>&1 | tail -8; fi
+stamp end
+rm -rf "$OUT/gpu/work" "$OUT/bench/work" "$OUT/w" "$OUT/bench/lat" "$OUT/bench/thr" "$OUT"/gpu/*.log "$OUT"/cap/kernels 2>/dev/null
