@@ -4,12 +4,7 @@
 # candidate of each fixture task compares the device's input hash with the
 # CPU's on every untimed call; a mismatch is a grader failure (exit 1).
 set -u
-KA=${KA:-build/ka}
-BUILD=${BUILD:-build}
-if [ ! -x "$BUILD/ka-run-cuda" ] || ! { [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; }; then
-	echo "SKIP gen_identity: no NVIDIA GPU or no CUDA runner here"
-	exit 0
-fi
+. tests/gpu/lib/need_gpu.sh gen_identity
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for t in add_scale row_dot; do

@@ -5,12 +5,7 @@
 # native eager and compiled baselines (which the grader itself verifies).
 # SKIP where there is no GPU or no CUDA runner.
 set -u
-KA=${KA:-build/ka}
-BUILD=${BUILD:-build}
-if [ ! -x "$BUILD/ka-run-cuda" ] || ! { [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; }; then
-	echo "SKIP grade_cuda: no NVIDIA GPU or no CUDA runner here (run make test-gpu on a GPU machine)"
-	exit 0
-fi
+. tests/gpu/lib/need_gpu.sh grade_cuda
 tmp=${KA_GPU_OUT:-$(mktemp -d)}
 mkdir -p "$tmp"
 field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null; }

@@ -4,12 +4,7 @@
 # compile-ahead pool used (it built the baselines and the sources while the
 # grader worked). SKIP where there is no GPU or no CUDA runner.
 set -u
-KA=${KA:-build/ka}
-BUILD=${BUILD:-build}
-if [ ! -x "$BUILD/ka-run-cuda" ] || ! { [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; }; then
-	echo "SKIP track_cuda: no NVIDIA GPU or no CUDA runner here (run make test-gpu on a GPU machine)"
-	exit 0
-fi
+. tests/gpu/lib/need_gpu.sh track_cuda
 base=${KA_GPU_OUT:-$(mktemp -d)}
 mkdir -p "$base"
 tmp=$base/track
