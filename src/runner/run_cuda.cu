@@ -832,7 +832,8 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 	}
 	/* Tensor maps (only plans that have them): the real driver encodes each
 	 * with this slot's buffer address; plan_check_refs has already put the
-	 * whole global extent inside the buffer. Not yet run on a GPU. */
+	 * whole global extent inside the buffer (tests/data/grade_cuda/tma_copy.cu
+	 * on the H200). */
 	CUtensorMap *tmaps = NULL;
 	if (p->n_tensormaps > 0) {
 		tmaps = (CUtensorMap *)aligned_alloc(64, sizeof(CUtensorMap) * (size_t)p->n_tensormaps);
