@@ -68,6 +68,75 @@ template <class T> struct ka_lazy {
 	ka_lazy operator-(ka_i64 d) const { return ka_lazy{src, off - d}; }
 };
 #define KA_IN(T) ka_lazy<T>
+/* C's argument conversions for the math functions: in C, exp(x[i]) with a
+ * float converts it to double and calls the double function; C++ would pick
+ * its float overload and compute in float, so the lazy gold would differ
+ * from the C gold. Every C99 <math.h> double function name becomes a call
+ * that takes doubles (int for the int arguments), as in C. */
+#define KA_C1(f)                                                                         \
+	static inline double ka_c_##f(double a) { return ::f(a); }
+#define KA_C2(f)                                                                         \
+	static inline double ka_c_##f(double a, double b) { return ::f(a, b); }
+KA_C1(acos) KA_C1(asin) KA_C1(atan) KA_C1(cos) KA_C1(sin) KA_C1(tan) KA_C1(acosh)
+KA_C1(asinh) KA_C1(atanh) KA_C1(cosh) KA_C1(sinh) KA_C1(tanh) KA_C1(exp) KA_C1(exp2)
+KA_C1(expm1) KA_C1(log) KA_C1(log10) KA_C1(log1p) KA_C1(log2) KA_C1(logb) KA_C1(cbrt)
+KA_C1(fabs) KA_C1(sqrt) KA_C1(erf) KA_C1(erfc) KA_C1(lgamma) KA_C1(tgamma) KA_C1(ceil)
+KA_C1(floor) KA_C1(nearbyint) KA_C1(rint) KA_C1(round) KA_C1(trunc)
+KA_C2(atan2) KA_C2(pow) KA_C2(hypot) KA_C2(fmod) KA_C2(remainder) KA_C2(copysign)
+KA_C2(nextafter) KA_C2(fdim) KA_C2(fmax) KA_C2(fmin)
+static inline double ka_c_fma(double a, double b, double c) { return ::fma(a, b, c); }
+static inline double ka_c_ldexp(double a, int e) { return ::ldexp(a, e); }
+static inline double ka_c_scalbn(double a, int e) { return ::scalbn(a, e); }
+static inline int ka_c_abs(int a) { return ::abs(a); }
+#undef KA_C1
+#undef KA_C2
+#define acos(a) ka_c_acos(a)
+#define asin(a) ka_c_asin(a)
+#define atan(a) ka_c_atan(a)
+#define cos(a) ka_c_cos(a)
+#define sin(a) ka_c_sin(a)
+#define tan(a) ka_c_tan(a)
+#define acosh(a) ka_c_acosh(a)
+#define asinh(a) ka_c_asinh(a)
+#define atanh(a) ka_c_atanh(a)
+#define cosh(a) ka_c_cosh(a)
+#define sinh(a) ka_c_sinh(a)
+#define tanh(a) ka_c_tanh(a)
+#define exp(a) ka_c_exp(a)
+#define exp2(a) ka_c_exp2(a)
+#define expm1(a) ka_c_expm1(a)
+#define log(a) ka_c_log(a)
+#define log10(a) ka_c_log10(a)
+#define log1p(a) ka_c_log1p(a)
+#define log2(a) ka_c_log2(a)
+#define logb(a) ka_c_logb(a)
+#define cbrt(a) ka_c_cbrt(a)
+#define fabs(a) ka_c_fabs(a)
+#define sqrt(a) ka_c_sqrt(a)
+#define erf(a) ka_c_erf(a)
+#define erfc(a) ka_c_erfc(a)
+#define lgamma(a) ka_c_lgamma(a)
+#define tgamma(a) ka_c_tgamma(a)
+#define ceil(a) ka_c_ceil(a)
+#define floor(a) ka_c_floor(a)
+#define nearbyint(a) ka_c_nearbyint(a)
+#define rint(a) ka_c_rint(a)
+#define round(a) ka_c_round(a)
+#define trunc(a) ka_c_trunc(a)
+#define atan2(a, b) ka_c_atan2(a, b)
+#define pow(a, b) ka_c_pow(a, b)
+#define hypot(a, b) ka_c_hypot(a, b)
+#define fmod(a, b) ka_c_fmod(a, b)
+#define remainder(a, b) ka_c_remainder(a, b)
+#define copysign(a, b) ka_c_copysign(a, b)
+#define nextafter(a, b) ka_c_nextafter(a, b)
+#define fdim(a, b) ka_c_fdim(a, b)
+#define fmax(a, b) ka_c_fmax(a, b)
+#define fmin(a, b) ka_c_fmin(a, b)
+#define fma(a, b, c) ka_c_fma(a, b, c)
+#define ldexp(a, e) ka_c_ldexp(a, e)
+#define scalbn(a, e) ka_c_scalbn(a, e)
+#define abs(a) ka_c_abs(a)
 #else
 #define KA_IN(T) KA_GLOBAL const T *KA_RESTRICT
 #endif

@@ -234,27 +234,43 @@ static void test_gold_lazy_equals_arrays(void)
 	CHECK(lazy_vs_arrays("bank/public/L3/softmax_rows", 1, &e) == 0);
 }
 
+/* A task like tests/data/tasks_good/add_scale with ref.c replaced: written
+ * under a new temporary folder (*dir, for util_rmtree). NULL on failure. */
+static struct ka_task *task_with_ref(const char *ref, char **dir)
+{
+	char tmpl[] = "/tmp/ka-test-lazy-XXXXXX";
+	struct ka_err e = {{0}};
+	*dir = NULL;
+	if (!mkdtemp(tmpl))
+		return NULL;
+	*dir = xstrdup(tmpl);
+	char *json = NULL, *jpath = xasprintf("%s/task.json", tmpl);
+	char *rpath = xasprintf("%s/ref.c", tmpl);
+	size_t len = 0;
+	struct ka_task *t = NULL;
+	if (util_read_file("tests/data/tasks_good/add_scale/task.json", 1 << 20, &json, &len, &e) ==
+		    0 &&
+	    util_write_file(jpath, json, len, &e) == 0 &&
+	    util_write_file(rpath, ref, strlen(ref), &e) == 0)
+		t = task_load(tmpl, &e);
+	free(json);
+	free(jpath);
+	free(rpath);
+	return t;
+}
+
 /* A reference that is C but not C++ has no lazy build: gold_compute_lazy
  * says so (1) and computes nothing; the arrays gold still works. */
 static void test_gold_lazy_fallback(void)
 {
-	char tmpl[] = "/tmp/ka-test-lazy-XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	CHECK(dir != NULL);
-	struct ka_err e = {{0}};
-	char *json = NULL, *jpath = xasprintf("%s/task.json", dir);
-	char *rpath = xasprintf("%s/ref.c", dir);
-	size_t len = 0;
-	CHECK(util_read_file("tests/data/tasks_good/add_scale/task.json", 1 << 20, &json, &len,
-			     &e) == 0);
-	CHECK(util_write_file(jpath, json, len, &e) == 0);
 	static const char ref[] =
 		"#include \"ka_ref.h\"\n"
 		"KA_FN void ref(ka_i64 item, ka_i64 N, KA_IN(float) x, KA_IN(ka_half) y, "
 		"KA_OUT(float) z)\n{\n\tint new = 2; /* a C++ keyword */\n\t(void)N;\n"
 		"\tz[item] = new * (double)x[item] + KA_LD_F16(y, item);\n}\n";
-	CHECK(util_write_file(rpath, ref, sizeof ref - 1, &e) == 0);
-	struct ka_task *t = task_load(dir, &e);
+	char *dir = NULL;
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_with_ref(ref, &dir);
 	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
 	CHECK(g != NULL);
@@ -270,10 +286,34 @@ static void test_gold_lazy_fallback(void)
 	gold_buffers_free((void **)out, t->n_outputs);
 	gold_close(g);
 	task_free(t);
-	free(json);
-	free(jpath);
-	free(rpath);
 	util_rmtree(dir);
+	free(dir);
+}
+
+/* C's conversions hold in the lazy (C++) build: math functions given a
+ * float compute in double, as in C (C++ alone would pick float overloads),
+ * and float arithmetic stays float. Bit-identical to the C gold. */
+static void test_gold_lazy_c_semantics(void)
+{
+	static const char ref[] =
+		"#include \"ka_ref.h\"\n"
+		"KA_FN void ref(ka_i64 item, ka_i64 N, KA_IN(float) x, KA_IN(ka_half) y, "
+		"KA_OUT(float) z)\n{\n\t(void)N;\n"
+		"\tfloat p = x[item] * x[item]; /* float product, rounded to float */\n"
+		"\tz[item] = exp(x[item]) + fabs(x[item]) * x[item] + sqrt(fabs(x[item])) +\n"
+		"\t\t  pow(x[item], 3) + tanh(p) + fmax(x[item], 0.25f) + floor(x[item] * 7) +\n"
+		"\t\t  erf(x[item]) + KA_LD_F16(y, item);\n}\n";
+	char *dir = NULL;
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_with_ref(ref, &dir);
+	CHECK(t != NULL);
+	int64_t bad = lazy_vs_arrays(dir, 0, &e);
+	if (bad != 0)
+		fprintf(stderr, "  %lld differing outputs %s\n", (long long)bad, e.msg);
+	task_free(t);
+	util_rmtree(dir);
+	free(dir);
+	CHECK(bad == 0);
 }
 
 static void test_gold_npy_roundtrip(void)
@@ -338,6 +378,7 @@ int main(void)
 	RUN(test_gold_boundary_items);
 	RUN(test_gold_lazy_equals_arrays);
 	RUN(test_gold_lazy_fallback);
+	RUN(test_gold_lazy_c_semantics);
 	RUN(test_gold_npy_roundtrip);
 	TEST_EXIT();
 }
