@@ -375,9 +375,20 @@ static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per,
 	return idx;
 }
 
-/* One call of slot st->slot with fresh inputs. verify: check outputs against
- * gold (0 = only the runner-side checks, for trusted baselines). Returns 0
- * (no verdict), 1 (r holds the candidate's verdict), -1 (harness failure). */
+/* The call's whole inputs as the CPU generates them, into st->host_in
+ * (allocated on first use) and inputs[]. */
+static void host_inputs_fill(const struct ka_task *t, struct shape_state *st,
+			     const struct run_call_req *req, const struct gen_params *gp,
+			     void **inputs)
+{
+	for (int k = 0; k < t->n_inputs; k++) {
+		if (!st->host_in[k])
+			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
+		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], req->in[k].key, &gp[k]);
+		inputs[k] = st->host_in[k];
+	}
+}
+
 /* The C gold on whole inputs for the same items as a lazy gold just
  * computed into gold_out: where they differ, the C gold's values replace
  * the lazy ones, the lazy gold is turned off for this reference (one line on
@@ -390,12 +401,7 @@ static int lazy_cross_check(const struct ka_task *t, struct gold *g, struct shap
 	void *inputs[KA_MAX_TENSORS];
 	double *chk[KA_MAX_TENSORS] = {0};
 	int rc = -1, differ = 0;
-	for (int k = 0; k < t->n_inputs; k++) {
-		if (!st->host_in[k])
-			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
-		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], req->in[k].key, &gp[k]);
-		inputs[k] = st->host_in[k];
-	}
+	host_inputs_fill(t, st, req, gp, inputs);
 	for (int j = 0; j < t->n_outputs; j++)
 		chk[j] = xcalloc(
 			(size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
@@ -427,6 +433,9 @@ out:
 	return rc;
 }
 
+/* One call of slot st->slot with fresh inputs. verify: check outputs against
+ * gold (0 = only the runner-side checks, for trusted baselines). Returns 0
+ * (no verdict), 1 (r holds the candidate's verdict), -1 (harness failure). */
 static int one_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
 		    const struct gen_params *gp, struct shape_state *st, int slot, int verify,
 		    int timed, const char *phase, double *time_ns, double *wall_s, double *span_ns,
@@ -557,15 +566,13 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 	 * otherwise regenerate whole tensors, ~10 ns an element). */
 	int lazy = verify && timed && sampled;
 	double tv = util_now();
-	for (int k = 0; verify && !lazy && k < t->n_inputs; k++) {
-		if (!st->host_in[k])
-			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
-		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], req.in[k].key, &gp[k]);
-		/* The generator check is made on every untimed call (all of the
-		 * correctness phase); timed calls skip the CPU hash, since a
-		 * divergence would show as wrong gold there anyway. */
-		if (timed)
-			continue;
+	void *inputs[KA_MAX_TENSORS] = {0};
+	if (verify && !lazy)
+		host_inputs_fill(t, st, &req, gp, inputs);
+	/* The generator check is made on every untimed call (all of the
+	 * correctness phase); timed calls skip the CPU hash, since a
+	 * divergence would show as wrong gold there anyway. */
+	for (int k = 0; verify && !timed && k < t->n_inputs; k++) {
 		uint64_t h = gen_hash(st->host_in[k], st->bytes[k]);
 		if (h != res.in_hash_before[k]) {
 			ka_err_set(e,
@@ -610,9 +617,6 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		goto done;
 	}
 	/* Gold in fp64 on the CPU for the items checked. */
-	void *inputs[KA_MAX_TENSORS];
-	for (int k = 0; k < t->n_inputs; k++)
-		inputs[k] = st->host_in[k];
 	for (int j = 0; j < t->n_outputs; j++)
 		if (!gold_out[j]) {
 			size_t ne = (size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j]
@@ -626,14 +630,8 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 		for (int k = 0; k < t->n_inputs; k++)
 			gen_src_of(&src[k], t->inputs[k].dtype, req.in[k].key, &gp[k]);
 		gx = gold_compute_lazy(g, &st->sh, src, gold_out, items, n_items, e);
-		for (int k = 0; gx > 0 && k < t->n_inputs; k++) {
-			/* no lazy build of this reference: whole inputs */
-			if (!st->host_in[k])
-				st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
-			gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], req.in[k].key,
-				 &gp[k]);
-			inputs[k] = st->host_in[k];
-		}
+		if (gx > 0) /* no lazy build of this reference: whole inputs */
+			host_inputs_fill(t, st, &req, gp, inputs);
 	}
 	if (gx == 0 && !st->lazy_checked) {
 		/* Once per grade: the lazy gold against the C gold on the same
