@@ -254,6 +254,17 @@ static void CUPTIAPI cupti_complete(CUcontext ctx, uint32_t stream, uint8_t *buf
 	free(buf);
 }
 
+/* Deliver every finished record and forget them: what arrives next is
+ * newer work. */
+static void cupti_reset(void)
+{
+	if (!cupti.on)
+		return;
+	cuptiActivityFlushAll(0);
+	cupti.n = 0;
+	cupti.dropped = 0;
+}
+
 static void cupti_open(void)
 {
 	if (cuptiActivityRegisterCallbacks(cupti_request, cupti_complete) != CUPTI_SUCCESS)
@@ -659,6 +670,29 @@ static void gate_open(struct cu *c)
 		__atomic_store_n(c->gate, 1u, __ATOMIC_SEQ_CST);
 }
 
+/* One timed window, as every call and the calibration run it: the stream
+ * gated, ev0, the work (the graph exec, or without one the native launch of
+ * slot sl with n_inputs inputs), ev1, the gate released. *launched gets what
+ * queuing the work returned; returns the synchronisation's result. */
+static CUresult window_run(struct cu *c, CUgraphExec exec, struct cu_slot *sl,
+			   const struct runner_slot *s, int n_inputs, CUresult *launched)
+{
+	gate_close(c);
+	cuEventRecord(c->ev0, c->stream);
+	if (exec) {
+		*launched = cuGraphLaunch(exec, c->stream);
+	} else {
+		struct ka_tensor t[RUNNER_MAX_TENSORS];
+		struct ka_args a;
+		native_args(sl, s, n_inputs, t, &a);
+		*launched = sl->launch(&a, (cudaStream_t)c->stream) ? CUDA_ERROR_LAUNCH_FAILED
+								   : CUDA_SUCCESS;
+	}
+	cuEventRecord(c->ev1, c->stream);
+	gate_open(c);
+	return cuStreamSynchronize(c->stream);
+}
+
 /* Capture what is issued between capture_begin and capture_end into a
  * graph. capture_end ends the capture whatever happened in between; issued
  * is what the work in between returned. */
@@ -704,17 +738,11 @@ static void calibrate_window(struct cu *c)
 	double ev[N], kd[N];
 	int ne = 0, nk = 0;
 	for (int i = 0; i < N + WARM; i++) {
-		if (cupti.on) {
-			cuptiActivityFlushAll(0);
-			cupti.n = 0;
-		}
-		gate_close(c);
-		cuEventRecord(c->ev0, c->stream);
-		cuGraphLaunch(exec, c->stream);
-		cuEventRecord(c->ev1, c->stream);
-		gate_open(c);
+		cupti_reset();
+		CUresult lr = CUDA_SUCCESS;
 		float ms = 0;
-		if (cuStreamSynchronize(c->stream) || cuEventElapsedTime(&ms, c->ev0, c->ev1))
+		if (window_run(c, exec, NULL, NULL, 0, &lr) || lr ||
+		    cuEventElapsedTime(&ms, c->ev0, c->ev1))
 			break;
 		if (cupti.on)
 			cuptiActivityFlushAll(0);
@@ -732,10 +760,7 @@ static void calibrate_window(struct cu *c)
 			c->window_kernel_ns = kd[nk / 2];
 		}
 	}
-	if (cupti.on) {
-		cuptiActivityFlushAll(0);
-		cupti.n = 0;
-	}
+	cupti_reset();
 	cuGraphExecDestroy(exec);
 }
 
@@ -1130,28 +1155,12 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 	p1 = util_now();
 	/* 2. the replay between two events, watched by CUPTI (a baseline that
 	 * cannot be captured runs natively between them). */
-	if (cupti.on) {
-		cuptiActivityFlushAll(0);
-		cupti.n = 0;
-		cupti.dropped = 0;
-	}
+	cupti_reset();
 	uint64_t w0 = 0, w1 = 0;
 	double span_ns = 0;
 	if (cupti.on)
 		cuptiGetTimestamp(&w0);
-	gate_close(c);
-	cuEventRecord(c->ev0, c->stream);
-	if (sl->exec) {
-		r = cuGraphLaunch(sl->exec, c->stream);
-	} else {
-		struct ka_tensor t[RUNNER_MAX_TENSORS];
-		struct ka_args a;
-		native_args(sl, s, call->n_inputs, t, &a);
-		r = sl->launch(&a, cs) ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS;
-	}
-	cuEventRecord(c->ev1, c->stream);
-	gate_open(c);
-	CUresult sr = cuStreamSynchronize(c->stream);
+	CUresult sr = window_run(c, sl->exec, sl, s, call->n_inputs, &r);
 	if (cupti.on)
 		cuptiGetTimestamp(&w1);
 	if (r || sr) {
