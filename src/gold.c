@@ -112,8 +112,12 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 {
 	const char *dir = gold_cache_dir();
 	char *incl = xasprintf("-I%s/include", util_data_root());
-	char *csrc = xasprintf("%s.%d.%s", so, (int)getpid(), kind == GOLD_LAZY ? "cc" : "c");
-	char *tmp = xasprintf("%s.%d.tmp", so, (int)getpid());
+	/* Unique names: grade sessions of several GPUs may build the same
+	 * reference at once, from threads of one process. */
+	unsigned long long u = (unsigned long long)util_random64();
+	char *csrc =
+		xasprintf("%s.%d.%016llx.%s", so, (int)getpid(), u, kind == GOLD_LAZY ? "cc" : "c");
+	char *tmp = xasprintf("%s.%d.%016llx.tmp", so, (int)getpid(), u);
 	char *log = NULL;
 	int rc = -1;
 	if (util_mkdirs(dir, e))
