@@ -101,11 +101,12 @@ __global__ void ka_rt_hash(const unsigned long long *w, unsigned long long n,
 		atomicAdd(sum, acc);
 }
 
-/* Per output: elements still equal to the poison (count, first index) and
- * non-finite written elements. out[0] count, out[1] first (min), out[2]
- * non-finite. */
+/* Per output: elements still equal to the poison (added to *count, the
+ * lowest index min'ed into *first) and non-finite written elements (added
+ * to *nonfinite). */
 __global__ void ka_rt_scan(const unsigned char *d, unsigned long long n, int es, int dtype,
-			   unsigned long long poison, unsigned long long *out)
+			   unsigned long long poison, unsigned long long *count,
+			   unsigned long long *first_at, unsigned long long *nonfinite)
 {
 	unsigned long long unw = 0, nf = 0, first = ~0ull;
 	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
@@ -130,11 +131,11 @@ __global__ void ka_rt_scan(const unsigned char *d, unsigned long long n, int es,
 			nf++;
 	}
 	if (unw)
-		atomicAdd(&out[0], unw);
+		atomicAdd(count, unw);
 	if (first != ~0ull)
-		atomicMin(&out[1], first);
+		atomicMin(first_at, first);
 	if (nf)
-		atomicAdd(&out[2], nf);
+		atomicAdd(nonfinite, nf);
 }
 
 __global__ void ka_rt_gather(const unsigned char *d, const long long *idx, unsigned long long n,
@@ -1257,7 +1258,9 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		if (ne) {
 			ka_rt_scan<<<1024, 256, 0, cs>>>((const unsigned char *)sl->buf[t].ptr, ne, es,
 							 s->dtype[t], pv,
-							 (unsigned long long *)head_at(c, CU_H_UNW + j));
+							 (unsigned long long *)head_at(c, CU_H_UNW + j),
+							 (unsigned long long *)head_at(c, CU_H_FIRST + j),
+							 (unsigned long long *)head_at(c, CU_H_NONFIN + j));
 			r = (CUresult)cudaGetLastError();
 		}
 		gathered[j] = 0;

@@ -25,6 +25,14 @@ grep -v '^#' tests/data/grade_cuda/expected.txt | while read -r file task want r
 	fi
 done
 
+# The runner's evidence, not only the verdict: half_output leaves the one
+# element of the first check shape (R=1,C=1) unwritten, at index 0.
+detail=$(field "$tmp/fx-half_output.json" 'r["detail"]')
+case "$detail" in
+*"1 of 1 elements never written (first at index 0)"*) echo "PASS grade_cuda/half_output_evidence" ;;
+*) echo "FAIL grade_cuda/half_output_evidence: detail '$detail'" ;;
+esac
+
 for sol in bank/public/L*/*/solutions/cuda.cu; do
 	tdir=$(dirname "$(dirname "$sol")")
 	name=$(basename "$tdir")
