@@ -721,6 +721,35 @@ done:
 	return out;
 }
 
+/* The runner slot of baseline b (0 eager, 1 compiled). */
+static int base_slot(int b)
+{
+	return b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
+}
+
+/* One call of trusted baseline b (named name) on the benchmark shape: checked
+ * against gold (check: the one verified call before timing) or timed with
+ * the runner's own checks only (*ns gets the time, when not NULL). Its
+ * runner time is added to the candidate's r; its own verdict never touches
+ * r: a baseline that fails is a bank or grader problem, -1 with e. */
+static int baseline_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
+			 const struct gen_params *gp, struct shape_state *bench, int b,
+			 const char *name, int check, double *ns, struct grade_result *r,
+			 struct ka_err *e)
+{
+	struct grade_result br;
+	memset(&br, 0, sizeof br);
+	int x = one_call(s, t, g, gp, bench, base_slot(b), check, !check, "baseline", ns, NULL,
+			 NULL, &br, e);
+	json_decref(br.evidence);
+	r->runner_s += br.runner_s;
+	if (x > 0)
+		ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", t->name, name,
+			   check ? "is not correct" : "failed while timing", bench->name,
+			   verdict_name(br.verdict), br.detail);
+	return x ? -1 : 0;
+}
+
 static struct grade_figure figure_of(const double *x, int n, double scale)
 {
 	struct grade_figure f = {0};
@@ -922,9 +951,9 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		goto out;
 	for (int b = 0; b < n_base; b++) {
 		struct run_status ls;
-		int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
-		if (runclient_load(s->rc, slot, base[b].plan_json, bench->n_tensors, bench->bytes,
-				   bench->dtype, base[b].module, base[b].native, &ls, e))
+		if (runclient_load(s->rc, base_slot(b), base[b].plan_json, bench->n_tensors,
+				   bench->bytes, bench->dtype, base[b].module, base[b].native, &ls,
+				   e))
 			goto out;
 		if (ls.status != RUNCLIENT_OK) {
 			ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s", t->name,
@@ -933,20 +962,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		}
 		/* The baseline must itself be right: a wrong baseline is a bank or
 		 * grader bug and would make every speedup meaningless. */
-		struct grade_result br;
-		memset(&br, 0, sizeof br);
-		int x = one_call(s, t, g, gp, bench, slot, 1, 0, "baseline", NULL, NULL, NULL, &br,
-				 e);
-		json_decref(br.evidence);
-		r->runner_s += br.runner_s;
-		if (x < 0)
+		if (baseline_call(s, t, g, gp, bench, b, base[b].name, 1, NULL, r, e))
 			goto out;
-		if (x > 0) {
-			ka_err_set(e, "%s: trusted baseline '%s' is not correct at %s: %s: %.300s",
-				   t->name, base[b].name, bench->name, verdict_name(br.verdict),
-				   br.detail);
-			goto out;
-		}
 	}
 	int cap = s->proto.max_samples;
 	tc = xcalloc((size_t)cap, sizeof *tc);
@@ -961,21 +978,16 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	for (int w = 0; w < warm; w++) {
 		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, NULL,
 				 r, e);
-		if (x)
-			goto timing_end_x;
-		for (int b = 0; b < n_base; b++) {
-			int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
-			if (one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", NULL, NULL, NULL,
-				     r, e))
-				goto out;
-		}
-		continue;
-	timing_end_x:
 		if (x < 0)
 			goto out;
-		r->timing_s = util_now() - tt;
-		rc = 0;
-		goto out;
+		if (x > 0) {
+			r->timing_s = util_now() - tt;
+			rc = 0;
+			goto out;
+		}
+		for (int b = 0; b < n_base; b++)
+			if (baseline_call(s, t, g, gp, bench, b, base[b].name, 0, NULL, r, e))
+				goto out;
 	}
 	for (;;) {
 		for (int k = 0; k < s->proto.block && nc < cap; k++) {
@@ -995,27 +1007,14 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 			sum_event_s += ns * 1e-9;
 			sum_wall_s += wall;
 		}
-		for (int b = 0; b < n_base; b++) {
-			int slot = b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
+		for (int b = 0; b < n_base; b++)
 			for (int k = 0; k < s->proto.block && nb[b] < cap; k++) {
 				double ns = 0;
-				struct grade_result br;
-				memset(&br, 0, sizeof br);
-				int x = one_call(s, t, g, gp, bench, slot, 0, 1, "baseline", &ns,
-						 NULL, NULL, &br, e);
-				json_decref(br.evidence);
-				r->runner_s += br.runner_s;
-				if (x != 0) {
-					if (x > 0)
-						ka_err_set(
-							e,
-							"%s: baseline '%s' failed while timing: %s",
-							t->name, base[b].name, br.detail);
+				if (baseline_call(s, t, g, gp, bench, b, base[b].name, 0, &ns, r,
+						  e))
 					goto out;
-				}
 				tb[b][nb[b]++] = ns;
 			}
-		}
 		int done = converged(tc, nc, &s->proto);
 		for (int b = 0; b < n_base; b++)
 			done = done && converged(tb[b], nb[b], &s->proto);
