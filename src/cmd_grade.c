@@ -211,7 +211,7 @@ int cmd_grade(int argc, char **argv)
 	 * grade (compiles land in the work folder's cache; a candidate's own
 	 * compile step then finds its result there). */
 	int ahead = n_kernels, rest_at = n_kernels;
-	if (n_kernels > 1 && jobs != 0) {
+	if (n_kernels > 1 && jobs != 0 && grade_compiles_ahead(s)) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		int width = jobs > 0 ? (int)jobs : cores > 0 ? (int)cores : 1;
 		if (n_kernels > width)

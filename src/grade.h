@@ -68,15 +68,15 @@ void grade_session_close(struct grade_session *s);
 /* The device description the runner reported (borrowed). */
 const json_t *grade_session_device(const struct grade_session *s);
 
+/* Whether grade_warm has anything to do for s's target. */
+int grade_compiles_ahead(const struct grade_session *s);
+
 /* Compile ahead into s's caches, safe from any thread while s grades:
  * candidate src (len bytes) of task t, or with src NULL t's trusted baselines.
  * Nothing is loaded or run; grade_candidate later finds the results in the
  * cache. Returns 1 (nothing to do) for targets that compile in the runner
  * (OpenCL), else 0, or -1 with e (a candidate that does not compile is not
  * an error here: its own grade reports the verdict). */
-/* Whether grade_warm has anything to do for s's target. */
-int grade_compiles_ahead(const struct grade_session *s);
-
 int grade_warm(const struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 	       struct ka_err *e);
 

@@ -1227,7 +1227,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 					      "outside", outside, "outside_by_ns", (json_int_t)outside_by,
 					      "foreign", foreign, "earlier", earlier, "dropped",
 					      cupti.dropped,
-					      "span_ns", n ? (double)(last - first) : 0.0, "busy_ns",
+					      "span_ns", span_ns, "busy_ns",
 					      (double)busy, "signature_match",
 					      sl->native || !strcmp(names, sl->signature)));
 	}
