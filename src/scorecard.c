@@ -522,6 +522,7 @@ static int check_tasks(struct vctx *v, const json_t *tasks, json_int_t k, json_i
 		return bad(v, "", "tasks", "%zu tasks but the bank has %" JSON_INTEGER_FORMAT, n,
 			   bank_n);
 	unsigned char *seen = xcalloc((size_t)k, 1);
+	json_t *names = json_object(); /* name -> index: one lookup per task */
 	static const char *const tk[] = {"name", "tier", "samples", NULL};
 	char at[PATHLEN], sat[PATHLEN];
 	int rc = -1;
@@ -538,14 +539,13 @@ static int check_tasks(struct vctx *v, const json_t *tasks, json_int_t k, json_i
 		    get_enum(v, t, at, "tier", 1, tiers, &tier) ||
 		    get_arr(v, t, at, "samples", 1, &samples))
 			goto out;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(json_string_value(
-					    json_object_get(json_array_get(tasks, j), "name")),
-				    name)) {
-				bad(v, at, "name", "\"%.60s\" appears twice (also tasks[%zu])",
-				    name, j);
-				goto out;
-			}
+		json_t *prev = json_object_get(names, name);
+		if (prev) {
+			bad(v, at, "name", "\"%.60s\" appears twice (also tasks[%zu])", name,
+			    (size_t)json_integer_value(prev));
+			goto out;
+		}
+		json_object_set_new(names, name, json_integer((json_int_t)i));
 		size_t ns = json_array_size(samples);
 		if (ns < 1 || (json_int_t)ns > k) {
 			bad(v, at, "samples",
@@ -564,6 +564,7 @@ static int check_tasks(struct vctx *v, const json_t *tasks, json_int_t k, json_i
 	rc = 0;
 out:
 	free(seen);
+	json_decref(names);
 	return rc;
 }
 
