@@ -143,7 +143,11 @@ void metrics_aggregate(const struct metrics_task *tasks, int n, const char *tier
 	figure_from(&g, &out->fast, 0);
 	fill_indicator(&g, IND_FAST_COMPILED, 1.0);
 	figure_from(&g, &out->fast_compiled, 0);
-	for (int p = 0; p < METRICS_N_P; p++) {
+	/* p = 1 is fast itself (metrics_p_values[0] == 1): same seed, same
+	 * figure, no second bootstrap. */
+	out->fast_p[0] = out->fast;
+	out->fast_p_compiled[0] = out->fast_compiled;
+	for (int p = 1; p < METRICS_N_P; p++) {
 		fill_indicator(&g, IND_FAST_EAGER, metrics_p_values[p]);
 		figure_from(&g, &out->fast_p[p], 0);
 		fill_indicator(&g, IND_FAST_COMPILED, metrics_p_values[p]);
