@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "ka_gen.h"
+#include "recorder/clopts.h"
 #include "task.h"
 #include "runner.h"
 
@@ -428,38 +429,6 @@ static const char *source_reads_files(const char *src)
 	return found;
 }
 
-/* Build options the candidate may pass: macro definitions and -cl-* flags.
- * Anything else (-I, -include, -Xclang ...) could reach the host's files. */
-static const char *bad_option(const char *opts, char *tok, size_t cap)
-{
-	const char *p = opts;
-	int want_macro = 0;
-	while (*p) {
-		while (*p && isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		size_t l = 0;
-		while (p[l] && !isspace((unsigned char)p[l]))
-			l++;
-		snprintf(tok, cap, "%.*s", (int)(l < cap ? l : cap - 1), p);
-		p += l;
-		if (want_macro) {
-			want_macro = 0;
-			continue;
-		}
-		if (!strcmp(tok, "-D") || !strcmp(tok, "-U")) {
-			want_macro = 1;
-			continue;
-		}
-		if (!strncmp(tok, "-D", 2) || !strncmp(tok, "-U", 2) || !strncmp(tok, "-cl-", 4) ||
-		    !strcmp(tok, "-w") || !strcmp(tok, "-Werror"))
-			continue;
-		return tok;
-	}
-	return NULL;
-}
-
 static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *p, int i,
 			 struct runner_verdict *v, struct ka_err *e)
 {
@@ -470,10 +439,10 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 			       "files",
 			       i, bad);
 	char tok[PLAN_MAX_OPTIONS];
-	if (bad_option(p->options[i], tok, sizeof tok))
+	if (!clopts_allowed(p->options[i], tok, sizeof tok))
 		return verdict(v, "compile_error",
 			       "program %d: build option '%s' is not allowed (only -D, -U, "
-			       "-cl-*, -w, -Werror)",
+			       "-cl-*, -w, -Werror, -g)",
 			       i, tok);
 	cl_int err;
 	const char *src = p->sources[i];
