@@ -29,19 +29,6 @@ static const char *const nvcc_flags[] = {"-O3",	       "-std=c++17", "-cudart", 
 
 /* ---- symbols ---- */
 
-static int in_list(const char *name, const char *const *list)
-{
-	for (int i = 0; list && list[i]; i++)
-		if (!strcmp(name, list[i]))
-			return 1;
-	return 0;
-}
-
-static int lib_allowed(const char *lib, const char *const *libs)
-{
-	return in_list(lib, libs);
-}
-
 /* 0 if every undefined symbol of so is acceptable under libs; else 1 with
  * why naming the first one that is not. -1 with e if the file is unreadable. */
 static int check_symbols(const char *so, const char *const *libs, char *why, size_t cap,
@@ -62,7 +49,7 @@ static int check_symbols(const char *so, const char *const *libs, char *why, siz
 		case CUDAC_SYM_PROVIDED:
 		case CUDAC_SYM_CUDA: /* the recorder answers record_error naming it */ break;
 		case CUDAC_SYM_LIBRARY:
-			if (!lib_allowed(cudac_sym_library(s->name), libs)) {
+			if (!cudac_in_list_(cudac_sym_library(s->name), libs)) {
 				snprintf(why, cap,
 					 "host code calls %s: %s is not allowed by this "
 					 "task's policy",
@@ -159,14 +146,15 @@ static int cuda_subdir_header(const char *name)
 static int header_allowed(const char *name, const void *ctx)
 {
 	const char *const *libs = ctx;
-	if (in_list(name, std_headers) || in_list(name, cuda_headers) || cuda_subdir_header(name))
+	if (cudac_in_list_(name, std_headers) || cudac_in_list_(name, cuda_headers) ||
+	    cuda_subdir_header(name))
 		return 1;
-	if (lib_allowed("cublas", libs) && in_list(name, cublas_headers))
+	if (cudac_in_list_("cublas", libs) && cudac_in_list_(name, cublas_headers))
 		return 1;
-	if (lib_allowed("cublasLt", libs) && in_list(name, cublaslt_headers))
+	if (cudac_in_list_("cublasLt", libs) && cudac_in_list_(name, cublaslt_headers))
 		return 1;
-	if (lib_allowed("cudnn", libs) &&
-	    (in_list(name, cudnn_headers) || (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
+	if (cudac_in_list_("cudnn", libs) && (cudac_in_list_(name, cudnn_headers) ||
+					      (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
 		return 1;
 	return 0;
 }

@@ -80,7 +80,7 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 		out->verdict = VERDICT_FORBIDDEN;
 		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
 	} else if (st != 0) {
-		out->verdict = st == 124 ? VERDICT_COMPILE_ERROR : VERDICT_COMPILE_ERROR;
+		out->verdict = VERDICT_COMPILE_ERROR;
 		snprintf(out->detail, sizeof out->detail, "%s%s%s",
 			 st == 124 ? "compiler timed out\n" : "", log,
 			 trunc ? "\n[log truncated]" : "");
