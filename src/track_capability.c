@@ -940,8 +940,6 @@ int track_capability_run(const struct capability_opts *o)
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	pthread_cond_init(&r->wcv, NULL);
-	(void)util_exe_dir();
-	(void)util_data_root();
 	signal(SIGPIPE, SIG_IGN);
 	int rc = KA_EXIT_USAGE, lock_fd = -1, n_workers = 0, n_warm = 0;
 	pthread_t warm_th[16];
@@ -949,7 +947,7 @@ int track_capability_run(const struct capability_opts *o)
 	struct worker *workers = NULL;
 	struct model_request *reqs = NULL;
 	char *tmpl = NULL, *args_key = NULL, *args_pretty = NULL, *old_key = NULL;
-	char *old_json = NULL, *bank_real = NULL, *cache_dir = NULL;
+	char *bank_real = NULL, *cache_dir = NULL;
 	json_t *args = NULL;
 	int n_reqs = 0;
 
@@ -1076,7 +1074,7 @@ int track_capability_run(const struct capability_opts *o)
 		fprintf(stderr, "ka --track capability: %s (use --fresh to start over)\n", e.msg);
 		goto out_model;
 	}
-	int have = journal_run_get(r->j, &old_key, &old_json, &e);
+	int have = journal_run_get(r->j, &old_key, NULL, &e);
 	if (have < 0) {
 		fprintf(stderr, "ka --track capability: %s\n", e.msg);
 		rc = KA_EXIT_FAIL;
@@ -1355,7 +1353,6 @@ out:
 	free(args_key);
 	free(args_pretty);
 	free(old_key);
-	free(old_json);
 	free(bank_real);
 	json_decref(args);
 	pthread_mutex_destroy(&r->mu);
