@@ -88,6 +88,21 @@ void model_http_body(struct model_http *h, json_t *root)
 	json_decref(root);
 }
 
+char *model_join_text(const json_t *blocks, int text_type_only)
+{
+	struct util_buf b = {0};
+	size_t i;
+	json_t *block;
+	json_array_foreach(blocks, i, block)
+	{
+		const char *type = json_string_value(json_object_get(block, "type"));
+		const char *s = json_string_value(json_object_get(block, "text"));
+		if (s && !(text_type_only && type && strcmp(type, "text")))
+			util_buf_printf(&b, "%s", s);
+	}
+	return b.s ? b.s : xstrdup("");
+}
+
 const char *model_env(const char *a, const char *b)
 {
 	const char *v = getenv(a);

@@ -77,21 +77,7 @@ static int anthropic_parse(struct model *m, json_t *root, struct model_reply *re
 	json_t *content = json_object_get(root, "content");
 	if (!json_is_array(content))
 		return model_fail(rep, "anthropic", "reply has no content array"), -1;
-	size_t len = 0, i;
-	char *t = xstrdup("");
-	json_t *block;
-	json_array_foreach(content, i, block)
-	{
-		const char *type = json_string_value(json_object_get(block, "type"));
-		const char *s = json_string_value(json_object_get(block, "text"));
-		if (!s || (type && strcmp(type, "text")))
-			continue; /* thinking and tool blocks are not the answer */
-		size_t n = strlen(s);
-		t = xrealloc(t, len + n + 1);
-		memcpy(t + len, s, n + 1);
-		len += n;
-	}
-	rep->text = t;
+	rep->text = model_join_text(content, 1); /* thinking, tool blocks: not the answer */
 	json_t *usage = json_object_get(root, "usage");
 	rep->in_tokens = json_integer_value(json_object_get(usage, "input_tokens")) +
 			 json_integer_value(json_object_get(usage, "cache_read_input_tokens")) +

@@ -77,6 +77,12 @@ void model_header(struct curl_slist **list, const char *name, const char *value)
 /* Take a JSON object, serialise it compactly into h->body. Steals root. */
 void model_http_body(struct model_http *h, json_t *root);
 
+/* The "text" strings of the blocks of a reply's content array, joined in
+ * order (a new string, "" if none). With text_type_only, a block whose
+ * "type" is present and not "text" is skipped (Anthropic's thinking and tool
+ * blocks). */
+char *model_join_text(const json_t *blocks, int text_type_only);
+
 /* The first non-empty of getenv(a), getenv(b) (b may be NULL), or NULL. */
 const char *model_env(const char *a, const char *b);
 

@@ -346,20 +346,7 @@ static int bedrock_parse(struct model *m, json_t *root, struct model_reply *rep)
 		json_object_get(json_object_get(root, "output"), "message"), "content");
 	if (!json_is_array(content))
 		return model_fail(rep, "bedrock", "reply has no output.message.content"), -1;
-	size_t len = 0, i;
-	char *t = xstrdup("");
-	json_t *block;
-	json_array_foreach(content, i, block)
-	{
-		const char *s = json_string_value(json_object_get(block, "text"));
-		if (!s)
-			continue; /* reasoningContent, toolUse: not the answer */
-		size_t n = strlen(s);
-		t = xrealloc(t, len + n + 1);
-		memcpy(t + len, s, n + 1);
-		len += n;
-	}
-	rep->text = t;
+	rep->text = model_join_text(content, 0); /* reasoningContent, toolUse carry no text */
 	json_t *usage = json_object_get(root, "usage");
 	rep->in_tokens = json_integer_value(json_object_get(usage, "inputTokens"));
 	rep->out_tokens = json_integer_value(json_object_get(usage, "outputTokens"));

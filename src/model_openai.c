@@ -109,21 +109,7 @@ static int openai_parse(struct model *m, json_t *root, struct model_reply *rep)
 		rep->text = xstrdup(json_string_value(content));
 	} else if (json_is_array(content)) {
 		/* Some servers send content parts: join their text. */
-		size_t len = 0;
-		char *t = xstrdup("");
-		size_t i;
-		json_t *part;
-		json_array_foreach(content, i, part)
-		{
-			const char *s = json_string_value(json_object_get(part, "text"));
-			if (!s)
-				continue;
-			size_t n = strlen(s);
-			t = xrealloc(t, len + n + 1);
-			memcpy(t + len, s, n + 1);
-			len += n;
-		}
-		rep->text = t;
+		rep->text = model_join_text(content, 0);
 	} else {
 		rep->text = xstrdup(""); /* null content: e.g. all tokens spent reasoning */
 	}
