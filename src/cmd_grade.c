@@ -46,16 +46,20 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* The human summary of one result (file names it when grading several). */
+/* The human summary of one result (file names it when grading several;
+ * offline: --record-only, where the device is a description and nothing ran). */
 static void print_summary(const struct grade_session *s, const struct ka_task *t,
-			  const char *target, const char *file, const struct grade_result *r)
+			  const char *target, const char *file, int offline,
+			  const struct grade_result *r)
 {
 	const char *dev = json_string_value(json_object_get(grade_session_device(s), "name"));
+	const char *mark = offline	   ? " [record stage only: nothing ran on it]"
+			   : r->test_grade ? " [test-grade: CPU device, not a GPU figure]"
+					   : "";
 	if (file)
 		printf("kernel    %s\n", file);
 	printf("task      %s (%s)\ntarget    %s on %s%s\nverdict   %s", t->name, t->tier, target,
-	       dev ? dev : "?", r->test_grade ? " [test-grade: CPU device, not a GPU figure]" : "",
-	       verdict_name(r->verdict));
+	       dev ? dev : "?", mark, verdict_name(r->verdict));
 	if (r->verdict != VERDICT_OK)
 		printf(" (%s%s%s)\ndetail    %.1500s\n", r->phase, r->shape[0] ? " at " : "",
 		       r->shape, r->detail);
@@ -255,7 +259,7 @@ int cmd_grade(int argc, char **argv)
 			rc = KA_EXIT_FAIL;
 			break;
 		}
-		print_summary(s, t, target, n_kernels > 1 ? kernels[i] : NULL, &r);
+		print_summary(s, t, target, n_kernels > 1 ? kernels[i] : NULL, offline != NULL, &r);
 		if (json_path) {
 			json_t *j = grade_result_json(s, t, &r);
 			json_object_set_new(j, "kernel", json_string(kernels[i]));
