@@ -300,10 +300,10 @@ static char *ref_source(const struct ka_task *t, int cuda)
 			util_buf_printf(&b, ", long long p_%s", t->params[p]);
 		for (int k = 0; k < t->n_inputs; k++)
 			util_buf_printf(&b, ", const %s *__restrict__ in_%s",
-					task_dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
+					dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
 		for (int j = 0; j < t->n_outputs; j++)
 			util_buf_printf(&b, ", %s *__restrict__ out_%s",
-					task_dtype_ctype(t->outputs[j].dtype), t->outputs[j].name);
+					dtype_ctype(t->outputs[j].dtype), t->outputs[j].name);
 		util_buf_printf(&b, ")\n{\n\tlong long i = (long long)blockIdx.x * blockDim.x + "
 				    "threadIdx.x;\n");
 	} else {
@@ -312,10 +312,10 @@ static char *ref_source(const struct ka_task *t, int cuda)
 			util_buf_printf(&b, ", long p_%s", t->params[p]);
 		for (int k = 0; k < t->n_inputs; k++)
 			util_buf_printf(&b, ", __global const %s *in_%s",
-					task_dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
+					dtype_ctype(t->inputs[k].dtype), t->inputs[k].name);
 		for (int j = 0; j < t->n_outputs; j++)
 			util_buf_printf(&b, ", __global %s *out_%s",
-					task_dtype_ctype(t->outputs[j].dtype), t->outputs[j].name);
+					dtype_ctype(t->outputs[j].dtype), t->outputs[j].name);
 		util_buf_printf(&b, ")\n{\n\tlong i = get_global_id(0);\n");
 	}
 	util_buf_printf(&b, "\tif (i < n)\n\t\tref(i");
@@ -577,7 +577,7 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 				continue;
 			int64_t n;
 			task_numel(t, &t->inputs[k], sh, &n, NULL);
-			size_t bytes = (size_t)n * task_dtype_size(t->inputs[k].dtype);
+			size_t bytes = (size_t)n * dtype_size(t->inputs[k].dtype);
 			alt = xmalloc(bytes ? bytes : 1);
 			void *orig = in[k];
 			in[k] = alt;

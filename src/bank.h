@@ -59,7 +59,7 @@ int bank_content_hash_hex(const char *path, char out[17], int *n_tasks, struct k
  *   __kernel void ka_ref_kernel(long n, long p_<param>...,
  *       __global const T *in_<input>..., __global T *out_<output>...)
  * with one work item per work item: global id i < n computes item i, where n
- * is the item count. T is the tensor's C type (task_dtype_ctype: fp16/bf16
+ * is the item count. T is the tensor's C type (dtype_ctype: fp16/bf16
  * are ushort bits). Returns a new string (free), or NULL if the headers
  * cannot be read under util_data_root()/include. */
 char *bank_opencl_ref_source(const struct ka_task *t);

@@ -45,7 +45,7 @@ static void print_list(const struct ka_task *t)
 
 static void print_tensor(const struct ka_tensor_spec *s, int is_input)
 {
-	printf("  %-10s %-5s [", s->name, task_dtype_name(s->dtype));
+	printf("  %-10s %-5s [", s->name, dtype_name(s->dtype));
 	for (int d = 0; d < s->ndim; d++)
 		printf("%s%s", d ? ", " : "", expr_text(s->shape[d]));
 	printf("]");

@@ -45,24 +45,24 @@ static int check_symbols(const char *so, const char *const *libs, char *why, siz
 		const struct elf_sym *s = &l.s[i];
 		if (s->defined)
 			continue;
-		switch (cudac_sym_classify(s->name)) {
-		case CUDAC_SYM_PROVIDED:
-		case CUDAC_SYM_CUDA: /* the recorder answers record_error naming it */ break;
-		case CUDAC_SYM_LIBRARY:
-			if (!cudac_in_list_(cudac_sym_library(s->name), libs)) {
+		switch (cudasym_classify(s->name)) {
+		case CUDASYM_PROVIDED:
+		case CUDASYM_CUDA: /* the recorder answers record_error naming it */ break;
+		case CUDASYM_LIBRARY:
+			if (!cudasym_in_list(cudasym_library(s->name), libs)) {
 				snprintf(why, cap,
 					 "host code calls %s: %s is not allowed by this "
 					 "task's policy",
-					 s->name, cudac_sym_library(s->name));
+					 s->name, cudasym_library(s->name));
 				bad = 1;
 			}
 			break;
-		case CUDAC_SYM_OTHER_CUDA:
+		case CUDASYM_OTHER_CUDA:
 			snprintf(why, cap, "host code calls %s: that CUDA library is not available",
 				 s->name);
 			bad = 1;
 			break;
-		case CUDAC_SYM_OTHER:
+		case CUDASYM_OTHER:
 			if (!libc_allow_has(s->name)) {
 				snprintf(why, cap,
 					 "host code imports %s, which is not on the "
@@ -146,14 +146,14 @@ static int cuda_subdir_header(const char *name)
 static int header_allowed(const char *name, const void *ctx)
 {
 	const char *const *libs = ctx;
-	if (cudac_in_list_(name, std_headers) || cudac_in_list_(name, cuda_headers) ||
+	if (cudasym_in_list(name, std_headers) || cudasym_in_list(name, cuda_headers) ||
 	    cuda_subdir_header(name))
 		return 1;
-	if (cudac_in_list_("cublas", libs) && cudac_in_list_(name, cublas_headers))
+	if (cudasym_in_list("cublas", libs) && cudasym_in_list(name, cublas_headers))
 		return 1;
-	if (cudac_in_list_("cublasLt", libs) && cudac_in_list_(name, cublaslt_headers))
+	if (cudasym_in_list("cublasLt", libs) && cudasym_in_list(name, cublaslt_headers))
 		return 1;
-	if (cudac_in_list_("cudnn", libs) && (cudac_in_list_(name, cudnn_headers) ||
+	if (cudasym_in_list("cudnn", libs) && (cudasym_in_list(name, cudnn_headers) ||
 					      (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
 		return 1;
 	return 0;

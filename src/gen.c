@@ -69,7 +69,7 @@ void gen_fill(void *dst, enum ka_dtype dt, int64_t n, uint64_t key, const struct
 {
 	struct ka_gen_src src;
 	gen_src_of(&src, dt, key, p);
-	const size_t es = task_dtype_size(dt);
+	const size_t es = dtype_size(dt);
 	unsigned char *out = dst;
 #pragma omp parallel for schedule(static)
 	for (int64_t i = 0; i < n; i++) {

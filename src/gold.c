@@ -67,7 +67,7 @@ static char *gold_wrapper_source(const struct ka_task *t, enum gold_kind kind)
 	for (int p = 0; p < t->n_params; p++)
 		util_buf_printf(&b, ", P[%d]", p);
 	for (int k = 0; k < t->n_inputs; k++) {
-		const char *ct = task_dtype_ctype(t->inputs[k].dtype);
+		const char *ct = dtype_ctype(t->inputs[k].dtype);
 		if (lazy)
 			util_buf_printf(&b, ", ka_lazy<%s>{&in[%d], 0}", ct, k);
 		else
@@ -406,7 +406,7 @@ int gold_inputs_new(const struct ka_task *t, const struct ka_shape *sh, uint64_t
 		return -1;
 	for (int k = 0; k < t->n_inputs; k++) {
 		size_t bytes;
-		if (tensor_bytes(t, &t->inputs[k], sh, task_dtype_size(t->inputs[k].dtype),
+		if (tensor_bytes(t, &t->inputs[k], sh, dtype_size(t->inputs[k].dtype),
 				 cap_bytes, &bytes, e))
 			goto fail;
 		inputs[k] = malloc(bytes ? bytes : 1);

@@ -14,7 +14,7 @@
 #include "gold.h"
 #include "ka_gen.h"
 #include "plan.h"
-#include "record.h"
+#include "recclient.h"
 #include "runclient.h"
 #include "target.h"
 
@@ -246,7 +246,7 @@ static int shape_init(const struct ka_task *t, const struct ka_shape *sh, int sl
 			i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];
 		if (task_numel(t, ts, sh, &st->numel[i], e))
 			return -1;
-		size_t es = task_dtype_size(ts->dtype);
+		size_t es = dtype_size(ts->dtype);
 		if (st->numel[i] < 0 || (uint64_t)st->numel[i] > (16ull << 30) / es)
 			return ka_err_set(e, "%s: tensor %s at %s is too large", t->name, ts->name,
 					  st->name);
@@ -285,7 +285,7 @@ static void shape_free(struct shape_state *st)
 static char *record_request(const struct grade_session *s, const struct ka_task *t,
 			    const struct shape_state *st, const json_t *extra, struct ka_err *e)
 {
-	struct record_tensor ts[2 * KA_MAX_TENSORS];
+	struct recclient_tensor ts[2 * KA_MAX_TENSORS];
 	memset(ts, 0, sizeof ts);
 	for (int i = 0; i < st->n_tensors; i++) {
 		const struct ka_tensor_spec *sp =
@@ -302,7 +302,7 @@ static char *record_request(const struct grade_session *s, const struct ka_task 
 	for (int i = 0; i < t->n_params; i++)
 		names[i] = t->params[i];
 	char *dev = json_dumps(s->device, JSON_COMPACT);
-	char *text = record_request_json(s->ops->name, t->n_inputs, t->n_outputs, ts, t->n_params,
+	char *text = recclient_request_json(s->ops->name, t->n_inputs, t->n_outputs, ts, t->n_params,
 					 names, st->sh.v, dev, e);
 	free(dev);
 	if (!text || !extra)
@@ -647,7 +647,7 @@ static int one_call(struct grade_session *s, const struct ka_task *t, struct gol
 	double max_err = 0;
 	for (int j = 0; j < t->n_outputs; j++) {
 		int dt = st->dtype[t->n_inputs + j];
-		size_t es = task_dtype_size((enum ka_dtype)dt);
+		size_t es = dtype_size((enum ka_dtype)dt);
 		int64_t n = sampled ? req.n_sample[j] : st->numel[t->n_inputs + j];
 		if (res.out_len[j] != (size_t)n * es) {
 			json_decref(mism);
@@ -860,8 +860,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		if (!reqj)
 			goto out;
 		struct plan plan;
-		struct record_result rr;
-		int x = record_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan,
+		struct recclient_result rr;
+		int x = recclient_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan,
 				   &rr, e);
 		free(reqj);
 		if (x < 0)

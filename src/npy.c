@@ -53,7 +53,7 @@ int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims,
 				 0,
 				 (unsigned char)(hlen & 0xff),
 				 (unsigned char)(hlen >> 8)};
-	size_t bytes = (size_t)numel * task_dtype_size(dt);
+	size_t bytes = (size_t)numel * dtype_size(dt);
 
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
 	FILE *f = fopen(tmp, "wb");
@@ -165,7 +165,7 @@ int npy_read(const char *path, size_t cap, struct npy_array *a, struct ka_err *e
 		s = end;
 	}
 	size_t bytes;
-	if (__builtin_mul_overflow((size_t)a->numel, task_dtype_size(a->dtype), &bytes) ||
+	if (__builtin_mul_overflow((size_t)a->numel, dtype_size(a->dtype), &bytes) ||
 	    bytes > cap) {
 		ka_err_set(e, "%s: data over the cap of %zu bytes", path, cap);
 		goto done;

@@ -15,7 +15,7 @@
 #include "task.h"
 #include "util.h"
 
-/* An array read from a file: data holds numel * task_dtype_size(dtype)
+/* An array read from a file: data holds numel * dtype_size(dtype)
  * bytes. Owned by the struct; free with npy_array_free. */
 struct npy_array {
 	enum ka_dtype dtype;

@@ -174,14 +174,14 @@ static void add_tensors(struct buf *b, const struct ka_task *t)
 	buf_puts(b, "\n\nInputs (`a->inputs[i]`, read-only):\n");
 	for (int i = 0; i < t->n_inputs; i++) {
 		buf_printf(b, "- %d. `%s`: %s ", i, t->inputs[i].name,
-			   task_dtype_name(t->inputs[i].dtype));
+			   dtype_name(t->inputs[i].dtype));
 		add_shape_exprs(b, &t->inputs[i]);
 		buf_puts(b, "\n");
 	}
 	buf_puts(b, "\nOutputs (`a->outputs[i]`, every element must be written):\n");
 	for (int i = 0; i < t->n_outputs; i++) {
 		buf_printf(b, "- %d. `%s`: %s ", i, t->outputs[i].name,
-			   task_dtype_name(t->outputs[i].dtype));
+			   dtype_name(t->outputs[i].dtype));
 		add_shape_exprs(b, &t->outputs[i]);
 		buf_puts(b, "\n");
 	}

@@ -168,7 +168,7 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 		int64_t numel;
 		if (task_numel(t, s, sh, &numel, e))
 			return -1;
-		total += 4 * (uint64_t)numel * task_dtype_size(s->dtype);
+		total += 4 * (uint64_t)numel * dtype_size(s->dtype);
 	}
 	static const char *const files[2] = {"eager.cu", "compiled.cu"};
 	static const char *const names[2] = {"eager", "compiled"};

@@ -22,43 +22,6 @@
 
 static const char *const task_known_libs[] = {"cublas", "cublaslt", "cudnn"};
 
-/* ---- dtypes -------------------------------------------------------------- */
-
-static const struct {
-	const char *name, *ctype;
-	size_t size;
-} task_dtypes[] = {
-	[KA_DTYPE_FP32] = {"fp32", "float", 4},	  [KA_DTYPE_FP16] = {"fp16", "ka_half", 2},
-	[KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2}, [KA_DTYPE_FP64] = {"fp64", "double", 8},
-	[KA_DTYPE_INT32] = {"int32", "int", 4},	  [KA_DTYPE_INT64] = {"int64", "ka_i64", 8},
-};
-
-size_t task_dtype_size(enum ka_dtype d)
-{
-	return (unsigned)d < 6 ? task_dtypes[d].size : 0;
-}
-
-const char *task_dtype_name(enum ka_dtype d)
-{
-	return (unsigned)d < 6 ? task_dtypes[d].name : "?";
-}
-
-const char *task_dtype_ctype(enum ka_dtype d)
-{
-	return (unsigned)d < 6 ? task_dtypes[d].ctype : "?";
-}
-
-static int dtype_parse(const char *s, enum ka_dtype *out)
-{
-	for (int i = 0; i < 6; i++) {
-		if (!strcmp(s, task_dtypes[i].name)) {
-			*out = (enum ka_dtype)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* ---- errors -------------------------------------------------------------- */
 
 struct loader {
@@ -244,7 +207,7 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 	if (want_type(c, f, k, JSON_STRING, "a string"))
 		return -1;
 	const char *kind = json_string_value(k);
-	int is_int_dtype = dt == KA_DTYPE_INT32 || dt == KA_DTYPE_INT64;
+	int is_int_dtype = dtype_is_int(dt);
 	if (!strcmp(kind, "normal")) {
 		d->kind = KA_DIST_NORMAL;
 		if (check_keys(c, field, j, normal_keys, normal_keys))
@@ -257,7 +220,7 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 		return bad(c, f, "unknown distribution '%.32s' (normal, uniform or int)", kind);
 	}
 	if (is_int_dtype && d->kind != KA_DIST_INT)
-		return bad(c, f, "an %s input needs kind 'int'", task_dtype_name(dt));
+		return bad(c, f, "an %s input needs kind 'int'", dtype_name(dt));
 	double a, b, bound;
 	const char *na = d->kind == KA_DIST_NORMAL ? "mean" : "lo";
 	const char *nb = d->kind == KA_DIST_NORMAL ? "std" : "hi";
@@ -296,7 +259,7 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 	}
 	double dmax = dt == KA_DTYPE_FP16 ? 65504.0 : 3.0e38;
 	if (bound > dmax)
-		return bad(c, field, "values up to %g overflow %s", bound, task_dtype_name(dt));
+		return bad(c, field, "values up to %g overflow %s", bound, dtype_name(dt));
 	struct gen_params gp;
 	struct ka_err ge;
 	if (gen_params_of(d, &gp, &ge))
@@ -437,7 +400,7 @@ static int tensor_dims(const struct ka_task *t, const struct ka_tensor_spec *s,
 			return ka_err_set(e, "%s.shape: element count overflows int64", base);
 	}
 	int64_t bytes;
-	if (__builtin_mul_overflow(n, (int64_t)task_dtype_size(s->dtype), &bytes))
+	if (__builtin_mul_overflow(n, (int64_t)dtype_size(s->dtype), &bytes))
 		return ka_err_set(e, "%s.shape: size in bytes overflows int64", base);
 	*numel = n;
 	return 0;

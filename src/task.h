@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "expr.h"
+#include "dtype.h"
 #include "util.h"
 
 #define KA_MAX_TENSORS 8
@@ -14,14 +15,6 @@
 #define KA_MAX_SHAPES 16
 #define KA_MAX_LIBS 8
 
-enum ka_dtype {
-	KA_DTYPE_FP32,
-	KA_DTYPE_FP16,
-	KA_DTYPE_BF16,
-	KA_DTYPE_FP64,
-	KA_DTYPE_INT32,
-	KA_DTYPE_INT64
-};
 
 enum ka_dist_kind { KA_DIST_NORMAL, KA_DIST_UNIFORM, KA_DIST_INT };
 
@@ -73,13 +66,6 @@ struct ka_task {
 struct ka_task *task_load(const char *dir, struct ka_err *e);
 
 void task_free(struct ka_task *t);
-
-/* Size of one element. */
-size_t task_dtype_size(enum ka_dtype d);
-/* "fp32", ... */
-const char *task_dtype_name(enum ka_dtype d);
-/* The C type a reference or kernel uses for this dtype ("float", "ka_half"). */
-const char *task_dtype_ctype(enum ka_dtype d);
 
 /* Element count of a tensor and work-item count at a shape: 0 or -1 with e. */
 int task_numel(const struct ka_task *t, const struct ka_tensor_spec *s, const struct ka_shape *sh,

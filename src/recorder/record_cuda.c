@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudac.h"
+#include "cudasym.h"
+#include "elfread.h"
 #include "record.h"
 
 /* ---- CUDA 13 ABI pieces (values from the toolkit headers) ---- */
@@ -309,12 +310,12 @@ static int cuda_prepare(const struct record_request *req, struct ka_err *e)
 
 static enum record_sym cuda_classify(const char *symbol)
 {
-	switch (cudac_sym_classify(symbol)) {
-	case CUDAC_SYM_PROVIDED: return RECORD_SYM_PROVIDED;
-	case CUDAC_SYM_CUDA:
-	case CUDAC_SYM_LIBRARY: return RECORD_SYM_UNSUPPORTED;
-	case CUDAC_SYM_OTHER_CUDA:
-	case CUDAC_SYM_OTHER: break;
+	switch (cudasym_classify(symbol)) {
+	case CUDASYM_PROVIDED: return RECORD_SYM_PROVIDED;
+	case CUDASYM_CUDA:
+	case CUDASYM_LIBRARY: return RECORD_SYM_UNSUPPORTED;
+	case CUDASYM_OTHER_CUDA:
+	case CUDASYM_OTHER: break;
 	}
 	return RECORD_SYM_OTHER;
 }
@@ -356,7 +357,7 @@ static int cuda_finish(struct plan *p, struct ka_err *e)
 	return 0;
 }
 
-static const char *const cuda_libraries[] = CUDAC_LIBRARIES;
+static const char *const cuda_libraries[] = CUDASYM_LIBRARIES;
 
 /* The candidate's object needs libstdc++ and libgcc_s, which cannot be opened
  * once the sandbox is up: referencing one of their symbols keeps them among
@@ -364,7 +365,7 @@ static const char *const cuda_libraries[] = CUDAC_LIBRARIES;
 int __cxa_guard_acquire(int64_t *guard);
 void _Unwind_Resume(void *exception);
 void *const record_cuda_keep_cxx_[] = {(void *)__cxa_guard_acquire, (void *)_Unwind_Resume};
-static const char *const cuda_exports[] = {CUDAC_RECORDER_EXPORTS(CUDAC_STR_) NULL};
+static const char *const cuda_exports[] = {CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_) NULL};
 
 const struct record_target record_target = {
 	.name = "cuda",

@@ -14,7 +14,7 @@
  *     "verdict <name>\t<detail>"       record_error, or forbidden (SIGSYS)
  *     "plan" and the plan's JSON       ka_launch returned
  * Stderr carries notes and whatever the candidate prints. The driver does not
- * judge the plan (launch_error, policy): the parent does (src/record.c). */
+ * judge the plan (launch_error, policy): the parent does (src/recclient.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* symcheck.c: which functions a candidate's shared object imports, judged
  * before it is loaded (symcheck.h). The allow-list is the one table in
- * src/libc_allow.c, shared with the parent's CUDA check; it is documented in
+ * src/common/libc_allow.c, shared with the parent's CUDA check; it is documented in
  * docs/sandbox.md. Anything not on it that the candidate
  * imports (fopen, socket, fork, system, dlopen, getenv, pthread_create,
  * syscall, time, ...) is forbidden. The list only makes the verdict early and

@@ -25,8 +25,8 @@
 #include <strings.h>
 
 #include "ka_gen.h"
-#include "recorder/clopts.h"
-#include "task.h"
+#include "clopts.h"
+#include "dtype.h"
 #include "runner.h"
 
 #define OCL_MAX_VIEWS 1024	      /* sub-buffers for nonzero argument offsets */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ka_gen.h"
-#include "task.h"
+#include "dtype.h"
 #include "proto.h"
 
 int runner_dtype_size(int dtype)

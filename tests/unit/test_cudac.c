@@ -62,35 +62,35 @@ static void test_include_policy(void)
 
 static const struct {
 	const char *name;
-	enum cudac_sym kind;
+	enum cudasym kind;
 } syms[] = {
-	{"__cudaLaunchKernel", CUDAC_SYM_PROVIDED},
-	{"cudaLaunchKernelExC", CUDAC_SYM_PROVIDED},
-	{"ka_workspace", CUDAC_SYM_PROVIDED},
-	{"__cxa_guard_acquire", CUDAC_SYM_PROVIDED},
-	{"cudaStreamCreate", CUDAC_SYM_CUDA},
-	{"cudaMalloc", CUDAC_SYM_CUDA},
-	{"cudaDeviceSynchronize", CUDAC_SYM_CUDA},
-	{"cudaGraphLaunch", CUDAC_SYM_CUDA},
-	{"cuLaunchKernel", CUDAC_SYM_CUDA},
-	{"cuGetProcAddress_v2", CUDAC_SYM_CUDA},
-	{"cuTensorMapEncodeTiled", CUDAC_SYM_PROVIDED},
-	{"cuTensorMapEncodeIm2col", CUDAC_SYM_CUDA},
-	{"cublasCreate_v2", CUDAC_SYM_LIBRARY},
-	{"cublasLtMatmul", CUDAC_SYM_LIBRARY},
-	{"cudnnCreate", CUDAC_SYM_LIBRARY},
-	{"curandCreateGenerator", CUDAC_SYM_OTHER_CUDA},
-	{"ncclAllReduce", CUDAC_SYM_OTHER_CUDA},
-	{"fopen", CUDAC_SYM_OTHER},
-	{"cut", CUDAC_SYM_OTHER},
+	{"__cudaLaunchKernel", CUDASYM_PROVIDED},
+	{"cudaLaunchKernelExC", CUDASYM_PROVIDED},
+	{"ka_workspace", CUDASYM_PROVIDED},
+	{"__cxa_guard_acquire", CUDASYM_PROVIDED},
+	{"cudaStreamCreate", CUDASYM_CUDA},
+	{"cudaMalloc", CUDASYM_CUDA},
+	{"cudaDeviceSynchronize", CUDASYM_CUDA},
+	{"cudaGraphLaunch", CUDASYM_CUDA},
+	{"cuLaunchKernel", CUDASYM_CUDA},
+	{"cuGetProcAddress_v2", CUDASYM_CUDA},
+	{"cuTensorMapEncodeTiled", CUDASYM_PROVIDED},
+	{"cuTensorMapEncodeIm2col", CUDASYM_CUDA},
+	{"cublasCreate_v2", CUDASYM_LIBRARY},
+	{"cublasLtMatmul", CUDASYM_LIBRARY},
+	{"cudnnCreate", CUDASYM_LIBRARY},
+	{"curandCreateGenerator", CUDASYM_OTHER_CUDA},
+	{"ncclAllReduce", CUDASYM_OTHER_CUDA},
+	{"fopen", CUDASYM_OTHER},
+	{"cut", CUDASYM_OTHER},
 };
 
 static void test_sym_table(void)
 {
 	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-		if (cudac_sym_classify(syms[i].name) != syms[i].kind)
-			printf("# %s: %d\n", syms[i].name, cudac_sym_classify(syms[i].name));
-		CHECK(cudac_sym_classify(syms[i].name) == syms[i].kind);
+		if (cudasym_classify(syms[i].name) != syms[i].kind)
+			printf("# %s: %d\n", syms[i].name, cudasym_classify(syms[i].name));
+		CHECK(cudasym_classify(syms[i].name) == syms[i].kind);
 	}
 	CHECK(libc_allow_has("memcpy"));
 	CHECK(libc_allow_has("expf"));
@@ -185,7 +185,7 @@ static void test_recorder_exports(void)
 	free(rec);
 	CHECK(rd == 0);
 #define CUDAC_T_(n) #n,
-	static const char *const want[] = {CUDAC_RECORDER_EXPORTS(CUDAC_T_) NULL};
+	static const char *const want[] = {CUDASYM_RECORDER_EXPORTS(CUDAC_T_) NULL};
 	for (int i = 0; want[i]; i++) {
 		int found = 0;
 		for (int k = 0; k < l.n; k++)

@@ -344,7 +344,7 @@ static void test_gen_cpu_vs_pocl(void)
 			struct gen_params p;
 			gen_params_of(&dists[k], &p, NULL);
 			uint64_t key = util_mix64((uint64_t)(d * 3 + k) + 0x5eed);
-			size_t bytes = (size_t)N * task_dtype_size((enum ka_dtype)d);
+			size_t bytes = (size_t)N * dtype_size((enum ka_dtype)d);
 			gen_fill(cpu, (enum ka_dtype)d, N, key, &p);
 			memset(dev, 0xA5, bytes);
 			int rc = clc_gen(dtypes[d], kinds[k], &p, key, N, dev, bytes);

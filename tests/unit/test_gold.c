@@ -351,7 +351,7 @@ static void test_gold_npy_roundtrip(void)
 		struct npy_array a;
 		CHECK(npy_read(path, 1 << 20, &a, &e) == 0);
 		int same = a.dtype == types[i].dt && a.ndim == 1 && a.dims[0] == 7 &&
-			   a.numel == 7 && !memcmp(a.data, buf, 7 * task_dtype_size(types[i].dt));
+			   a.numel == 7 && !memcmp(a.data, buf, 7 * dtype_size(types[i].dt));
 		npy_array_free(&a);
 		CHECK(same);
 	}

@@ -313,9 +313,9 @@ static void test_task_dtypes(void)
 		{KA_DTYPE_INT32, "int32", "int", 4},   {KA_DTYPE_INT64, "int64", "ka_i64", 8},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		CHECK_STR(task_dtype_name(cases[i].d), cases[i].name);
-		CHECK_STR(task_dtype_ctype(cases[i].d), cases[i].ctype);
-		CHECK(task_dtype_size(cases[i].d) == cases[i].size);
+		CHECK_STR(dtype_name(cases[i].d), cases[i].name);
+		CHECK_STR(dtype_ctype(cases[i].d), cases[i].ctype);
+		CHECK(dtype_size(cases[i].d) == cases[i].size);
 	}
 }
 

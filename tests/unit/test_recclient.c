@@ -1,8 +1,8 @@
-/* test_record.c: the recorder end to end, through the parent's record_run:
+/* test_recclient.c: the recorder end to end, through the parent's recclient_run:
  * each host-code fixture of tests/data/record is compiled with gcc into a
  * shared object, recorded by $BUILD/ka-record-opencl in its sandbox, and its
  * verdict (and, for ok ones, the plan) compared with a literal expectation.
- * Also the plan policy (record_check_plan) on hand-written plans, since a
+ * Also the plan policy (recclient_check_plan) on hand-written plans, since a
  * plan is candidate output. Prints the recorder's overhead per candidate. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "ka_test.h"
-#include "record.h"
+#include "recclient.h"
 
 static char g_recorder[512];
 static char g_tmp[256];
@@ -26,7 +26,7 @@ static const char *device_json =
 	"\"fp64\":true,\"extensions\":\"cl_khr_fp64\",\"base_addr_align\":128}";
 
 /* Compile a fixture and record it. 0 on success of the harness. */
-static int record_fixture(const char *name, struct plan *p, struct record_result *r,
+static int record_fixture(const char *name, struct plan *p, struct recclient_result *r,
 			  double timeout_s)
 {
 	char src[512], so[512], cmd[1400];
@@ -38,9 +38,9 @@ static int record_fixture(const char *name, struct plan *p, struct record_result
 		return -1;
 	}
 	struct ka_err e = {{0}};
-	int rc = record_run(g_recorder, so, g_request, timeout_s, p, r, &e);
+	int rc = recclient_run(g_recorder, so, g_request, timeout_s, p, r, &e);
 	if (rc)
-		printf("# record_run(%s): %s\n", name, e.msg);
+		printf("# recclient_run(%s): %s\n", name, e.msg);
 	else if (strcmp(r->verdict, "timeout")) {
 		g_wall_sum += r->wall_s;
 		g_wall_n++;
@@ -93,7 +93,7 @@ static const struct verdict_case *g_case;
 static void test_fixture_verdict(void)
 {
 	struct plan p;
-	struct record_result r;
+	struct recclient_result r;
 	double timeout = !strcmp(g_case->verdict, "timeout") ? 1.0 : 10.0;
 	CHECK(record_fixture(g_case->fixture, &p, &r, timeout) == 0);
 	if (strcmp(r.verdict, g_case->verdict) || !strstr(r.detail, g_case->detail_has))
@@ -109,7 +109,7 @@ static void test_fixture_verdict(void)
 static void test_plan_one_kernel(void)
 {
 	struct plan p;
-	struct record_result r;
+	struct recclient_result r;
 	CHECK(record_fixture("ok_one_kernel", &p, &r, 10) == 0);
 	CHECK_STR(r.verdict, "ok");
 	CHECK(strstr(r.sandbox, "seccomp=on") && strstr(r.sandbox, "no_new_privs=on"));
@@ -136,7 +136,7 @@ static void test_plan_one_kernel(void)
 static void test_plan_two_kernels(void)
 {
 	struct plan p;
-	struct record_result r;
+	struct recclient_result r;
 	CHECK(record_fixture("ok_two_kernels_workspace", &p, &r, 10) == 0);
 	CHECK_STR(r.verdict, "ok");
 	CHECK(p.n_programs == 1 && p.n_kernels == 2 && p.n_workspaces == 1 && p.n_ops == 5);
@@ -175,10 +175,10 @@ static void test_plan_two_kernels(void)
 static void test_harness_errors(void)
 {
 	struct plan p;
-	struct record_result r;
+	struct recclient_result r;
 	struct ka_err e = {{0}};
 	/* a missing recorder is the harness's failure, not a verdict */
-	CHECK(record_run("/nonexistent/ka-record-opencl", "/dev/null", g_request, 5, &p, &r, &e) ==
+	CHECK(recclient_run("/nonexistent/ka-record-opencl", "/dev/null", g_request, 5, &p, &r, &e) ==
 	      -1);
 	CHECK(strstr(e.msg, "/nonexistent/ka-record-opencl") != NULL);
 	/* so is a request for another target */
@@ -190,7 +190,7 @@ static void test_harness_errors(void)
 	const char *cuda_req = "{\"target\":\"cuda\",\"n_inputs\":0,\"tensors\":[{\"name\":\"y\","
 			       "\"dtype\":0,\"ndim\":1,\"shape\":[4],\"numel\":4,\"bytes\":16}],"
 			       "\"params\":{\"names\":[],\"values\":[]},\"device\":{}}";
-	CHECK(record_run(g_recorder, so, cuda_req, 5, &p, &r, &e) == -1);
+	CHECK(recclient_run(g_recorder, so, cuda_req, 5, &p, &r, &e) == -1);
 	CHECK(strstr(e.msg, "this recorder records 'opencl'") != NULL);
 	plan_free(&p);
 }
@@ -233,7 +233,7 @@ static void test_policy(void)
 		p.sources[0] = (char *)policy[i].source;
 		snprintf(p.options[0], sizeof p.options[0], "%s", policy[i].options);
 		char detail[512] = "";
-		int rc = record_check_plan(&p, detail, sizeof detail);
+		int rc = recclient_check_plan(&p, detail, sizeof detail);
 		if ((rc == 0) != policy[i].ok || !strstr(detail, policy[i].detail_has))
 			printf("# policy case %zu: rc %d detail '%s'\n", i, rc, detail);
 		CHECK((rc == 0) == policy[i].ok);
@@ -243,14 +243,14 @@ static void test_policy(void)
 
 static void test_request_json(void)
 {
-	struct record_tensor t[2] = {
+	struct recclient_tensor t[2] = {
 		{.name = "x", .dtype = 0, .ndim = 2, .shape = {4, 8}, .numel = 32, .bytes = 128},
 		{.name = "y", .dtype = 0, .ndim = 1, .shape = {32}, .numel = 32, .bytes = 128},
 	};
 	const char *names[] = {"N"};
 	int64_t values[] = {32};
 	struct ka_err e;
-	char *s = record_request_json("opencl", 1, 1, t, 1, names, values, "{\"name\":\"d\"}", &e);
+	char *s = recclient_request_json("opencl", 1, 1, t, 1, names, values, "{\"name\":\"d\"}", &e);
 	CHECK(s != NULL);
 	CHECK_STR(s,
 		  "{\"target\":\"opencl\",\"n_inputs\":1,\"tensors\":[{\"name\":\"x\",\"dtype\":0,"
@@ -258,7 +258,7 @@ static void test_request_json(void)
 		  "\"dtype\":0,\"ndim\":1,\"shape\":[32],\"numel\":32,\"bytes\":128}],"
 		  "\"params\":{\"names\":[\"N\"],\"values\":[32]},\"device\":{\"name\":\"d\"}}");
 	free(s);
-	CHECK(record_request_json("opencl", 1, 1, t, 1, names, values, "[1]", &e) == NULL);
+	CHECK(recclient_request_json("opencl", 1, 1, t, 1, names, values, "[1]", &e) == NULL);
 	CHECK(strstr(e.msg, "device") != NULL);
 }
 
@@ -267,13 +267,13 @@ int main(void)
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	snprintf(g_recorder, sizeof g_recorder, "%s/ka-record-opencl", build);
 	if (access(g_recorder, X_OK) != 0 || system("gcc --version >/dev/null 2>&1") != 0) {
-		printf("SKIP test_record: %s or gcc is missing\n", g_recorder);
+		printf("SKIP test_recclient: %s or gcc is missing\n", g_recorder);
 		return 0;
 	}
 	snprintf(g_tmp, sizeof g_tmp, "/tmp/ka-test-record-XXXXXX");
 	if (!mkdtemp(g_tmp))
 		return 1;
-	struct record_tensor t[2] = {
+	struct recclient_tensor t[2] = {
 		{.name = "x",
 		 .dtype = 0,
 		 .ndim = 2,
@@ -290,7 +290,7 @@ int main(void)
 	const char *names[] = {"N"};
 	int64_t values[] = {1000};
 	struct ka_err e;
-	g_request = record_request_json("opencl", 1, 1, t, 1, names, values, device_json, &e);
+	g_request = recclient_request_json("opencl", 1, 1, t, 1, names, values, device_json, &e);
 	RUN(test_request_json);
 	RUN(test_policy);
 	RUN(test_harness_errors);
@@ -307,7 +307,7 @@ int main(void)
 			ka_test_any_failed = 1;
 	}
 	if (g_wall_n)
-		printf("# recorder overhead: %d recordings, mean %.1f ms, max %.1f ms (record_run "
+		printf("# recorder overhead: %d recordings, mean %.1f ms, max %.1f ms (recclient_run "
 		       "call to verdict, compile not included)\n",
 		       g_wall_n, 1000 * g_wall_sum / g_wall_n, 1000 * g_wall_max);
 	free(g_request);

@@ -2,7 +2,7 @@
  * A whitelist, because the runner hands options to a real compiler (PoCL
  * passes them on to clang): -I / -include would read the runner's files and
  * -Xclang -load would run code in it. Used by the recording API (early, clear
- * record_error), by the parent (src/record.c) on every plan, since a plan
+ * record_error), by the parent (src/recclient.c) on every plan, since a plan
  * is candidate output and could have been written by hand, and by the
  * OpenCL runner before it builds. Header-only so that all three programs
  * compile the same rule. */

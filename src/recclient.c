@@ -3,7 +3,7 @@
  * lines it wrote before "stage loading" (before the candidate was loaded) are
  * believed as harness messages; everything after is bounded, parsed and
  * checked. It never loads candidate code. */
-#include "record.h"
+#include "recclient.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,15 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/clopts.h"
+#include "clopts.h"
 
-#define RECORD_MAX_SO (64u << 20)
+#define RECCLIENT_MAX_SO (64u << 20)
 #define SANDBOX_EXIT_FORBIDDEN 97 /* src/recorder/sandbox.h */
 
 /* ---- the request ---- */
 
-char *record_request_json(const char *target, int n_inputs, int n_outputs,
-			  const struct record_tensor *tensors, int n_params,
+char *recclient_request_json(const char *target, int n_inputs, int n_outputs,
+			  const struct recclient_tensor *tensors, int n_params,
 			  const char *const *param_names, const int64_t *param_values,
 			  const char *device_json, struct ka_err *e)
 {
@@ -50,7 +50,7 @@ char *record_request_json(const char *target, int n_inputs, int n_outputs,
 	}
 	json_t *ts = json_array();
 	for (int i = 0; i < n_inputs + n_outputs; i++) {
-		const struct record_tensor *t = &tensors[i];
+		const struct recclient_tensor *t = &tensors[i];
 		if (t->ndim < 0 || t->ndim > KA_MAX_DIMS || !t->name) {
 			json_decref(ts);
 			json_decref(dev);
@@ -169,7 +169,7 @@ static int first_file_directive(const char *src, char *which, size_t cap)
 	return found;
 }
 
-int record_check_plan(const struct plan *p, char *detail, size_t cap)
+int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
 {
 	for (int i = 0; i < p->n_programs; i++) {
 		char bad[256];
@@ -197,9 +197,9 @@ int record_check_plan(const struct plan *p, char *detail, size_t cap)
 
 /* ---- running the recorder ---- */
 
-static void set_verdict(struct record_result *r, const char *v, const char *fmt, ...)
+static void set_verdict(struct recclient_result *r, const char *v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void set_verdict(struct record_result *r, const char *v, const char *fmt, ...)
+static void set_verdict(struct recclient_result *r, const char *v, const char *fmt, ...)
 {
 	snprintf(r->verdict, sizeof r->verdict, "%s", v);
 	va_list ap;
@@ -212,7 +212,7 @@ static int copy_candidate(const char *so_path, const char *dst, struct ka_err *e
 {
 	char *data = NULL;
 	size_t len = 0;
-	if (util_read_file(so_path, RECORD_MAX_SO, &data, &len, e))
+	if (util_read_file(so_path, RECCLIENT_MAX_SO, &data, &len, e))
 		return -1;
 	int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 	if (fd < 0) {
@@ -406,7 +406,7 @@ static int parse_verdict_line(const char *l, size_t n, char *name, size_t ncap, 
 	return 1;
 }
 
-static void keep_log(struct record_result *r, const struct capture *err)
+static void keep_log(struct recclient_result *r, const struct capture *err)
 {
 	const char *s = err->buf;
 	size_t n = err->len;
@@ -421,26 +421,26 @@ static void keep_log(struct record_result *r, const struct capture *err)
 }
 
 static void judge(const struct capture *out, int status, int timed_out, double timeout_s,
-		  const char *target, struct plan *plan, struct record_result *r)
+		  const char *target, struct plan *plan, struct recclient_result *r)
 {
 	char sig[32];
 	if (timed_out) {
-		set_verdict(r, RECORD_TIMEOUT, "host code ran for more than %.1f s (wall clock)",
+		set_verdict(r, RECCLIENT_TIMEOUT, "host code ran for more than %.1f s (wall clock)",
 			    timeout_s);
 		return;
 	}
 	if (WIFSIGNALED(status)) {
 		int s = WTERMSIG(status);
 		if (s == SIGSYS)
-			set_verdict(r, RECORD_FORBIDDEN,
+			set_verdict(r, RECCLIENT_FORBIDDEN,
 				    "killed by SIGSYS: a system call denied by the sandbox (its "
 				    "report was suppressed)");
 		else if (s == SIGXCPU)
-			set_verdict(r, RECORD_TIMEOUT, "host code exceeded its CPU time limit");
+			set_verdict(r, RECCLIENT_TIMEOUT, "host code exceeded its CPU time limit");
 		else if (s == SIGXFSZ)
-			set_verdict(r, RECORD_FORBIDDEN, "host code tried to grow a file");
+			set_verdict(r, RECCLIENT_FORBIDDEN, "host code tried to grow a file");
 		else
-			set_verdict(r, RECORD_RUNTIME_FAULT, "host code crashed: %s (%s)",
+			set_verdict(r, RECCLIENT_RUNTIME_FAULT, "host code crashed: %s (%s)",
 				    sig_name(s, sig, sizeof sig), strsignal(s));
 		return;
 	}
@@ -452,20 +452,20 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 	while (next_line(s, out->len, &pos, &line, &n))
 		if (n == 13 && !strncmp(line, "stage loading", 13))
 			break;
-	char name[32], detail[RECORD_DETAIL_MAX];
+	char name[32], detail[RECCLIENT_DETAIL_MAX];
 	if (!next_line(s, out->len, &pos, &line, &n)) {
 		if (code == SANDBOX_EXIT_FORBIDDEN)
-			set_verdict(r, RECORD_FORBIDDEN, "a system call denied by the sandbox");
+			set_verdict(r, RECCLIENT_FORBIDDEN, "a system call denied by the sandbox");
 		else
-			set_verdict(r, RECORD_RUNTIME_FAULT,
+			set_verdict(r, RECCLIENT_RUNTIME_FAULT,
 				    "host code exited with status %d instead of returning from "
 				    "ka_launch",
 				    code);
 		return;
 	}
 	if (parse_verdict_line(line, n, name, sizeof name, detail, sizeof detail)) {
-		if (strcmp(name, RECORD_RECORD_ERROR) && strcmp(name, RECORD_FORBIDDEN))
-			set_verdict(r, RECORD_RECORD_ERROR,
+		if (strcmp(name, RECCLIENT_RECORD_ERROR) && strcmp(name, RECCLIENT_FORBIDDEN))
+			set_verdict(r, RECCLIENT_RECORD_ERROR,
 				    "the recorder's output is malformed "
 				    "(verdict '%s')",
 				    name);
@@ -474,48 +474,48 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 		return;
 	}
 	if (n != 4 || strncmp(line, "plan", 4)) {
-		set_verdict(r, RECORD_RECORD_ERROR, "the recorder's output is malformed");
+		set_verdict(r, RECCLIENT_RECORD_ERROR, "the recorder's output is malformed");
 		return;
 	}
 	if (out->truncated) {
-		set_verdict(r, RECORD_RECORD_ERROR, "the launch plan is over %u bytes",
-			    RECORD_MAX_OUTPUT);
+		set_verdict(r, RECCLIENT_RECORD_ERROR, "the launch plan is over %u bytes",
+			    RECCLIENT_MAX_OUTPUT);
 		return;
 	}
 	struct ka_err pe = {{0}};
 	if (plan_read(s + pos, out->len - pos, plan, &pe)) {
-		set_verdict(r, RECORD_RECORD_ERROR, "the launch plan is malformed: %s", pe.msg);
+		set_verdict(r, RECCLIENT_RECORD_ERROR, "the launch plan is malformed: %s", pe.msg);
 		return;
 	}
 	if (strcmp(plan->target, target)) {
-		set_verdict(r, RECORD_RECORD_ERROR, "the plan is for target '%s', not '%s'",
+		set_verdict(r, RECCLIENT_RECORD_ERROR, "the plan is for target '%s', not '%s'",
 			    plan->target, target);
 		plan_free(plan);
 		return;
 	}
-	if (record_check_plan(plan, detail, sizeof detail)) {
+	if (recclient_check_plan(plan, detail, sizeof detail)) {
 		plan_free(plan);
-		set_verdict(r, RECORD_FORBIDDEN, "%s", detail);
+		set_verdict(r, RECCLIENT_FORBIDDEN, "%s", detail);
 		return;
 	}
 	if (plan->status != 0) {
-		set_verdict(r, RECORD_LAUNCH_ERROR, "ka_launch returned %d", plan->status);
+		set_verdict(r, RECCLIENT_LAUNCH_ERROR, "ka_launch returned %d", plan->status);
 		return;
 	}
 	int launches = 0;
 	for (int i = 0; i < plan->n_ops; i++)
 		launches += plan->ops[i].kind == PLAN_OP_LAUNCH;
 	if (!launches) {
-		set_verdict(r, RECORD_LAUNCH_ERROR,
+		set_verdict(r, RECCLIENT_LAUNCH_ERROR,
 			    "no kernel launched: ka_launch returned 0 "
 			    "without enqueueing a kernel");
 		return;
 	}
-	set_verdict(r, RECORD_OK, "%s", "");
+	set_verdict(r, RECCLIENT_OK, "%s", "");
 }
 
-int record_run(const char *recorder_bin, const char *so_path, const char *request_json,
-	       double timeout_s, struct plan *plan, struct record_result *r, struct ka_err *e)
+int recclient_run(const char *recorder_bin, const char *so_path, const char *request_json,
+	       double timeout_s, struct plan *plan, struct recclient_result *r, struct ka_err *e)
 {
 	double t0 = util_now();
 	memset(plan, 0, sizeof *plan);
@@ -543,8 +543,8 @@ int record_run(const char *recorder_bin, const char *so_path, const char *reques
 	snprintf(so, sizeof so, "%s/candidate.so", root);
 	snprintf(req, sizeof req, "%s/request.json", dir);
 	int rc = -1;
-	struct capture out = {.cap = RECORD_MAX_OUTPUT, .alloc = 65536, .open = 1};
-	struct capture err = {.cap = RECORD_MAX_LOG, .alloc = 4096, .open = 1};
+	struct capture out = {.cap = RECCLIENT_MAX_OUTPUT, .alloc = 65536, .open = 1};
+	struct capture err = {.cap = RECCLIENT_MAX_LOG, .alloc = 4096, .open = 1};
 	out.buf = xcalloc(1, out.alloc);
 	err.buf = xcalloc(1, err.alloc);
 	/* the root must be searchable, the object readable, by uid 65534 (the
@@ -567,7 +567,7 @@ int record_run(const char *recorder_bin, const char *so_path, const char *reques
 	/* Lines before "stage loading" come from the recorder alone. */
 	size_t pos = 0, n;
 	const char *line;
-	char name[32], detail[RECORD_DETAIL_MAX];
+	char name[32], detail[RECCLIENT_DETAIL_MAX];
 	int loaded = 0, decided = 0;
 	while (!loaded && !decided && next_line(out.buf, out.len, &pos, &line, &n)) {
 		if (n == 13 && !strncmp(line, "stage loading", 13)) {

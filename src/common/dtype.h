@@ -1,0 +1,32 @@
+/* dtype.h: the one table of tensor element types, shared by the parent, the
+ * recorder and the runners. A dtype's code is its place in enum ka_dtype;
+ * the name is what task.json spells, the C type is what a reference or a
+ * kernel uses (include/ka_ref.h, include/ka_kernel.h). It knows nothing of
+ * tasks or devices. */
+#ifndef KA_DTYPE_H
+#define KA_DTYPE_H
+
+#include <stddef.h>
+
+enum ka_dtype {
+	KA_DTYPE_FP32,
+	KA_DTYPE_FP16,
+	KA_DTYPE_BF16,
+	KA_DTYPE_FP64,
+	KA_DTYPE_INT32,
+	KA_DTYPE_INT64,
+	KA_DTYPE_COUNT
+};
+
+/* Bytes of one element; 0 for a code outside the table. */
+size_t dtype_size(enum ka_dtype d);
+/* The task.json name ("fp32"); "?" for a code outside the table. Static. */
+const char *dtype_name(enum ka_dtype d);
+/* The C type a reference or kernel uses ("float", "ka_half"); "?" outside. */
+const char *dtype_ctype(enum ka_dtype d);
+/* Parse a task.json name into *out. Returns 0, or -1 for an unknown name. */
+int dtype_parse(const char *name, enum ka_dtype *out);
+/* 1 for an integer dtype (int32, int64), else 0. */
+int dtype_is_int(enum ka_dtype d);
+
+#endif
