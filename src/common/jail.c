@@ -1,0 +1,443 @@
+/* jail.c: confinement of a compiler run on model-written source (see
+ * jail.h). The mount view is built in a private mount namespace: a tmpfs
+ * over /tmp holds the new root, every allowed path is bind-mounted into it
+ * from a descriptor opened before the tmpfs covered anything, and the
+ * process changes root to it. Landlock is the fallback where namespaces
+ * cannot be created (an unprivileged user on a kernel that restricts user
+ * namespaces). */
+#include "jail.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/landlock.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define JAIL_ROOT "/tmp/r"
+
+static const char *const jail_base_paths[] = {"/usr",
+					      "/bin",
+					      "/sbin",
+					      "/lib",
+					      "/lib32",
+					      "/lib64",
+					      "/libx32",
+					      "/etc/alternatives",
+					      "/etc/ld.so.cache",
+					      "/etc/ld.so.conf",
+					      "/etc/ld.so.conf.d",
+					      NULL};
+static const char *const jail_dev_files[] = {"/dev/null", "/dev/zero", "/dev/urandom",
+					     "/dev/random", NULL};
+
+int jail_add_ro(struct jail_opts *o, const char *path, struct ka_err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		ka_err_set(e, "jail: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int n = 0;
+	while (n < JAIL_MAX_PATHS && o->ro_paths[n]) {
+		if (!strcmp(o->ro_paths[n], path))
+			return 0;
+		n++;
+	}
+	if (n >= JAIL_MAX_PATHS - 1) {
+		ka_err_set(e, "jail: more than %d read-only paths", JAIL_MAX_PATHS - 1);
+		return -1;
+	}
+	o->ro_paths[n] = path;
+	o->ro_paths[n + 1] = NULL;
+	return 0;
+}
+
+/* The toolchain root of an executable: /a/b/bin/tool -> /a/b, after
+ * resolving links (kept in a static slot per call site; at most 4 live). */
+static const char *tool_root(const char *tool)
+{
+	static char slots[4][PATH_MAX];
+	static int next;
+	char found[PATH_MAX];
+	if (strchr(tool, '/')) {
+		snprintf(found, sizeof found, "%s", tool);
+	} else {
+		const char *path = getenv("PATH");
+		found[0] = 0;
+		for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+			const char *c = strchr(p, ':');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+			snprintf(found, sizeof found, "%.*s/%s", (int)n, p, tool);
+			if (n && access(found, X_OK) == 0)
+				break;
+			found[0] = 0;
+			p += n + (c ? 1 : 0);
+		}
+		if (!found[0])
+			return NULL;
+	}
+	char *real = realpath(found, NULL);
+	if (!real)
+		return NULL;
+	char *slash = strrchr(real, '/');
+	if (slash && slash != real)
+		*slash = 0; /* .../bin */
+	slash = strrchr(real, '/');
+	if (slash && slash != real)
+		*slash = 0; /* the root */
+	char *slot = slots[next++ & 3];
+	snprintf(slot, PATH_MAX, "%s", real);
+	free(real);
+	return slot;
+}
+
+int jail_opts_for_tool(struct jail_opts *o, const char *tool, const char *work_dir,
+		       struct ka_err *e)
+{
+	memset(o, 0, sizeof *o);
+	o->work_dir = work_dir;
+	for (int i = 0; jail_base_paths[i]; i++) {
+		struct stat st;
+		if (lstat(jail_base_paths[i], &st) == 0 && jail_add_ro(o, jail_base_paths[i], e))
+			return -1;
+	}
+	const char *root = tool_root(tool);
+	if (!root) {
+		ka_err_set(e, "jail: cannot find the program '%s'", tool);
+		return -1;
+	}
+	if (strcmp(root, "/usr") && strcmp(root, "/") && jail_add_ro(o, root, e))
+		return -1;
+	/* The link a toolchain is often named by (/usr/local/cuda -> cuda-13.0). */
+	if (strchr(tool, '/')) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s", tool);
+		char *s = strrchr(dir, '/');
+		if (s && s != dir) {
+			*s = 0;
+			s = strrchr(dir, '/');
+			if (s && s != dir) {
+				*s = 0;
+				struct stat st;
+				if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+					static char link_slot[PATH_MAX];
+					snprintf(link_slot, sizeof link_slot, "%s", dir);
+					if (jail_add_ro(o, link_slot, e))
+						return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- inside the child ---------------------------------------------------- */
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* mkdir -p of an absolute path (inside the new root being built). */
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Bind the object open as fd (an O_PATH descriptor of host path `path`) at
+ * the same path under the new root; read-only unless rw. A symbolic link is
+ * recreated as a link instead. */
+static int bind_into_root(int fd, const char *path, int rw, struct ka_err *e)
+{
+	char target[PATH_MAX], src[64];
+	snprintf(target, sizeof target, JAIL_ROOT "%s", path);
+	struct stat st;
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH) != 0)
+		goto fail;
+	if (S_ISLNK(st.st_mode)) {
+		char to[PATH_MAX];
+		ssize_t n = readlinkat(fd, "", to, sizeof to - 1);
+		if (n < 0)
+			goto fail;
+		to[n] = 0;
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", target);
+		*strrchr(parent, '/') = 0;
+		if (mkdirs(parent) || (symlink(to, target) != 0 && errno != EEXIST))
+			goto fail;
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdirs(target))
+			goto fail;
+	} else {
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", target);
+		*strrchr(parent, '/') = 0;
+		int t = -1;
+		if (mkdirs(parent) || (t = open(target, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) < 0)
+			goto fail;
+		close(t);
+	}
+	snprintf(src, sizeof src, "/proc/self/fd/%d", fd);
+	if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) != 0)
+		goto fail;
+	/* Remount read-only, keeping the flags the host mount has: in a user
+	 * namespace they are locked, and dropping one is refused. Device files
+	 * keep working (no nodev added for them). */
+	struct statvfs vf;
+	if (statvfs(target, &vf) != 0)
+		goto fail;
+	unsigned long fl = MS_REMOUNT | MS_BIND | MS_NOSUID | (rw ? 0 : MS_RDONLY);
+	if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) || (vf.f_flag & ST_NODEV))
+		fl |= MS_NODEV;
+	if (vf.f_flag & ST_NOEXEC)
+		fl |= MS_NOEXEC;
+	if (vf.f_flag & ST_RDONLY)
+		fl |= MS_RDONLY;
+	if (vf.f_flag & ST_NOATIME)
+		fl |= MS_NOATIME;
+	if (vf.f_flag & ST_NODIRATIME)
+		fl |= MS_NODIRATIME;
+	if (vf.f_flag & ST_RELATIME)
+		fl |= MS_RELATIME;
+	if (mount(NULL, target, NULL, fl, NULL) != 0)
+		goto fail;
+	return 0;
+fail:
+	ka_err_set(e, "jail: %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* Open everything to bind before /tmp is covered (a path may lie under it). */
+static int open_paths(const struct jail_opts *o, int *fds, const char **paths, int *n,
+		      struct ka_err *e)
+{
+	*n = 0;
+	for (int i = 0; i < JAIL_MAX_PATHS && o->ro_paths[i]; i++)
+		paths[(*n)++] = o->ro_paths[i];
+	for (int i = 0; jail_dev_files[i]; i++)
+		if (access(jail_dev_files[i], F_OK) == 0)
+			paths[(*n)++] = jail_dev_files[i];
+	paths[(*n)++] = o->work_dir; /* last: read-write */
+	for (int i = 0; i < *n; i++) {
+		fds[i] = open(paths[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fds[i] < 0) {
+			ka_err_set(e, "jail: %s: %s", paths[i], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int build_root(const struct jail_opts *o, struct ka_err *e)
+{
+	int fds[JAIL_MAX_PATHS + 8];
+	const char *paths[JAIL_MAX_PATHS + 8];
+	int n = 0;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		ka_err_set(e, "jail: making mounts private: %s", strerror(errno));
+		return -1;
+	}
+	if (open_paths(o, fds, paths, &n, e))
+		return -1;
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755") != 0 ||
+	    mkdir(JAIL_ROOT, 0755) != 0 ||
+	    mount("tmpfs", JAIL_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=0755") != 0) {
+		ka_err_set(e, "jail: tmpfs root: %s", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (bind_into_root(fds[i], paths[i], i == n - 1, e))
+			return -1;
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	if ((mkdir(JAIL_ROOT "/tmp", 01777) != 0 && errno != EEXIST) ||
+	    (mkdir(JAIL_ROOT "/proc", 0555) != 0 && errno != EEXIST)) {
+		ka_err_set(e, "jail: %s", strerror(errno));
+		return -1;
+	}
+	/* A /proc of the new PID namespace: it shows only the compiler's own
+	 * processes (nvcc and gcc read /proc/self). Not fatal where the kernel
+	 * refuses it. */
+	mount("proc", JAIL_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	if (chdir(JAIL_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
+	    umount2(".", MNT_DETACH) != 0 || chdir("/") != 0) {
+		/* pivot_root needs the root to be a mount point of its own mount
+		 * namespace; where it is refused, chroot gives the same view. */
+		if (chdir(JAIL_ROOT) != 0 || chroot(".") != 0 || chdir("/") != 0) {
+			ka_err_set(e, "jail: changing root: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int enter_namespaces(void)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
+	/* A user namespace drops the capabilities of the host's root too. */
+	if (unshare(flags | CLONE_NEWUSER) == 0) {
+		char map[64];
+		snprintf(map, sizeof map, "0 %u 1\n", (unsigned)uid);
+		write_file("/proc/self/setgroups", "deny");
+		if (write_file("/proc/self/uid_map", map))
+			return -1;
+		snprintf(map, sizeof map, "0 %u 1\n", (unsigned)gid);
+		return write_file("/proc/self/gid_map", map);
+	}
+	if (geteuid() != 0)
+		return -1;
+	return unshare(flags);
+}
+
+/* Allow `access` beneath path in Landlock ruleset rs (a file gets only the
+ * file rights). A missing path allows nothing and is not an error. */
+static int ll_allow(int rs, const char *path, uint64_t access)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		pb.allowed_access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
+				     LANDLOCK_ACCESS_FS_WRITE_FILE;
+	int rc = (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	close(fd);
+	return rc;
+}
+
+/* Landlock: read (and execute) the read-only paths, read and write the work
+ * folder and the device files, nothing else. 0 when the ruleset is in force. */
+static int landlock_paths(const struct jail_opts *o)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		return -1;
+	struct landlock_ruleset_attr ra = {0};
+	ra.handled_access_fs = ((uint64_t)LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
+	if (rs < 0)
+		return -1;
+	const uint64_t ro = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
+			    LANDLOCK_ACCESS_FS_READ_DIR;
+	int rc = ll_allow(rs, o->work_dir, ra.handled_access_fs);
+	for (int i = 0; rc == 0 && i < JAIL_MAX_PATHS && o->ro_paths[i]; i++)
+		rc = ll_allow(rs, o->ro_paths[i], ro);
+	for (int i = 0; rc == 0 && jail_dev_files[i]; i++)
+		rc = ll_allow(rs, jail_dev_files[i],
+			      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+	if (rc == 0 && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+			syscall(SYS_landlock_restrict_self, rs, 0) != 0))
+		rc = -1;
+	close(rs);
+	return rc;
+}
+
+static int set_limit(int res, uint64_t v)
+{
+	struct rlimit rl = {(rlim_t)v, (rlim_t)v};
+	return setrlimit(res, &rl);
+}
+
+static void set_env(const char *work_dir)
+{
+	clearenv();
+	setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
+	setenv("HOME", work_dir, 1);
+	setenv("TMPDIR", work_dir, 1);
+	setenv("LANG", "C", 1);
+}
+
+/* The process between ka and the PID namespace's init: wait for it and exit
+ * with its status (a signal death becomes 128 + signal, as a shell reports). */
+static void relay_exit(pid_t child)
+{
+	int st = 0;
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
+}
+
+int jail_enter(const struct jail_opts *o, struct ka_err *e)
+{
+	pid_t ka = getppid();
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != ka) {
+		ka_err_set(e, "jail: parent gone");
+		return -1;
+	}
+	setpgid(0, 0);
+	const char *mode = getenv("KA_COMPILE_JAIL");
+	int off = mode && !strcmp(mode, "off");
+	char work[PATH_MAX];
+	if (!realpath(o->work_dir, work)) {
+		ka_err_set(e, "jail: %s: %s", o->work_dir, strerror(errno));
+		return -1;
+	}
+	struct jail_opts ro = *o;
+	ro.work_dir = work;
+	if (!off) {
+		if (enter_namespaces() == 0) {
+			pid_t inner = fork();
+			if (inner < 0) {
+				ka_err_set(e, "jail: fork: %s", strerror(errno));
+				return -1;
+			}
+			if (inner > 0)
+				relay_exit(inner);
+			/* PID 1 of the namespace: dies with its parent like any child. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (build_root(&ro, e))
+				return -1;
+		} else if (landlock_paths(&ro) != 0) {
+			ka_err_set(e,
+				   "jail: neither namespaces nor Landlock are available to confine "
+				   "the compiler (set KA_COMPILE_JAIL=off to compile unconfined)");
+			return -1;
+		}
+	}
+	if (chdir(work) != 0) {
+		ka_err_set(e, "jail: %s: %s", work, strerror(errno));
+		return -1;
+	}
+	if (set_limit(RLIMIT_AS, o->mem_bytes ? o->mem_bytes : JAIL_DEFAULT_MEM) ||
+	    set_limit(RLIMIT_FSIZE, o->file_bytes ? o->file_bytes : JAIL_DEFAULT_FSIZE) ||
+	    set_limit(RLIMIT_CORE, 0) ||
+	    (o->cpu_s > 0 && set_limit(RLIMIT_CPU, (uint64_t)o->cpu_s)) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		ka_err_set(e, "jail: limits: %s", strerror(errno));
+		return -1;
+	}
+	set_env(work);
+	return 0;
+}
