@@ -49,12 +49,18 @@ int jsonf_get(const struct jsonf *c, const json_t *obj, const char *path, const 
 	return 0;
 }
 
+/* "expected <what>, got <kind of j>". Returns -1. */
+static int expected(const struct jsonf *c, const char *path, const json_t *j, const char *what)
+{
+	return jsonf_bad(c, path, "expected %s, got %s", what, j ? jsonf_kind(j) : "nothing");
+}
+
 int jsonf_type(const struct jsonf *c, const char *path, const json_t *j, json_type type,
 	       const char *what)
 {
 	if (j && json_typeof(j) == type)
 		return 0;
-	return jsonf_bad(c, path, "expected %s, got %s", what, j ? jsonf_kind(j) : "nothing");
+	return expected(c, path, j, what);
 }
 
 int jsonf_keys(const struct jsonf *c, const char *path, const json_t *obj,
@@ -116,8 +122,7 @@ int jsonf_number(const struct jsonf *c, const char *path, const json_t *j, doubl
 		 double *out)
 {
 	if (!j || !json_is_number(j))
-		return jsonf_bad(c, path, "expected a number, got %s",
-				 j ? jsonf_kind(j) : "nothing");
+		return expected(c, path, j, "a number");
 	double x = json_number_value(j);
 	if (!isfinite(x))
 		return jsonf_bad(c, path, "not a finite number");
@@ -130,8 +135,7 @@ int jsonf_number(const struct jsonf *c, const char *path, const json_t *j, doubl
 int jsonf_bool(const struct jsonf *c, const char *path, const json_t *j, int *out)
 {
 	if (!j || !json_is_boolean(j))
-		return jsonf_bad(c, path, "expected a boolean, got %s",
-				 j ? jsonf_kind(j) : "nothing");
+		return expected(c, path, j, "a boolean");
 	*out = json_is_true(j);
 	return 0;
 }
