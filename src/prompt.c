@@ -1,5 +1,5 @@
-/* prompt.c: rendering of the solver prompt template (see prompt.h). A small
- * growable buffer, one pass over the template; each placeholder's text is
+/* prompt.c: rendering of the solver prompt template (see prompt.h). A
+ * util_buf capped at PROMPT_MAX, one pass over the template; each placeholder's text is
  * built from the task when it is met. */
 #include "prompt.h"
 
@@ -7,59 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct buf {
-	char *s;
-	size_t len, cap;
-	int over; /* went over PROMPT_MAX */
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->over)
-		return;
-	if (b->len + n + 1 > PROMPT_MAX) {
-		b->over = 1;
-		return;
-	}
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		b->s = xrealloc(b->s, cap);
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof tmp) {
-		buf_add(b, tmp, (size_t)n);
-		return;
-	}
-	char *big = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	buf_add(b, big, (size_t)n);
-	free(big);
-}
 
 const char *prompt_default_template(void)
 {
@@ -106,7 +53,7 @@ const char *prompt_source_ext(const char *target)
 }
 
 /* Append a file under the data root, without its trailing newlines. */
-static int add_file(struct buf *b, const char *rel, struct ka_err *e)
+static int add_file(struct util_buf *b, const char *rel, struct ka_err *e)
 {
 	char *path = xasprintf("%s/%s", util_data_root(), rel);
 	char *text;
@@ -117,17 +64,17 @@ static int add_file(struct buf *b, const char *rel, struct ka_err *e)
 		return -1;
 	while (len && text[len - 1] == '\n')
 		len--;
-	buf_add(b, text, len);
+	util_buf_add(b, text, len);
 	free(text);
 	return 0;
 }
 
-static void add_trimmed(struct buf *b, const char *s)
+static void add_trimmed(struct util_buf *b, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
 		n--;
-	buf_add(b, s ? s : "", n);
+	util_buf_add(b, s ? s : "", n);
 }
 
 static const struct ka_tensor_spec *tensor_at(const struct ka_task *t, int i)
@@ -136,115 +83,117 @@ static const struct ka_tensor_spec *tensor_at(const struct ka_task *t, int i)
 }
 
 /* "[R, C]" from the shape expressions. */
-static void add_shape_exprs(struct buf *b, const struct ka_tensor_spec *ts)
+static void add_shape_exprs(struct util_buf *b, const struct ka_tensor_spec *ts)
 {
-	buf_puts(b, "[");
+	util_buf_puts(b, "[");
 	for (int d = 0; d < ts->ndim; d++)
-		buf_printf(b, "%s%s", d ? ", " : "", expr_text(ts->shape[d]));
-	buf_puts(b, "]");
+		util_buf_printf(b, "%s%s", d ? ", " : "", expr_text(ts->shape[d]));
+	util_buf_puts(b, "]");
 }
 
 /* "[7, 1031]" evaluated at sh ("[?]" if a dimension does not evaluate,
  * which task_load rules out for listed shapes). */
-static void add_shape_values(struct buf *b, const struct ka_tensor_spec *ts,
+static void add_shape_values(struct util_buf *b, const struct ka_tensor_spec *ts,
 			     const struct ka_shape *sh)
 {
-	buf_puts(b, "[");
+	util_buf_puts(b, "[");
 	for (int d = 0; d < ts->ndim; d++) {
 		int64_t v;
 		struct ka_err e;
 		if (expr_eval(ts->shape[d], sh->v, &v, &e))
-			buf_printf(b, "%s?", d ? ", " : "");
+			util_buf_printf(b, "%s?", d ? ", " : "");
 		else
-			buf_printf(b, "%s%lld", d ? ", " : "", (long long)v);
+			util_buf_printf(b, "%s%lld", d ? ", " : "", (long long)v);
 	}
-	buf_puts(b, "]");
+	util_buf_puts(b, "]");
 }
 
-static void add_params(struct buf *b, const struct ka_task *t)
+static void add_params(struct util_buf *b, const struct ka_task *t)
 {
 	for (int i = 0; i < t->n_params; i++)
-		buf_printf(b, "%s%s", i ? ", " : "", t->params[i]);
+		util_buf_printf(b, "%s%s", i ? ", " : "", t->params[i]);
 }
 
-static void add_tensors(struct buf *b, const struct ka_task *t)
+static void add_tensors(struct util_buf *b, const struct ka_task *t)
 {
-	buf_puts(b, "Parameters (int64, `a->params[i]`, in this order): ");
+	util_buf_puts(b, "Parameters (int64, `a->params[i]`, in this order): ");
 	add_params(b, t);
-	buf_puts(b, "\n\nInputs (`a->inputs[i]`, read-only):\n");
+	util_buf_puts(b, "\n\nInputs (`a->inputs[i]`, read-only):\n");
 	for (int i = 0; i < t->n_inputs; i++) {
-		buf_printf(b, "- %d. `%s`: %s ", i, t->inputs[i].name,
-			   dtype_name(t->inputs[i].dtype));
+		util_buf_printf(b, "- %d. `%s`: %s ", i, t->inputs[i].name,
+				dtype_name(t->inputs[i].dtype));
 		add_shape_exprs(b, &t->inputs[i]);
-		buf_puts(b, "\n");
+		util_buf_puts(b, "\n");
 	}
-	buf_puts(b, "\nOutputs (`a->outputs[i]`, every element must be written):\n");
+	util_buf_puts(b, "\nOutputs (`a->outputs[i]`, every element must be written):\n");
 	for (int i = 0; i < t->n_outputs; i++) {
-		buf_printf(b, "- %d. `%s`: %s ", i, t->outputs[i].name,
-			   dtype_name(t->outputs[i].dtype));
+		util_buf_printf(b, "- %d. `%s`: %s ", i, t->outputs[i].name,
+				dtype_name(t->outputs[i].dtype));
 		add_shape_exprs(b, &t->outputs[i]);
-		buf_puts(b, "\n");
+		util_buf_puts(b, "\n");
 	}
-	buf_puts(b, "\nAll tensors are dense, row-major and contiguous.");
+	util_buf_puts(b, "\nAll tensors are dense, row-major and contiguous.");
 }
 
-static void add_items(struct buf *b, const struct ka_task *t)
+static void add_items(struct util_buf *b, const struct ka_task *t)
 {
-	buf_puts(b, "[");
+	util_buf_puts(b, "[");
 	for (int d = 0; d < t->n_item_dims; d++)
-		buf_printf(b, "%s%s", d ? ", " : "", expr_text(t->items[d]));
-	buf_puts(b, "]");
+		util_buf_printf(b, "%s%s", d ? ", " : "", expr_text(t->items[d]));
+	util_buf_puts(b, "]");
 }
 
-static void add_one_shape(struct buf *b, const struct ka_task *t, const struct ka_shape *sh)
+static void add_one_shape(struct util_buf *b, const struct ka_task *t, const struct ka_shape *sh)
 {
 	char name[256];
 	task_shape_str(t, sh, name, sizeof name);
-	buf_printf(b, "- %s: ", name);
+	util_buf_printf(b, "- %s: ", name);
 	for (int i = 0; i < t->n_inputs + t->n_outputs; i++) {
 		const struct ka_tensor_spec *ts = tensor_at(t, i);
-		buf_printf(b, "%s%s ", i == t->n_inputs ? " -> " : i ? ", " : "", ts->name);
+		util_buf_printf(b, "%s%s ", i == t->n_inputs ? " -> " : i ? ", " : "", ts->name);
 		add_shape_values(b, ts, sh);
 	}
-	buf_puts(b, "\n");
+	util_buf_puts(b, "\n");
 }
 
-static void add_shapes(struct buf *b, const struct ka_task *t)
+static void add_shapes(struct util_buf *b, const struct ka_task *t)
 {
-	buf_puts(b, "Correctness is checked on each of these shapes, every output element "
-		    "compared, with fresh random inputs on every call:\n\n");
+	util_buf_puts(b, "Correctness is checked on each of these shapes, every output element "
+			 "compared, with fresh random inputs on every call:\n\n");
 	for (int i = 0; i < t->n_checks; i++)
 		add_one_shape(b, t, &t->checks[i]);
-	buf_puts(b, "\nBenchmark shape (timed against the baselines; its outputs are checked "
-		    "too):\n\n");
+	util_buf_puts(b, "\nBenchmark shape (timed against the baselines; its outputs are checked "
+			 "too):\n\n");
 	add_one_shape(b, t, &t->bench);
-	buf_puts(b, "\nYour kernel must handle any shape, not only these: sizes need not be "
-		    "multiples of anything.");
+	util_buf_puts(b, "\nYour kernel must handle any shape, not only these: sizes need not be "
+			 "multiples of anything.");
 }
 
-static void add_tolerance(struct buf *b, const struct ka_task *t)
+static void add_tolerance(struct util_buf *b, const struct ka_task *t)
 {
-	buf_printf(b,
-		   "An output element passes when |out - gold| <= atol + rtol * |gold| with atol = "
-		   "%g and rtol = %g, where gold is the reference computed in fp64. NaN or Inf "
-		   "where gold is finite fails; an output element left unwritten fails; modifying "
-		   "an input fails.",
-		   t->atol, t->rtol);
+	util_buf_printf(
+		b,
+		"An output element passes when |out - gold| <= atol + rtol * |gold| with atol = "
+		"%g and rtol = %g, where gold is the reference computed in fp64. NaN or Inf "
+		"where gold is finite fails; an output element left unwritten fails; modifying "
+		"an input fails.",
+		t->atol, t->rtol);
 }
 
-static void add_libraries(struct buf *b, const struct ka_task *t, int cuda)
+static void add_libraries(struct util_buf *b, const struct ka_task *t, int cuda)
 {
 	if (t->n_libs == 0) {
-		buf_puts(b, cuda ? "None. Write every kernel yourself: no cuBLAS, cuDNN, CUTLASS, "
-				   "Thrust or other libraries (CUDA runtime API and device "
-				   "intrinsics only)."
-				 : "None. OpenCL C kernels and the OpenCL host API only.");
+		util_buf_puts(
+			b, cuda ? "None. Write every kernel yourself: no cuBLAS, cuDNN, CUTLASS, "
+				  "Thrust or other libraries (CUDA runtime API and device "
+				  "intrinsics only)."
+				: "None. OpenCL C kernels and the OpenCL host API only.");
 		return;
 	}
-	buf_puts(b, "Allowed: ");
+	util_buf_puts(b, "Allowed: ");
 	for (int i = 0; i < t->n_libs; i++)
-		buf_printf(b, "%s%s", i ? ", " : "", t->libs[i]);
-	buf_puts(b, ". Nothing else.");
+		util_buf_printf(b, "%s%s", i ? ", " : "", t->libs[i]);
+	util_buf_puts(b, ". Nothing else.");
 }
 
 static const char *signature(int cuda)
@@ -256,10 +205,10 @@ static const char *signature(int cuda)
 		      "cl_device_id dev, cl_command_queue queue);";
 }
 
-static void add_output_format(struct buf *b, int cuda)
+static void add_output_format(struct util_buf *b, int cuda)
 {
 	if (cuda)
-		buf_puts(
+		util_buf_puts(
 			b,
 			"Reply with one fenced code block tagged ```cuda that holds the complete "
 			".cu file: your kernels and the `extern \"C\" int ka_launch(...)` entry "
@@ -272,7 +221,7 @@ static void add_output_format(struct buf *b, int cuda)
 			"```cuda "
 			"blocks, the last one is graded.");
 	else
-		buf_puts(
+		util_buf_puts(
 			b,
 			"Reply with one fenced code block tagged ```c that holds the complete .c "
 			"file: the OpenCL C kernel source as a string constant, and the `int "
@@ -288,23 +237,23 @@ static void add_output_format(struct buf *b, int cuda)
 
 /* Append the value of placeholder name. 0, 1 if the name is unknown, -1 with
  * e when a file cannot be read. */
-static int add_value(struct buf *b, const char *name, const struct ka_task *t, int cuda,
+static int add_value(struct util_buf *b, const char *name, const struct ka_task *t, int cuda,
 		     struct ka_err *e)
 {
 	if (!strcmp(name, "task.name"))
-		buf_puts(b, t->name);
+		util_buf_puts(b, t->name);
 	else if (!strcmp(name, "task.tier"))
-		buf_puts(b, t->tier);
+		util_buf_puts(b, t->tier);
 	else if (!strcmp(name, "task.description"))
 		add_trimmed(b, t->description);
 	else if (!strcmp(name, "task.torch"))
 		add_trimmed(b, t->torch);
 	else if (!strcmp(name, "target"))
-		buf_puts(b, cuda ? "cuda" : "opencl");
+		util_buf_puts(b, cuda ? "cuda" : "opencl");
 	else if (!strcmp(name, "target_name"))
-		buf_puts(b, cuda ? "CUDA" : "OpenCL");
+		util_buf_puts(b, cuda ? "CUDA" : "OpenCL");
 	else if (!strcmp(name, "lang"))
-		buf_puts(b, cuda ? "cuda" : "c");
+		util_buf_puts(b, cuda ? "cuda" : "c");
 	else if (!strcmp(name, "ref_c"))
 		add_trimmed(b, t->ref_src);
 	else if (!strcmp(name, "ref_h"))
@@ -312,7 +261,7 @@ static int add_value(struct buf *b, const char *name, const struct ka_task *t, i
 	else if (!strcmp(name, "abi"))
 		return add_file(b, "include/ka_kernel.h", e);
 	else if (!strcmp(name, "signature"))
-		buf_puts(b, signature(cuda));
+		util_buf_puts(b, signature(cuda));
 	else if (!strcmp(name, "params"))
 		add_params(b, t);
 	else if (!strcmp(name, "tensors"))
@@ -347,8 +296,9 @@ char *prompt_render(const char *tmpl, const struct ka_task *t, const char *targe
 		return NULL;
 	}
 	int cuda = !strcmp(target, "cuda");
-	struct buf b = {0};
-	buf_add(&b, "", 0);
+	struct util_buf b;
+	util_buf_init_cap(&b, PROMPT_MAX - 1);
+	util_buf_add(&b, "", 0);
 	const char *p = tmpl;
 	const char *section = NULL; /* open section name ("cuda"/"opencl") */
 	const char *section_at = NULL;
@@ -357,11 +307,11 @@ char *prompt_render(const char *tmpl, const struct ka_task *t, const char *targe
 		const char *open = strstr(p, "{{");
 		if (!open) {
 			if (!skipping)
-				buf_puts(&b, p);
+				util_buf_puts(&b, p);
 			break;
 		}
 		if (!skipping)
-			buf_add(&b, p, (size_t)(open - p));
+			util_buf_add(&b, p, (size_t)(open - p));
 		const char *close = strstr(open + 2, "}}");
 		const char *nl = strchr(open + 2, '\n');
 		if (!close || (nl && nl < close)) {
@@ -440,8 +390,8 @@ char *prompt_render(const char *tmpl, const struct ka_task *t, const char *targe
 		ka_err_set(e, "prompt for %s is over %zu bytes", t->name, PROMPT_MAX);
 		goto fail;
 	}
-	return b.s;
+	return util_buf_take(&b);
 fail:
-	free(b.s);
+	util_buf_free(&b);
 	return NULL;
 }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clopts.h"
@@ -27,9 +25,9 @@
 /* ---- the request ---- */
 
 char *recclient_request_json(const char *target, int n_inputs, int n_outputs,
-			  const struct recclient_tensor *tensors, int n_params,
-			  const char *const *param_names, const int64_t *param_values,
-			  const char *device_json, struct ka_err *e)
+			     const struct recclient_tensor *tensors, int n_params,
+			     const char *const *param_names, const int64_t *param_values,
+			     const char *device_json, struct ka_err *e)
 {
 	if (n_inputs < 0 || n_outputs < 0 || n_inputs + n_outputs > 48 || n_params < 0 ||
 	    n_params > 64) {
@@ -234,136 +232,6 @@ static int copy_candidate(const char *so_path, const char *dst, struct ka_err *e
 	return 0;
 }
 
-struct capture {
-	char *buf;
-	size_t len, cap, alloc;
-	int truncated, open;
-};
-
-static void capture_read(struct capture *c, int fd)
-{
-	char chunk[65536];
-	ssize_t n = read(fd, chunk, sizeof chunk);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) {
-		c->open = 0;
-		return;
-	}
-	size_t keep = (size_t)n;
-	if (c->len + keep > c->cap) {
-		keep = c->cap > c->len ? c->cap - c->len : 0;
-		c->truncated = 1;
-	}
-	if (c->len + keep + 1 > c->alloc) {
-		while (c->len + keep + 1 > c->alloc)
-			c->alloc *= 2;
-		c->buf = xrealloc(c->buf, c->alloc);
-	}
-	memcpy(c->buf + c->len, chunk, keep);
-	c->len += keep;
-	c->buf[c->len] = 0;
-}
-
-/* Start the recorder, wait for it under the watchdog. Returns 0 with the
- * captures and the wait status, *timed_out set when the watchdog fired; -1
- * with e when it could not start. */
-static int run_recorder(char *const argv[], double timeout_s, struct capture *out,
-			struct capture *err, int *status, int *timed_out, struct ka_err *e)
-{
-	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC) != 0)
-		return ka_err_set(e, "record: pipe: %s", strerror(errno));
-	if (pipe2(pe, O_CLOEXEC) != 0) {
-		close(po[0]);
-		close(po[1]);
-		return ka_err_set(e, "record: pipe: %s", strerror(errno));
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(po[0]);
-		close(po[1]);
-		close(pe[0]);
-		close(pe[1]);
-		return ka_err_set(e, "record: fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		/* only async-signal-safe calls between fork and exec */
-		setpgid(0, 0);
-		int nul = open("/dev/null", O_RDONLY);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also here: no window where kill(-pid) misses */
-	close(po[1]);
-	close(pe[1]);
-	double deadline = util_now() + (timeout_s > 0 ? timeout_s : 10);
-	*timed_out = 0;
-	int exited = 0;
-	while (!exited) {
-		double left = deadline - util_now();
-		if (left <= 0) {
-			*timed_out = 1;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			break;
-		}
-		struct pollfd pf[2];
-		int n = 0;
-		if (out->open)
-			pf[n++] = (struct pollfd){.fd = po[0], .events = POLLIN};
-		if (err->open)
-			pf[n++] = (struct pollfd){.fd = pe[0], .events = POLLIN};
-		int ms = (int)(left * 1000) + 1;
-		if (n == 0) {
-			/* both streams closed: the recorder is exiting, or the
-			 * candidate closed them and keeps running */
-			if (waitpid(pid, status, WNOHANG) == pid) {
-				exited = 1;
-				break;
-			}
-			struct timespec ts = {0, 2000000};
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		int rc = poll(pf, (nfds_t)n, ms);
-		if (rc < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < n && rc > 0; i++)
-			if (pf[i].revents)
-				capture_read(pf[i].fd == po[0] ? out : err, pf[i].fd);
-	}
-	if (!exited)
-		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-			;
-	kill(-pid, SIGKILL); /* anything left in its group */
-	/* whatever is still buffered in the pipes */
-	for (;;) {
-		struct pollfd pf[2] = {{.fd = po[0], .events = POLLIN},
-				       {.fd = pe[0], .events = POLLIN}};
-		if (poll(pf, 2, 0) <= 0)
-			break;
-		int got = 0;
-		if ((pf[0].revents & POLLIN) && out->open) {
-			capture_read(out, po[0]);
-			got = 1;
-		}
-		if ((pf[1].revents & POLLIN) && err->open) {
-			capture_read(err, pe[0]);
-			got = 1;
-		}
-		if (!got)
-			break;
-	}
-	close(po[0]);
-	close(pe[0]);
-	return 0;
-}
-
 static const char *sig_name(int sig, char *buf, size_t cap)
 {
 	const char *abbrev = sigabbrev_np(sig);
@@ -406,9 +274,9 @@ static int parse_verdict_line(const char *l, size_t n, char *name, size_t ncap, 
 	return 1;
 }
 
-static void keep_log(struct recclient_result *r, const struct capture *err)
+static void keep_log(struct recclient_result *r, const struct util_buf *err)
 {
-	const char *s = err->buf;
+	const char *s = err->s;
 	size_t n = err->len;
 	const char *sb = strstr(s, "ka-record: sandbox: ");
 	if (sb) {
@@ -420,8 +288,9 @@ static void keep_log(struct recclient_result *r, const struct capture *err)
 	snprintf(r->log, sizeof r->log, "%s", s + from);
 }
 
-static void judge(const struct capture *out, int status, int timed_out, double timeout_s,
-		  const char *target, struct plan *plan, struct recclient_result *r)
+static void judge(const struct util_buf *out, int truncated, int status, int timed_out,
+		  double timeout_s, const char *target, struct plan *plan,
+		  struct recclient_result *r)
 {
 	char sig[32];
 	if (timed_out) {
@@ -446,7 +315,7 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	/* After "stage loading": the first result line. */
-	const char *s = out->buf;
+	const char *s = out->s;
 	size_t pos = 0, n;
 	const char *line;
 	while (next_line(s, out->len, &pos, &line, &n))
@@ -477,7 +346,7 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 		set_verdict(r, RECCLIENT_RECORD_ERROR, "the recorder's output is malformed");
 		return;
 	}
-	if (out->truncated) {
+	if (truncated) {
 		set_verdict(r, RECCLIENT_RECORD_ERROR, "the launch plan is over %u bytes",
 			    RECCLIENT_MAX_OUTPUT);
 		return;
@@ -515,7 +384,7 @@ static void judge(const struct capture *out, int status, int timed_out, double t
 }
 
 int recclient_run(const char *recorder_bin, const char *so_path, const char *request_json,
-	       double timeout_s, struct plan *plan, struct recclient_result *r, struct ka_err *e)
+		  double timeout_s, struct plan *plan, struct recclient_result *r, struct ka_err *e)
 {
 	double t0 = util_now();
 	memset(plan, 0, sizeof *plan);
@@ -543,10 +412,7 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 	snprintf(so, sizeof so, "%s/candidate.so", root);
 	snprintf(req, sizeof req, "%s/request.json", dir);
 	int rc = -1;
-	struct capture out = {.cap = RECCLIENT_MAX_OUTPUT, .alloc = 65536, .open = 1};
-	struct capture err = {.cap = RECCLIENT_MAX_LOG, .alloc = 4096, .open = 1};
-	out.buf = xcalloc(1, out.alloc);
-	err.buf = xcalloc(1, err.alloc);
+	struct util_run_result run = {0};
 	/* the root must be searchable, the object readable, by uid 65534 (the
 	 * sandbox's identity when it is real root without a user namespace) */
 	if (mkdir(root, 0711) != 0 || chmod(root, 0711) != 0) {
@@ -560,16 +426,23 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 	snprintf(tbuf, sizeof tbuf, "%.3f", timeout_s);
 	char *argv[] = {(char *)recorder_bin, "--so", so,  "--request", req,
 			"--timeout",	      tbuf,   NULL};
-	int status = 0, timed_out = 0;
-	if (run_recorder(argv, timeout_s, &out, &err, &status, &timed_out, e))
+	struct util_run_opts ro = {.timeout_s = timeout_s > 0 ? timeout_s : 10,
+				   .out_cap = RECCLIENT_MAX_OUTPUT,
+				   .err_cap = RECCLIENT_MAX_LOG};
+	struct ka_err re;
+	if (util_run_child(argv, &ro, &run, &re)) {
+		ka_err_set(e, "record: %s", re.msg);
 		goto out;
-	keep_log(r, &err);
+	}
+	const struct util_buf *out = &run.out;
+	int status = run.wait_status, timed_out = run.timed_out;
+	keep_log(r, &run.err);
 	/* Lines before "stage loading" come from the recorder alone. */
 	size_t pos = 0, n;
 	const char *line;
 	char name[32], detail[RECCLIENT_DETAIL_MAX];
 	int loaded = 0, decided = 0;
-	while (!loaded && !decided && next_line(out.buf, out.len, &pos, &line, &n)) {
+	while (!loaded && !decided && next_line(out->s, out->len, &pos, &line, &n)) {
 		if (n == 13 && !strncmp(line, "stage loading", 13)) {
 			loaded = 1;
 		} else if (n >= 8 && !strncmp(line, "harness ", 8)) {
@@ -595,11 +468,10 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 		goto out;
 	}
 	if (!decided)
-		judge(&out, status, timed_out, timeout_s, target, plan, r);
+		judge(out, run.out_truncated, status, timed_out, timeout_s, target, plan, r);
 	rc = 0;
 out:
-	free(out.buf);
-	free(err.buf);
+	util_run_result_free(&run);
 	util_rmtree(dir);
 	r->wall_s = util_now() - t0;
 	return rc;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "jsonf.h"
 
 #define TASK_JSON_CAP (1u << 20)  /* task.json */
 #define TASK_REF_CAP (256u << 10) /* ref.c */
@@ -25,72 +26,10 @@ static const char *const task_known_libs[] = {"cublas", "cublaslt", "cudnn"};
 /* ---- errors -------------------------------------------------------------- */
 
 struct loader {
-	const char *file; /* "<dir>/task.json" */
+	struct jsonf jf; /* file "<dir>/task.json" */
 	struct ka_err *e;
 	struct ka_task *t;
 };
-
-/* "file: field: problem". Returns -1. */
-static int bad(struct loader *c, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int bad(struct loader *c, const char *field, const char *fmt, ...)
-{
-	char msg[KA_ERRLEN];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return ka_err_set(c->e, "%s: %s: %s", c->file, field, msg);
-}
-
-static const char *json_kind(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
-static int want_type(struct loader *c, const char *field, const json_t *j, json_type type,
-		     const char *expected)
-{
-	if (json_typeof(j) == type)
-		return 0;
-	return bad(c, field, "expected %s, got %s", expected, json_kind(j));
-}
-
-/* Every key of obj must be in allowed[]; every key in required[] present. */
-static int check_keys(struct loader *c, const char *field, const json_t *obj,
-		      const char *const *allowed, const char *const *required)
-{
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)obj, key, v)
-	{
-		int ok = 0;
-		for (const char *const *a = allowed; *a; a++)
-			ok |= !strcmp(*a, key);
-		if (!ok) {
-			if (field[0])
-				return bad(c, field, "unknown field '%.64s'", key);
-			return ka_err_set(c->e, "%s: %.64s: unknown field", c->file, key);
-		}
-	}
-	for (const char *const *r = required; *r; r++) {
-		if (!json_object_get(obj, *r)) {
-			if (field[0])
-				return bad(c, field, "missing field '%s'", *r);
-			return ka_err_set(c->e, "%s: %s: missing field", c->file, *r);
-		}
-	}
-	return 0;
-}
 
 static int is_ident(const char *s)
 {
@@ -108,20 +47,6 @@ static int is_ident(const char *s)
 
 /* ---- field parsers ------------------------------------------------------- */
 
-static int get_string(struct loader *c, const char *field, const json_t *j, size_t cap, char **out)
-{
-	if (want_type(c, field, j, JSON_STRING, "a string"))
-		return -1;
-	size_t len = json_string_length(j);
-	const char *s = json_string_value(j);
-	if (len > cap)
-		return bad(c, field, "string is %zu bytes, over the cap of %zu", len, cap);
-	if (strlen(s) != len)
-		return bad(c, field, "string contains a NUL character");
-	*out = xstrdup(s);
-	return 0;
-}
-
 /* An expression: a string or a non-negative integer. */
 static int get_expr(struct loader *c, const char *field, const json_t *j, struct expr **out)
 {
@@ -129,32 +54,23 @@ static int get_expr(struct loader *c, const char *field, const json_t *j, struct
 	const char *text;
 	if (json_is_integer(j)) {
 		if (json_integer_value(j) < 0)
-			return bad(c, field, "negative integer %lld",
-				   (long long)json_integer_value(j));
+			return jsonf_bad(&c->jf, field, "negative integer %lld",
+					 (long long)json_integer_value(j));
 		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(j));
 		text = buf;
 	} else if (json_is_string(j)) {
 		text = json_string_value(j);
 		if (strlen(text) != json_string_length(j))
-			return bad(c, field, "string contains a NUL character");
+			return jsonf_bad(&c->jf, field, "string contains a NUL character");
 	} else {
-		return bad(c, field, "expected an expression (string or integer), got %s",
-			   json_kind(j));
+		return jsonf_bad(&c->jf, field,
+				 "expected an expression (string or integer), got %s",
+				 jsonf_kind(j));
 	}
 	struct ka_err pe;
 	*out = expr_parse(text, c->t->params, c->t->n_params, &pe);
 	if (!*out)
-		return bad(c, field, "cannot parse '%.80s': %s", text, pe.msg);
-	return 0;
-}
-
-static int get_number(struct loader *c, const char *field, const json_t *j, double *out)
-{
-	if (!json_is_number(j))
-		return bad(c, field, "expected a number, got %s", json_kind(j));
-	*out = json_number_value(j);
-	if (!isfinite(*out))
-		return bad(c, field, "not a finite number");
+		return jsonf_bad(&c->jf, field, "cannot parse '%.80s': %s", text, pe.msg);
 	return 0;
 }
 
@@ -163,7 +79,7 @@ static int get_shape(struct loader *c, const char *field, const json_t *j, struc
 {
 	char f[96];
 	struct ka_task *t = c->t;
-	if (want_type(c, field, j, JSON_OBJECT, "an object"))
+	if (jsonf_type(&c->jf, field, j, JSON_OBJECT, "an object"))
 		return -1;
 	memset(sh, 0, sizeof *sh);
 	const char *key;
@@ -175,18 +91,18 @@ static int get_shape(struct loader *c, const char *field, const json_t *j, struc
 			if (!strcmp(t->params[i], key))
 				k = i;
 		if (k < 0)
-			return bad(c, field, "unknown parameter '%.64s'", key);
+			return jsonf_bad(&c->jf, field, "unknown parameter '%.64s'", key);
 		snprintf(f, sizeof f, "%s.%s", field, key);
 		if (!json_is_integer(v))
-			return bad(c, f, "expected an integer, got %s", json_kind(v));
+			return jsonf_bad(&c->jf, f, "expected an integer, got %s", jsonf_kind(v));
 		json_int_t x = json_integer_value(v);
 		if (x < 1 || x > TASK_PARAM_MAX)
-			return bad(c, f, "%lld is out of range [1, 2^40]", (long long)x);
+			return jsonf_bad(&c->jf, f, "%lld is out of range [1, 2^40]", (long long)x);
 		sh->v[k] = x;
 	}
 	for (int i = 0; i < t->n_params; i++)
 		if (!json_object_get(j, t->params[i]))
-			return bad(c, field, "missing parameter '%s'", t->params[i]);
+			return jsonf_bad(&c->jf, field, "missing parameter '%s'", t->params[i]);
 	return 0;
 }
 
@@ -198,72 +114,74 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 	static const char *const normal_keys[] = {"kind", "mean", "std", NULL};
 	static const char *const range_keys[] = {"kind", "lo", "hi", NULL};
 	char f[192];
-	if (want_type(c, field, j, JSON_OBJECT, "an object"))
+	if (jsonf_type(&c->jf, field, j, JSON_OBJECT, "an object"))
 		return -1;
-	if (check_keys(c, field, j, any_keys, req_kind))
+	if (jsonf_keys(&c->jf, field, j, any_keys, req_kind))
 		return -1;
 	json_t *k = json_object_get(j, "kind");
 	snprintf(f, sizeof f, "%s.kind", field);
-	if (want_type(c, f, k, JSON_STRING, "a string"))
+	if (jsonf_type(&c->jf, f, k, JSON_STRING, "a string"))
 		return -1;
 	const char *kind = json_string_value(k);
 	int is_int_dtype = dtype_is_int(dt);
 	if (!strcmp(kind, "normal")) {
 		d->kind = KA_DIST_NORMAL;
-		if (check_keys(c, field, j, normal_keys, normal_keys))
+		if (jsonf_keys(&c->jf, field, j, normal_keys, normal_keys))
 			return -1;
 	} else if (!strcmp(kind, "uniform") || !strcmp(kind, "int")) {
 		d->kind = kind[0] == 'u' ? KA_DIST_UNIFORM : KA_DIST_INT;
-		if (check_keys(c, field, j, range_keys, range_keys))
+		if (jsonf_keys(&c->jf, field, j, range_keys, range_keys))
 			return -1;
 	} else {
-		return bad(c, f, "unknown distribution '%.32s' (normal, uniform or int)", kind);
+		return jsonf_bad(&c->jf, f, "unknown distribution '%.32s' (normal, uniform or int)",
+				 kind);
 	}
 	if (is_int_dtype && d->kind != KA_DIST_INT)
-		return bad(c, f, "an %s input needs kind 'int'", dtype_name(dt));
+		return jsonf_bad(&c->jf, f, "an %s input needs kind 'int'", dtype_name(dt));
 	double a, b, bound;
 	const char *na = d->kind == KA_DIST_NORMAL ? "mean" : "lo";
 	const char *nb = d->kind == KA_DIST_NORMAL ? "std" : "hi";
 	snprintf(f, sizeof f, "%s.%s", field, na);
-	if (get_number(c, f, json_object_get(j, na), &a))
+	if (jsonf_number(&c->jf, f, json_object_get(j, na), -HUGE_VAL, HUGE_VAL, &a))
 		return -1;
 	if (d->kind == KA_DIST_INT && !json_is_integer(json_object_get(j, na)))
-		return bad(c, f, "expected an integer");
+		return jsonf_bad(&c->jf, f, "expected an integer");
 	snprintf(f, sizeof f, "%s.%s", field, nb);
-	if (get_number(c, f, json_object_get(j, nb), &b))
+	if (jsonf_number(&c->jf, f, json_object_get(j, nb), -HUGE_VAL, HUGE_VAL, &b))
 		return -1;
 	if (d->kind == KA_DIST_INT && !json_is_integer(json_object_get(j, nb)))
-		return bad(c, f, "expected an integer");
+		return jsonf_bad(&c->jf, f, "expected an integer");
 	d->a = a;
 	d->b = b;
 	switch (d->kind) {
 	case KA_DIST_NORMAL:
 		if (b < 0)
-			return bad(c, f, "std must not be negative");
+			return jsonf_bad(&c->jf, f, "std must not be negative");
 		bound = fabs(a) + 6 * b;
 		break;
 	case KA_DIST_UNIFORM:
 		if (!(a < b))
-			return bad(c, field, "needs lo < hi");
+			return jsonf_bad(&c->jf, field, "needs lo < hi");
 		bound = fmax(fabs(a), fabs(b));
 		break;
 	default:
 		if (a > b)
-			return bad(c, field, "needs lo <= hi");
+			return jsonf_bad(&c->jf, field, "needs lo <= hi");
 		if (fabs(a) > 9007199254740992.0 || fabs(b) > 9007199254740992.0)
-			return bad(c, field, "lo and hi must be within +-2^53");
+			return jsonf_bad(&c->jf, field, "lo and hi must be within +-2^53");
 		if (dt == KA_DTYPE_INT32 && (a < -2147483648.0 || b > 2147483647.0))
-			return bad(c, field, "range does not fit int32");
+			return jsonf_bad(&c->jf, field, "range does not fit int32");
 		bound = fmax(fabs(a), fabs(b));
 		break;
 	}
 	double dmax = dt == KA_DTYPE_FP16 ? 65504.0 : 3.0e38;
 	if (bound > dmax)
-		return bad(c, field, "values up to %g overflow %s", bound, dtype_name(dt));
+		return jsonf_bad(&c->jf, field, "values up to %g overflow %s", bound,
+				 dtype_name(dt));
 	struct gen_params gp;
 	struct ka_err ge;
 	if (gen_params_of(d, &gp, &ge))
-		return bad(c, field, "%s", ge.msg);
+		return jsonf_bad(&c->jf, field, "%s", ge.msg);
 	return 0;
 }
 
@@ -274,31 +192,31 @@ static int get_tensor(struct loader *c, const char *field, const json_t *j, int 
 	static const char *const out_keys[] = {"name", "dtype", "shape", "per_item", NULL};
 	const char *const *keys = is_input ? in_keys : out_keys;
 	char f[128];
-	if (want_type(c, field, j, JSON_OBJECT, "an object"))
+	if (jsonf_type(&c->jf, field, j, JSON_OBJECT, "an object"))
 		return -1;
-	if (check_keys(c, field, j, keys, keys))
+	if (jsonf_keys(&c->jf, field, j, keys, keys))
 		return -1;
 	json_t *n = json_object_get(j, "name");
 	snprintf(f, sizeof f, "%s.name", field);
-	if (want_type(c, f, n, JSON_STRING, "a string"))
+	if (jsonf_type(&c->jf, f, n, JSON_STRING, "a string"))
 		return -1;
 	if (!is_ident(json_string_value(n)))
-		return bad(c, f, "'%.40s' is not an identifier of at most %d characters",
-			   json_string_value(n), KA_NAMELEN - 1);
+		return jsonf_bad(&c->jf, f, "'%.40s' is not an identifier of at most %d characters",
+				 json_string_value(n), KA_NAMELEN - 1);
 	snprintf(s->name, sizeof s->name, "%s", json_string_value(n));
 	json_t *dt = json_object_get(j, "dtype");
 	snprintf(f, sizeof f, "%s.dtype", field);
-	if (want_type(c, f, dt, JSON_STRING, "a string"))
+	if (jsonf_type(&c->jf, f, dt, JSON_STRING, "a string"))
 		return -1;
 	if (dtype_parse(json_string_value(dt), &s->dtype))
-		return bad(c, f, "unknown dtype '%.32s'", json_string_value(dt));
+		return jsonf_bad(&c->jf, f, "unknown dtype '%.32s'", json_string_value(dt));
 	json_t *sh = json_object_get(j, "shape");
 	snprintf(f, sizeof f, "%s.shape", field);
-	if (want_type(c, f, sh, JSON_ARRAY, "an array"))
+	if (jsonf_type(&c->jf, f, sh, JSON_ARRAY, "an array"))
 		return -1;
 	size_t nd = json_array_size(sh);
 	if (nd < 1 || nd > KA_MAX_DIMS)
-		return bad(c, f, "%zu dimensions, expected 1 to %d", nd, KA_MAX_DIMS);
+		return jsonf_bad(&c->jf, f, "%zu dimensions, expected 1 to %d", nd, KA_MAX_DIMS);
 	for (size_t d = 0; d < nd; d++) {
 		snprintf(f, sizeof f, "%s.shape[%zu]", field, d);
 		if (get_expr(c, f, json_array_get(sh, d), &s->shape[d]))
@@ -317,11 +235,11 @@ static int get_tensors(struct loader *c, const char *field, const json_t *j, int
 {
 	struct ka_task *t = c->t;
 	char f[64];
-	if (want_type(c, field, j, JSON_ARRAY, "an array"))
+	if (jsonf_type(&c->jf, field, j, JSON_ARRAY, "an array"))
 		return -1;
 	size_t n = json_array_size(j);
 	if (n < 1 || n > KA_MAX_TENSORS)
-		return bad(c, field, "%zu entries, expected 1 to %d", n, KA_MAX_TENSORS);
+		return jsonf_bad(&c->jf, field, "%zu entries, expected 1 to %d", n, KA_MAX_TENSORS);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(f, sizeof f, "%s[%zu]", field, i);
 		struct ka_tensor_spec *s = is_input ? &t->inputs[i] : &t->outputs[i];
@@ -334,14 +252,15 @@ static int get_tensors(struct loader *c, const char *field, const json_t *j, int
 		/* Names are unique over parameters, inputs and outputs. */
 		for (int p = 0; p < t->n_params; p++)
 			if (!strcmp(t->params[p], s->name))
-				return bad(c, f, "name '%s' is also a parameter", s->name);
+				return jsonf_bad(&c->jf, f, "name '%s' is also a parameter",
+						 s->name);
 		int n_prev_in = is_input ? (int)i : t->n_inputs;
 		for (int k = 0; k < n_prev_in; k++)
 			if (!strcmp(t->inputs[k].name, s->name))
-				return bad(c, f, "duplicate tensor name '%s'", s->name);
+				return jsonf_bad(&c->jf, f, "duplicate tensor name '%s'", s->name);
 		for (int k = 0; !is_input && k < (int)i; k++)
 			if (!strcmp(t->outputs[k].name, s->name))
-				return bad(c, f, "duplicate tensor name '%s'", s->name);
+				return jsonf_bad(&c->jf, f, "duplicate tensor name '%s'", s->name);
 	}
 	return 0;
 }
@@ -571,25 +490,26 @@ static int load_params(struct loader *c, const json_t *j)
 {
 	struct ka_task *t = c->t;
 	char f[32];
-	if (want_type(c, "params", j, JSON_ARRAY, "an array"))
+	if (jsonf_type(&c->jf, "params", j, JSON_ARRAY, "an array"))
 		return -1;
 	size_t n = json_array_size(j);
 	if (n > KA_MAX_PARAMS)
-		return bad(c, "params", "%zu parameters, at most %d", n, KA_MAX_PARAMS);
+		return jsonf_bad(&c->jf, "params", "%zu parameters, at most %d", n, KA_MAX_PARAMS);
 	for (size_t i = 0; i < n; i++) {
 		json_t *p = json_array_get(j, i);
 		snprintf(f, sizeof f, "params[%zu]", i);
-		if (want_type(c, f, p, JSON_STRING, "a string"))
+		if (jsonf_type(&c->jf, f, p, JSON_STRING, "a string"))
 			return -1;
 		const char *s = json_string_value(p);
 		if (!is_ident(s))
-			return bad(c, f, "'%.40s' is not an identifier of at most %d characters", s,
-				   KA_NAMELEN - 1);
+			return jsonf_bad(&c->jf, f,
+					 "'%.40s' is not an identifier of at most %d characters", s,
+					 KA_NAMELEN - 1);
 		if (!strcmp(s, "min") || !strcmp(s, "max"))
-			return bad(c, f, "'%s' is reserved", s);
+			return jsonf_bad(&c->jf, f, "'%s' is reserved", s);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(t->params[k], s))
-				return bad(c, f, "duplicate parameter '%s'", s);
+				return jsonf_bad(&c->jf, f, "duplicate parameter '%s'", s);
 		snprintf(t->params[i], KA_NAMELEN, "%s", s);
 		t->n_params = (int)i + 1;
 	}
@@ -608,22 +528,23 @@ static int load_json(struct loader *c, const json_t *root)
 	struct ka_task *t = c->t;
 	char f[64];
 	if (!json_is_object(root))
-		return ka_err_set(c->e, "%s: top level: expected an object, got %s", c->file,
-				  json_kind(root));
-	if (check_keys(c, "", root, keys, required))
+		return ka_err_set(c->e, "%s: top level: expected an object, got %s", c->jf.file,
+				  jsonf_kind(root));
+	if (jsonf_keys(&c->jf, "", root, keys, required))
 		return -1;
-	if (get_string(c, "name", json_object_get(root, "name"), 64, &t->name))
+	if (jsonf_string(&c->jf, "name", json_object_get(root, "name"), 64, &t->name))
 		return -1;
 	size_t nl = strlen(t->name);
 	if (nl < 1 || nl > 31 || strspn(t->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != nl)
-		return bad(c, "name", "'%.40s' must be 1 to 31 characters of [a-z0-9_]", t->name);
-	if (get_string(c, "tier", json_object_get(root, "tier"), 8, &t->tier))
+		return jsonf_bad(&c->jf, "name", "'%.40s' must be 1 to 31 characters of [a-z0-9_]",
+				 t->name);
+	if (jsonf_string(&c->jf, "tier", json_object_get(root, "tier"), 8, &t->tier))
 		return -1;
 	if (strcmp(t->tier, "L1") && strcmp(t->tier, "L2") && strcmp(t->tier, "L3"))
-		return bad(c, "tier", "'%s' is not L1, L2 or L3", t->tier);
-	if (get_string(c, "description", json_object_get(root, "description"), TASK_TEXT_CAP,
-		       &t->description) ||
-	    get_string(c, "torch", json_object_get(root, "torch"), TASK_TEXT_CAP, &t->torch))
+		return jsonf_bad(&c->jf, "tier", "'%s' is not L1, L2 or L3", t->tier);
+	if (jsonf_string(&c->jf, "description", json_object_get(root, "description"), TASK_TEXT_CAP,
+			 &t->description) ||
+	    jsonf_string(&c->jf, "torch", json_object_get(root, "torch"), TASK_TEXT_CAP, &t->torch))
 		return -1;
 	if (load_params(c, json_object_get(root, "params")))
 		return -1;
@@ -632,11 +553,12 @@ static int load_json(struct loader *c, const json_t *root)
 		return -1;
 
 	json_t *items = json_object_get(root, "items");
-	if (want_type(c, "items", items, JSON_ARRAY, "an array"))
+	if (jsonf_type(&c->jf, "items", items, JSON_ARRAY, "an array"))
 		return -1;
 	size_t ni = json_array_size(items);
 	if (ni < 1 || ni > KA_MAX_DIMS)
-		return bad(c, "items", "%zu dimensions, expected 1 to %d", ni, KA_MAX_DIMS);
+		return jsonf_bad(&c->jf, "items", "%zu dimensions, expected 1 to %d", ni,
+				 KA_MAX_DIMS);
 	for (size_t i = 0; i < ni; i++) {
 		snprintf(f, sizeof f, "items[%zu]", i);
 		if (get_expr(c, f, json_array_get(items, i), &t->items[i]))
@@ -647,11 +569,12 @@ static int load_json(struct loader *c, const json_t *root)
 	if (get_shape(c, "bench", json_object_get(root, "bench"), &t->bench))
 		return -1;
 	json_t *checks = json_object_get(root, "checks");
-	if (want_type(c, "checks", checks, JSON_ARRAY, "an array"))
+	if (jsonf_type(&c->jf, "checks", checks, JSON_ARRAY, "an array"))
 		return -1;
 	size_t nc = json_array_size(checks);
 	if (nc < 2 || nc > KA_MAX_SHAPES)
-		return bad(c, "checks", "%zu check shapes, expected 2 to %d", nc, KA_MAX_SHAPES);
+		return jsonf_bad(&c->jf, "checks", "%zu check shapes, expected 2 to %d", nc,
+				 KA_MAX_SHAPES);
 	for (size_t i = 0; i < nc; i++) {
 		snprintf(f, sizeof f, "checks[%zu]", i);
 		if (get_shape(c, f, json_array_get(checks, i), &t->checks[i]))
@@ -661,27 +584,30 @@ static int load_json(struct loader *c, const json_t *root)
 
 	json_t *tol = json_object_get(root, "tolerance");
 	static const char *const tol_keys[] = {"atol", "rtol", NULL};
-	if (want_type(c, "tolerance", tol, JSON_OBJECT, "an object") ||
-	    check_keys(c, "tolerance", tol, tol_keys, tol_keys) ||
-	    get_number(c, "tolerance.atol", json_object_get(tol, "atol"), &t->atol) ||
-	    get_number(c, "tolerance.rtol", json_object_get(tol, "rtol"), &t->rtol))
+	if (jsonf_type(&c->jf, "tolerance", tol, JSON_OBJECT, "an object") ||
+	    jsonf_keys(&c->jf, "tolerance", tol, tol_keys, tol_keys) ||
+	    jsonf_number(&c->jf, "tolerance.atol", json_object_get(tol, "atol"), -HUGE_VAL,
+			 HUGE_VAL, &t->atol) ||
+	    jsonf_number(&c->jf, "tolerance.rtol", json_object_get(tol, "rtol"), -HUGE_VAL,
+			 HUGE_VAL, &t->rtol))
 		return -1;
 	if (t->atol < 0)
-		return bad(c, "tolerance.atol", "must not be negative");
+		return jsonf_bad(&c->jf, "tolerance.atol", "must not be negative");
 	if (t->rtol < 0)
-		return bad(c, "tolerance.rtol", "must not be negative");
+		return jsonf_bad(&c->jf, "tolerance.rtol", "must not be negative");
 
 	json_t *libs = json_object_get(root, "libraries");
 	if (libs) {
-		if (want_type(c, "libraries", libs, JSON_ARRAY, "an array"))
+		if (jsonf_type(&c->jf, "libraries", libs, JSON_ARRAY, "an array"))
 			return -1;
 		size_t nlib = json_array_size(libs);
 		if (nlib > KA_MAX_LIBS)
-			return bad(c, "libraries", "%zu entries, at most %d", nlib, KA_MAX_LIBS);
+			return jsonf_bad(&c->jf, "libraries", "%zu entries, at most %d", nlib,
+					 KA_MAX_LIBS);
 		for (size_t i = 0; i < nlib; i++) {
 			json_t *l = json_array_get(libs, i);
 			snprintf(f, sizeof f, "libraries[%zu]", i);
-			if (want_type(c, f, l, JSON_STRING, "a string"))
+			if (jsonf_type(&c->jf, f, l, JSON_STRING, "a string"))
 				return -1;
 			const char *s = json_string_value(l);
 			int known = 0;
@@ -689,11 +615,12 @@ static int load_json(struct loader *c, const json_t *root)
 			     k++)
 				known |= !strcmp(task_known_libs[k], s);
 			if (!known)
-				return bad(c, f,
-					   "unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
+				return jsonf_bad(
+					&c->jf, f,
+					"unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
 			for (int k = 0; k < t->n_libs; k++)
 				if (!strcmp(t->libs[k], s))
-					return bad(c, f, "duplicate library '%s'", s);
+					return jsonf_bad(&c->jf, f, "duplicate library '%s'", s);
 			snprintf(t->libs[t->n_libs++], KA_NAMELEN, "%s", s);
 		}
 	}
@@ -708,7 +635,7 @@ static int load_json(struct loader *c, const json_t *root)
 		const struct ka_shape *sh = w < 0 ? &t->bench : &t->checks[w];
 		if (task_check_shape(t, sh, w < 0 ? 0 : TASK_CHECK_NUMEL_CAP, &se)) {
 			shape_label(t, w, label, sizeof label);
-			return ka_err_set(c->e, "%s: %s at %s", c->file, se.msg, label);
+			return ka_err_set(c->e, "%s: %s at %s", c->jf.file, se.msg, label);
 		}
 	}
 	int odd = 0;
@@ -716,9 +643,9 @@ static int load_json(struct loader *c, const json_t *root)
 		for (int p = 0; p < t->n_params; p++)
 			odd |= t->checks[w].v[p] % 8 != 0;
 	if (!odd)
-		return bad(c, "checks",
-			   "no check shape has an odd size (a parameter value that is not a "
-			   "multiple of 8)");
+		return jsonf_bad(&c->jf, "checks",
+				 "no check shape has an odd size (a parameter value that is not a "
+				 "multiple of 8)");
 	return 0;
 }
 
@@ -731,7 +658,7 @@ struct ka_task *task_load(const char *dir, struct ka_err *e)
 	char *ref = xasprintf("%.*s/ref.c", (int)dl, dir);
 	struct ka_task *t = xcalloc(1, sizeof *t);
 	t->dir = xasprintf("%.*s", (int)dl, dir);
-	struct loader c = {.file = file, .e = e, .t = t};
+	struct loader c = {.jf = {.file = file, .e = e, .unknown_names_key = 1}, .e = e, .t = t};
 	char *buf = NULL;
 	size_t len = 0;
 	json_t *root = NULL;

@@ -1,7 +1,21 @@
-/* dtype.c: the dtype table (see dtype.h). */
+/* dtype.c: the dtype table (see dtype.h). The codes are the ABI's
+ * (include/ka_kernel.h, shown to models verbatim, so it is not edited to
+ * include this table): the asserts below keep the two in step. */
 #include "dtype.h"
 
 #include <string.h>
+
+#include "ka_kernel.h"
+
+#define SAME_CODE(ours, abi) _Static_assert((int)(ours) == (int)(abi), #ours " != " #abi)
+SAME_CODE(KA_DTYPE_FP32, KA_FP32);
+SAME_CODE(KA_DTYPE_FP16, KA_FP16);
+SAME_CODE(KA_DTYPE_BF16, KA_BF16);
+SAME_CODE(KA_DTYPE_FP64, KA_FP64);
+SAME_CODE(KA_DTYPE_INT32, KA_INT32);
+SAME_CODE(KA_DTYPE_INT64, KA_INT64);
+_Static_assert((int)KA_DTYPE_COUNT == (int)KA_INT64 + 1,
+	       "a dtype missing from the ABI or from the table");
 
 static const struct {
 	const char *name, *ctype;
@@ -42,4 +56,9 @@ int dtype_parse(const char *name, enum ka_dtype *out)
 int dtype_is_int(enum ka_dtype d)
 {
 	return (unsigned)d < KA_DTYPE_COUNT && dtypes[d].is_int;
+}
+
+size_t dtype_code_size(int code)
+{
+	return code >= 0 && code < KA_DTYPE_COUNT ? dtypes[code].size : 0;
 }

@@ -2,7 +2,8 @@
  * recorder and the runners. A dtype's code is its place in enum ka_dtype;
  * the name is what task.json spells, the C type is what a reference or a
  * kernel uses (include/ka_ref.h, include/ka_kernel.h). It knows nothing of
- * tasks or devices. */
+ * tasks or devices. The codes equal include/ka_kernel.h's enum ka_abi_dtype
+ * (checked at compile time in dtype.c). */
 #ifndef KA_DTYPE_H
 #define KA_DTYPE_H
 
@@ -20,6 +21,9 @@ enum ka_dtype {
 
 /* Bytes of one element; 0 for a code outside the table. */
 size_t dtype_size(enum ka_dtype d);
+/* Bytes of one element of an ABI dtype code (struct ka_tensor.dtype, a
+ * request's or a plan's integer); 0 for a code outside the table. */
+size_t dtype_code_size(int code);
 /* The task.json name ("fp32"); "?" for a code outside the table. Static. */
 const char *dtype_name(enum ka_dtype d);
 /* The C type a reference or kernel uses ("float", "ka_half"); "?" outside. */

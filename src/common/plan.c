@@ -827,9 +827,8 @@ struct plan_op *plan_add_op(struct plan *p)
 
 char *plan_signature(const struct plan *p)
 {
-	size_t cap = 256, len = 0;
-	char *s = xmalloc(cap);
-	s[0] = 0;
+	struct util_buf s = {0};
+	util_buf_add(&s, "", 0);
 	for (int i = 0; i < p->n_ops; i++) {
 		const struct plan_op *o = &p->ops[i];
 		char item[PLAN_MAX_NAME + 160];
@@ -844,13 +843,7 @@ char *plan_signature(const struct plan *p)
 				 o->kind == PLAN_OP_FILL   ? "fill"
 				 : o->kind == PLAN_OP_COPY ? "copy"
 							   : "symbol");
-		size_t il = strlen(item);
-		if (len + il + 1 > cap) {
-			cap = 2 * (len + il + 1);
-			s = xrealloc(s, cap);
-		}
-		memcpy(s + len, item, il + 1);
-		len += il;
+		util_buf_puts(&s, item);
 	}
-	return s;
+	return util_buf_take(&s);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -272,89 +273,211 @@ const char *util_data_root(void)
 	return data_root;
 }
 
-int util_run(char *const argv[], const char *cwd, double timeout_s, size_t cap, char **out,
-	     size_t *out_len, int *truncated, struct ka_err *e)
+/* One output stream of a child: its pipe and its capped capture. */
+struct run_stream {
+	int fd; /* -1 once closed */
+	struct util_buf *b;
+};
+
+/* Read what is there into the capture; at end of file close the pipe. */
+static void run_stream_read(struct run_stream *st)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return ka_err_set(e, "pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return ka_err_set(e, "fork: %s", strerror(errno));
+	char chunk[65536];
+	ssize_t n = read(st->fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(st->fd);
+		st->fd = -1;
+		return;
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		if (cwd && chdir(cwd) != 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+	util_buf_add(st->b, chunk, (size_t)n); /* over the cap: b->over says so */
+}
+
+/* The environment of the child: ours plus env_add, built before fork (the
+ * child may only make async-signal-safe calls: other threads may hold
+ * malloc's lock). NULL when nothing is added. */
+static char **run_env(char *const *env_add)
+{
+	extern char **environ;
+	if (!env_add || !env_add[0])
+		return NULL;
+	size_t nenv = 0, nadd = 0;
+	while (environ[nenv])
+		nenv++;
+	while (env_add[nadd])
+		nadd++;
+	char **envp = xcalloc(nenv + nadd + 1, sizeof *envp);
+	memcpy(envp, environ, nenv * sizeof *envp);
+	memcpy(envp + nenv, env_add, nadd * sizeof *envp);
+	return envp;
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void run_child_exec(char *const argv[], const struct util_run_opts *o, char **envp,
+			   pid_t parent, int out_fd, int err_fd)
+{
+	/* die with ka (a compiler must not outlive it); the parent may have
+	 * died before prctl took effect */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	setpgid(0, 0);
+	int in = o->stdin_fd > 0 ? o->stdin_fd : open("/dev/null", O_RDONLY);
+	if (in >= 0)
+		dup2(in, 0);
+	dup2(out_fd, 1);
+	dup2(err_fd, 2);
+	if (o->cwd && chdir(o->cwd) != 0) {
+		dprintf(2, "cannot enter %s: %s\n", o->cwd, strerror(errno));
 		_exit(127);
 	}
-	setpgid(pid, pid);
-	close(pfd[1]);
-	size_t size = 0, alloc = 4096;
-	char *buf = xmalloc(alloc);
-	int trunc = 0, timed_out = 0;
-	double deadline = timeout_s > 0 ? util_now() + timeout_s : 0;
+	if (envp)
+		execvpe(argv[0], argv, envp);
+	else
+		execvp(argv[0], argv);
+	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Read both streams until they close and the child has exited, under the
+ * deadline (0: none). Returns 1 when the child was reaped into *status. */
+static int run_wait(pid_t pid, struct run_stream *st, const struct util_run_opts *o,
+		    double deadline, int *status, int *timed_out)
+{
 	for (;;) {
-		int wait_ms = -1;
+		int ms = -1;
 		if (deadline > 0) {
 			double left = deadline - util_now();
 			if (left <= 0) {
-				timed_out = 1;
-				kill(-pid, SIGKILL);
-				break;
+				*timed_out = 1;
+				return 0;
 			}
-			wait_ms = (int)(left * 1000) + 1;
+			ms = (int)(left * 1000) + 1;
 		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int r = poll(&p, 1, wait_ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0)
-			continue;
-		char chunk[65536];
-		ssize_t n = read(pfd[0], chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		size_t keep = (size_t)n;
-		if (size + keep > cap) {
-			keep = cap > size ? cap - size : 0;
-			trunc = 1;
+		struct pollfd pf[2];
+		struct run_stream *which[2];
+		nfds_t n = 0;
+		for (int i = 0; i < 2; i++) {
+			if (st[i].fd < 0)
+				continue;
+			pf[n] = (struct pollfd){.fd = st[i].fd, .events = POLLIN};
+			which[n++] = &st[i];
 		}
-		if (size + keep + 1 > alloc) {
-			while (size + keep + 1 > alloc)
-				alloc *= 2;
-			buf = xrealloc(buf, alloc);
+		if (n == 0) {
+			/* both streams closed: the child is exiting, or it
+			 * closed them and keeps running */
+			if (waitpid(pid, status, WNOHANG) == pid)
+				return 1;
+			struct timespec ts = {0, 2000000};
+			nanosleep(&ts, NULL);
+			continue;
 		}
-		memcpy(buf + size, chunk, keep);
-		size += keep;
+		int r = poll(pf, n, ms);
+		if (r < 0 && errno != EINTR)
+			return 0;
+		for (nfds_t i = 0; r > 0 && i < n; i++)
+			if (pf[i].revents)
+				run_stream_read(which[i]);
+		if (o->kill_at_cap && st[0].b->over)
+			return 0;
 	}
-	close(pfd[0]);
+}
+
+int util_run_child(char *const argv[], const struct util_run_opts *o, struct util_run_result *r,
+		   struct ka_err *e)
+{
+	memset(r, 0, sizeof *r);
+	util_buf_init_cap(&r->out, o->out_cap);
+	util_buf_init_cap(&r->err, o->merge_err ? 0 : o->err_cap);
+	int po[2] = {-1, -1}, pe[2] = {-1, -1};
+	if (pipe2(po, O_CLOEXEC) != 0 || (!o->merge_err && pipe2(pe, O_CLOEXEC) != 0)) {
+		ka_err_set(e, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	char **envp = run_env(o->env_add);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		ka_err_set(e, "fork: %s", strerror(errno));
+		free(envp);
+		goto fail;
+	}
+	if (pid == 0)
+		run_child_exec(argv, o, envp, parent, po[1], o->merge_err ? po[1] : pe[1]);
+	setpgid(pid, pid); /* also here: no window where kill(-pid) misses */
+	free(envp);
+	close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	struct run_stream st[2] = {{po[0], &r->out}, {pe[0], &r->err}};
+	double deadline = o->timeout_s > 0 ? util_now() + o->timeout_s : 0;
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	kill(-pid, SIGKILL); /* anything the child left behind */
-	buf[size] = 0;
-	*out = buf;
+	int exited = run_wait(pid, st, o, deadline, &status, &r->timed_out);
+	if (!exited) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	kill(-pid, SIGKILL); /* anything the child left behind in its group */
+	/* whatever is still buffered in the pipes */
+	for (int got = 1; got;) {
+		got = 0;
+		for (int i = 0; i < 2; i++) {
+			struct pollfd pf = {.fd = st[i].fd, .events = POLLIN};
+			if (st[i].fd >= 0 && poll(&pf, 1, 0) > 0 && (pf.revents & POLLIN)) {
+				run_stream_read(&st[i]);
+				got = 1;
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (st[i].fd >= 0)
+			close(st[i].fd);
+	util_buf_add(&r->out, "", 0); /* NUL-terminated even when empty */
+	util_buf_add(&r->err, "", 0);
+	r->wait_status = status;
+	r->out_truncated = r->out.over;
+	r->err_truncated = r->err.over;
+	r->code = r->timed_out		? 124
+		  : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+					: WEXITSTATUS(status);
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (po[i] >= 0)
+			close(po[i]);
+		if (pe[i] >= 0)
+			close(pe[i]);
+	}
+	util_run_result_free(r);
+	return -1;
+}
+
+void util_run_result_free(struct util_run_result *r)
+{
+	if (!r)
+		return;
+	util_buf_free(&r->out);
+	util_buf_free(&r->err);
+}
+
+int util_run(char *const argv[], const char *cwd, double timeout_s, size_t cap, char **out,
+	     size_t *out_len, int *truncated, struct ka_err *e)
+{
+	struct util_run_opts o = {
+		.cwd = cwd, .timeout_s = timeout_s, .out_cap = cap, .merge_err = 1};
+	struct util_run_result r;
+	if (util_run_child(argv, &o, &r, e))
+		return -1;
 	if (out_len)
-		*out_len = size;
+		*out_len = r.out.len;
 	if (truncated)
-		*truncated = trunc;
-	if (timed_out)
-		return 124;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+		*truncated = r.out_truncated;
+	*out = util_buf_take(&r.out);
+	util_run_result_free(&r);
+	return r.code;
 }
 
 void util_hex(const void *data, size_t len, char *out)
@@ -368,31 +491,103 @@ void util_hex(const void *data, size_t len, char *out)
 	out[2 * len] = 0;
 }
 
-void util_buf_vprintf(struct util_buf *b, const char *fmt, va_list ap)
+void util_buf_init(struct util_buf *b)
 {
-	va_list ap2;
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		return;
-	if (b->len + (size_t)n + 1 > b->cap) {
+	memset(b, 0, sizeof *b);
+}
+
+void util_buf_init_cap(struct util_buf *b, size_t max)
+{
+	memset(b, 0, sizeof *b);
+	b->max = max;
+	b->max_set = 1;
+}
+
+static size_t buf_max(const struct util_buf *b)
+{
+	return b->max_set ? b->max : UTIL_BUF_DEFAULT_CAP;
+}
+
+int util_buf_add(struct util_buf *b, const void *p, size_t n)
+{
+	size_t max = buf_max(b), keep = n;
+	if (b->over)
+		keep = 0;
+	else if (keep > max - b->len) {
+		keep = max - b->len;
+		b->over = 1;
+	}
+	/* room for keep bytes and the NUL, doubling but never past max + 1 */
+	if (!b->s || b->len + keep + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + (size_t)n + 1)
+		while (cap < b->len + keep + 1)
 			cap *= 2;
+		if (cap > max + 1)
+			cap = max + 1 > b->len + keep + 1 ? max + 1 : b->len + keep + 1;
 		b->s = xrealloc(b->s, cap);
 		b->cap = cap;
 	}
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	b->len += (size_t)n;
+	if (keep)
+		memcpy(b->s + b->len, p, keep);
+	b->len += keep;
+	b->s[b->len] = 0;
+	return b->over ? -1 : 0;
 }
 
-void util_buf_printf(struct util_buf *b, const char *fmt, ...)
+int util_buf_puts(struct util_buf *b, const char *s)
+{
+	return util_buf_add(b, s, strlen(s));
+}
+
+int util_buf_putc(struct util_buf *b, char c)
+{
+	return util_buf_add(b, &c, 1);
+}
+
+int util_buf_vprintf(struct util_buf *b, const char *fmt, va_list ap)
+{
+	char small[1024];
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof small)
+		return util_buf_add(b, small, (size_t)n);
+	char *big = xmalloc((size_t)n + 1);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	int rc = util_buf_add(b, big, (size_t)n);
+	free(big);
+	return rc;
+}
+
+int util_buf_printf(struct util_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	util_buf_vprintf(b, fmt, ap);
+	int rc = util_buf_vprintf(b, fmt, ap);
 	va_end(ap);
+	return rc;
+}
+
+char *util_buf_take(struct util_buf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+	b->s = NULL;
+	b->len = b->cap = 0;
+	b->over = 0;
+	return s;
+}
+
+void util_buf_free(struct util_buf *b)
+{
+	if (!b)
+		return;
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+	b->over = 0;
 }
 
 void util_log_summary(const char *log, char *out, size_t cap)

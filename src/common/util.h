@@ -64,11 +64,86 @@ const char *util_exe_dir(void);
  * (build/ka -> the checkout). Returns a static string. */
 const char *util_data_root(void);
 
-/* Run argv (argv[0] is a path) with stdout+stderr captured into a buffer of at
- * most cap bytes (the rest is dropped and *truncated set), a wall-clock limit
- * in seconds (0 = none) and optional working directory. Returns the exit
- * status (0..255), 128+signal if killed, or -1 with e set if it could not
- * start. On timeout returns 124. *out is NUL-terminated; caller frees. */
+/* The one growing buffer: text or bytes, with a cap on what it holds (as
+ * curl's dynbuf). Going over the cap is a result the caller handles: the
+ * append keeps what fits, sets over, and returns -1, and every later append
+ * returns -1 too. Allocation failures abort (see xrealloc). A zeroed buffer
+ * is ready to use with UTIL_BUF_DEFAULT_CAP; util_buf_init_cap sets another
+ * cap (0 included). After the first append, s is NUL-terminated. The owner
+ * frees s (util_buf_free) or takes it (util_buf_take). */
+struct util_buf {
+	char *s;
+	size_t len, cap; /* bytes held; bytes allocated */
+	size_t max;	 /* most bytes held (when max_set) */
+	int max_set, over;
+};
+
+/* The cap of a zeroed buffer or util_buf_init (256 MiB): for text ka builds
+ * from its own data; outside data gets its own cap. */
+#define UTIL_BUF_DEFAULT_CAP ((size_t)256 << 20)
+
+/* An empty buffer with the default cap. */
+void util_buf_init(struct util_buf *b);
+/* An empty buffer that holds at most max bytes (plus the NUL). */
+void util_buf_init_cap(struct util_buf *b, size_t max);
+
+/* Append n bytes (0, or -1 when they did not all fit: see above). */
+int util_buf_add(struct util_buf *b, const void *p, size_t n);
+int util_buf_puts(struct util_buf *b, const char *s);
+int util_buf_putc(struct util_buf *b, char c);
+/* Append printf-formatted text: 0, or -1 when it went over the cap (the
+ * part that fits is kept) or on an encoding error (nothing appended). */
+int util_buf_printf(struct util_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int util_buf_vprintf(struct util_buf *b, const char *fmt, va_list ap);
+
+/* The text, NUL-terminated ("" when nothing was appended), now the
+ * caller's to free; b is left empty with the same cap. */
+char *util_buf_take(struct util_buf *b);
+/* Free the text; b is left empty with the same cap. NULL is fine. */
+void util_buf_free(struct util_buf *b);
+
+/* Options of util_run_child. Start from {0}: no working directory change,
+ * no extra environment, no time limit, nothing captured (caps 0), stderr
+ * captured apart from stdout, stdin from /dev/null. */
+struct util_run_opts {
+	const char *cwd;	 /* working directory of the child; NULL: ours */
+	char *const *env_add;	 /* "NAME=VALUE" entries added to our environment */
+	double timeout_s;	 /* wall-clock limit in seconds; 0: none */
+	size_t out_cap, err_cap; /* bytes of stdout / stderr kept (the rest dropped) */
+	int merge_err;		 /* stderr goes into the stdout capture (err unused) */
+	int stdin_fd;		 /* > 0: the child's stdin; otherwise /dev/null */
+	int kill_at_cap;	 /* stop the child as soon as stdout goes over out_cap */
+};
+
+/* What util_run_child saw. out and err are NUL-terminated once the call
+ * returns 0; util_run_result_free frees them. */
+struct util_run_result {
+	struct util_buf out, err;
+	int wait_status;		  /* raw waitpid status */
+	int code;			  /* exit status, 128+signal, or 124 on timeout */
+	int timed_out;			  /* the wall-clock limit killed it */
+	int out_truncated, err_truncated; /* a capture went over its cap */
+};
+
+/* The one child-process runner. Runs argv (argv[0] a path or a name looked
+ * up in PATH) in its own process group, with PR_SET_PDEATHSIG so the child
+ * dies with this thread's process; reads stdout and stderr until both close
+ * and the child has exited, keeping at most the caps; on timeout kills the
+ * whole group (grandchildren too) and sets timed_out; whatever the group
+ * left running when the child exits is killed as well. Returns 0 with *r
+ * filled (free with util_run_result_free), or -1 with e set when the child
+ * could not be started (r then holds nothing to free). */
+int util_run_child(char *const argv[], const struct util_run_opts *o, struct util_run_result *r,
+		   struct ka_err *e);
+
+/* Free the captures of r; a zeroed r is fine. */
+void util_run_result_free(struct util_run_result *r);
+
+/* util_run_child with stdout+stderr merged into one capture of cap bytes,
+ * a wall-clock limit in seconds (0 = none) and an optional working
+ * directory. Returns the exit status (0..255), 128+signal if killed, 124 on
+ * timeout, or -1 with e set if it could not start. *out is NUL-terminated;
+ * caller frees. */
 int util_run(char *const argv[], const char *cwd, double timeout_s, size_t cap, char **out,
 	     size_t *out_len, int *truncated, struct ka_err *e);
 
@@ -79,17 +154,5 @@ void util_hex(const void *data, size_t len, char *out);
  * message: up to 3 lines holding "error:" (else the first 3 non-empty lines)
  * joined by " | ", tabs and CRs as spaces, cut to cap bytes with a NUL. */
 void util_log_summary(const char *log, char *out, size_t cap);
-
-/* A growing text buffer (allocation failures abort, see xrealloc). Start it
- * zeroed; after the first append s is NUL-terminated. The owner frees s. */
-struct util_buf {
-	char *s;
-	size_t len, cap;
-};
-
-/* Append printf-formatted text to b (an encoding error appends nothing). */
-void util_buf_printf(struct util_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void util_buf_vprintf(struct util_buf *b, const char *fmt, va_list ap);
 
 #endif

@@ -380,37 +380,34 @@ void model_reply_free(struct model_reply *r)
 
 /* ---- cache --------------------------------------------------------------- */
 
-static void key_field(char **buf, size_t *len, const char *s)
+/* One field of the cache key: "<length>:<bytes>\n". */
+static void key_field(struct util_buf *b, const char *s)
 {
 	size_t n = strlen(s);
-	char head[32];
-	int h = snprintf(head, sizeof head, "%zu:", n);
-	*buf = xrealloc(*buf, *len + (size_t)h + n + 2);
-	memcpy(*buf + *len, head, (size_t)h);
-	memcpy(*buf + *len + h, s, n);
-	(*buf)[*len + (size_t)h + n] = '\n';
-	*len += (size_t)h + n + 1;
+	util_buf_printf(b, "%zu:", n);
+	util_buf_add(b, s, n);
+	util_buf_putc(b, '\n');
 }
 
 /* Path of the cache file of a request: sha256 of the spec, the prompts, the
  * sample index and the sampling parameters. Caller frees. */
 static char *cache_path(const struct model *m, const struct model_request *r)
 {
-	char *buf = NULL, num[64];
-	size_t len = 0;
-	key_field(&buf, &len, "ka-model-cache-v1");
-	key_field(&buf, &len, m->spec);
-	key_field(&buf, &len, r->system ? r->system : "");
-	key_field(&buf, &len, r->prompt ? r->prompt : "");
+	char num[64];
+	struct util_buf key = {0};
+	key_field(&key, "ka-model-cache-v1");
+	key_field(&key, m->spec);
+	key_field(&key, r->system ? r->system : "");
+	key_field(&key, r->prompt ? r->prompt : "");
 	snprintf(num, sizeof num, "%d", r->sample);
-	key_field(&buf, &len, num);
+	key_field(&key, num);
 	snprintf(num, sizeof num, "%lld", (long long)(m->p.seed + r->sample));
-	key_field(&buf, &len, num);
+	key_field(&key, num);
 	snprintf(num, sizeof num, "%.17g/%.17g/%d", m->p.temperature, m->p.top_p, m->p.max_tokens);
-	key_field(&buf, &len, num);
+	key_field(&key, num);
 	char hex[65];
-	sigv4_sha256_hex(buf, len, hex);
-	free(buf);
+	sigv4_sha256_hex(key.s, key.len, hex);
+	util_buf_free(&key);
 	return xasprintf("%s/%.2s/%s.json", m->p.cache_dir, hex, hex);
 }
 
@@ -519,9 +516,7 @@ struct xfer {
 	double t0;
 	CURL *easy;
 	struct model_http h;
-	char *buf;
-	size_t len, cap, limit;
-	int over;
+	struct util_buf body; /* capped at max_reply_bytes */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -529,20 +524,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
 	struct xfer *x = userp;
 	size_t n = size * nmemb;
-	if (x->len + n > x->limit) {
-		x->over = 1;
-		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
-	}
-	if (x->len + n + 1 > x->cap) {
-		size_t cap = x->cap ? x->cap : 16384;
-		while (x->len + n + 1 > cap)
-			cap *= 2;
-		x->buf = xrealloc(x->buf, cap);
-		x->cap = cap;
-	}
-	memcpy(x->buf + x->len, data, n);
-	x->len += n;
-	x->buf[x->len] = 0;
+	if (util_buf_add(&x->body, data, n))
+		return 0; /* over the cap: aborts the transfer with CURLE_WRITE_ERROR */
 	return n;
 }
 
@@ -555,10 +538,7 @@ static void xfer_reset(struct xfer *x)
 	free(x->h.url);
 	free(x->h.body);
 	memset(&x->h, 0, sizeof x->h);
-	free(x->buf);
-	x->buf = NULL;
-	x->len = x->cap = 0;
-	x->over = 0;
+	util_buf_free(&x->body);
 	x->errbuf[0] = 0;
 }
 
@@ -581,7 +561,7 @@ static int xfer_start(struct model *m, struct xfer *x, const struct model_reques
 		return -1;
 	}
 	x->easy = c;
-	x->limit = m->p.max_reply_bytes;
+	util_buf_init_cap(&x->body, m->p.max_reply_bytes);
 	curl_easy_setopt(c, CURLOPT_URL, x->h.url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, x->h.headers);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, x->h.body);
@@ -682,7 +662,7 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	rep->attempts = x->attempt;
 	rep->latency_s = util_now() - x->t0;
 	int can_retry = x->attempt <= m->p.max_retries;
-	if (x->over) {
+	if (x->body.over) {
 		model_fail(rep, be, "reply over the cap of %zu bytes (HTTP %ld)",
 			   m->p.max_reply_bytes, status);
 		return XFER_DONE;
@@ -704,7 +684,7 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	}
 	if (status == 429 || status == 408 || status >= 500) {
 		char msg[256];
-		error_text(x->buf, x->len, msg, sizeof msg);
+		error_text(x->body.s, x->body.len, msg, sizeof msg);
 		model_fail(rep, be, "HTTP %ld: %s (%d attempt%s)", status, msg, x->attempt,
 			   x->attempt == 1 ? "" : "s");
 		if (!can_retry)
@@ -718,15 +698,15 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	}
 	if (status < 200 || status >= 300) {
 		char msg[256];
-		error_text(x->buf, x->len, msg, sizeof msg);
+		error_text(x->body.s, x->body.len, msg, sizeof msg);
 		model_fail(rep, be, "HTTP %ld: %s", status, msg[0] ? msg : "(empty body)");
 		return XFER_DONE;
 	}
 	json_error_t je;
-	json_t *root = json_loadb(x->buf ? x->buf : "", x->len, 0, &je);
+	json_t *root = json_loadb(x->body.s ? x->body.s : "", x->body.len, 0, &je);
 	if (!root) {
 		model_fail(rep, be, "reply is not JSON (%s at byte %d; %zu bytes, starts '%.40s')",
-			   je.text, je.position, x->len, x->buf ? x->buf : "");
+			   je.text, je.position, x->body.len, x->body.s ? x->body.s : "");
 		return XFER_DONE;
 	}
 	rep->ok = 1;

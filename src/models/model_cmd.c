@@ -9,20 +9,15 @@
  * Bedrock credential_process uses. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "model_backend.h"
 
 #define CMD_EX_TEMPFAIL 75
-
-extern char **environ;
 
 /* A temporary file holding data, opened for reading at offset 0 (unlinked
  * already), or -1. */
@@ -64,111 +59,38 @@ int model_shell(const char *command, const char *stdin_data, size_t stdin_len,
 	if (errline_cap)
 		errline[0] = 0;
 	int in_fd = temp_fd(stdin_data ? stdin_data : "", stdin_data ? stdin_len : 0);
-	int err_fd = temp_fd("", 0);
-	int pfd[2] = {-1, -1};
-	if (in_fd < 0 || err_fd < 0 || pipe2(pfd, O_CLOEXEC) != 0) {
+	if (in_fd < 0) {
 		snprintf(errline, errline_cap, "cannot set up the command: %s", strerror(errno));
-		if (in_fd >= 0)
-			close(in_fd);
-		if (err_fd >= 0)
-			close(err_fd);
 		return -1;
 	}
-	/* The environment is built before fork: the child only calls
-	 * async-signal-safe functions (other threads may hold malloc's lock). */
-	size_t nenv = 0, nextra = 0;
-	while (environ[nenv])
-		nenv++;
-	while (extra_env && extra_env[nextra])
-		nextra++;
-	char **envp = xcalloc(nenv + nextra + 1, sizeof *envp);
-	size_t k = 0;
-	for (size_t i = 0; i < nenv; i++)
-		envp[k++] = environ[i];
-	for (size_t i = 0; i < nextra; i++)
-		envp[k++] = extra_env[i];
 	char *const argv[] = {"/bin/sh", "-c", (char *)command, NULL};
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(errline, errline_cap, "fork: %s", strerror(errno));
-		free(envp);
-		close(in_fd);
-		close(err_fd);
-		close(pfd[0]);
-		close(pfd[1]);
+	struct util_run_opts o = {.env_add = extra_env,
+				  .timeout_s = timeout_s,
+				  .out_cap = cap,
+				  .err_cap = errline_cap ? errline_cap - 1 : 0,
+				  .stdin_fd = in_fd,
+				  .kill_at_cap = 1};
+	struct util_run_result r;
+	struct ka_err e;
+	int rc = util_run_child(argv, &o, &r, &e);
+	close(in_fd);
+	if (rc) {
+		snprintf(errline, errline_cap, "%s", e.msg);
 		return -1;
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(in_fd, 0);
-		dup2(pfd[1], 1);
-		dup2(err_fd, 2);
-		execve("/bin/sh", argv, envp);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	free(envp);
-	close(in_fd);
-	close(pfd[1]);
-	size_t size = 0, alloc = 4096;
-	char *buf = xmalloc(alloc);
-	int over = 0, timed_out = 0;
-	double deadline = util_now() + timeout_s;
-	for (;;) {
-		double left = deadline - util_now();
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int r = poll(&p, 1, (int)(left * 1000) + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0)
-			continue;
-		char chunk[65536];
-		ssize_t n = read(pfd[0], chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (size + (size_t)n > cap) {
-			over = 1;
-			break;
-		}
-		if (size + (size_t)n + 1 > alloc) {
-			while (size + (size_t)n + 1 > alloc)
-				alloc *= 2;
-			buf = xrealloc(buf, alloc);
-		}
-		memcpy(buf + size, chunk, (size_t)n);
-		size += (size_t)n;
-	}
-	if (timed_out || over)
-		kill(-pid, SIGKILL);
-	close(pfd[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[size] = 0;
-	*out = buf;
-	if (out_len)
-		*out_len = size;
-	if (errline_cap && lseek(err_fd, 0, SEEK_SET) == 0) {
-		ssize_t n = read(err_fd, errline, errline_cap - 1);
-		errline[n > 0 ? n : 0] = 0;
+	if (errline_cap) {
+		/* the first line of stderr */
+		snprintf(errline, errline_cap, "%s", r.err.s);
 		char *nl = strchr(errline, '\n');
 		if (nl)
 			*nl = 0;
 	}
-	close(err_fd);
-	if (over)
-		return -2;
-	if (timed_out)
-		return 124;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	rc = r.out_truncated ? -2 : r.code;
+	if (out_len)
+		*out_len = r.out.len;
+	*out = util_buf_take(&r.out);
+	util_run_result_free(&r);
+	return rc;
 }
 
 struct cmd {

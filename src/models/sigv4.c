@@ -13,43 +13,6 @@
 #define SIGV4_MAX_HEADERS 32
 #define SIGV4_MAX_PARAMS 256
 
-/* A growing string; every append keeps it NUL-terminated. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_putn(struct sbuf *b, const char *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		b->s = xrealloc(b->s, cap);
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, p, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void sb_puts(struct sbuf *b, const char *s)
-{
-	sb_putn(b, s, strlen(s));
-}
-
-static void sb_putc(struct sbuf *b, char c)
-{
-	sb_putn(b, &c, 1);
-}
-
-static char *sb_take(struct sbuf *b)
-{
-	if (!b->s)
-		return xstrdup("");
-	return b->s;
-}
-
 void sigv4_sha256_hex(const void *data, size_t len, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -76,25 +39,25 @@ static int unreserved(unsigned char c)
 	return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
-static void encode_into(struct sbuf *b, const char *s, size_t n, int keep_slash)
+static void encode_into(struct util_buf *b, const char *s, size_t n, int keep_slash)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (unreserved(c) || (keep_slash && c == '/')) {
-			sb_putc(b, (char)c);
+			util_buf_putc(b, (char)c);
 		} else {
 			char esc[3] = {'%', hex[c >> 4], hex[c & 15]};
-			sb_putn(b, esc, 3);
+			util_buf_add(b, esc, 3);
 		}
 	}
 }
 
 char *sigv4_uri_encode(const char *s, int keep_slash)
 {
-	struct sbuf b = {0};
+	struct util_buf b = {0};
 	encode_into(&b, s, strlen(s), keep_slash);
-	return sb_take(&b);
+	return util_buf_take(&b);
 }
 
 char *sigv4_canonical_path(const char *path)
@@ -129,16 +92,16 @@ char *sigv4_canonical_path(const char *path)
 	/* A trailing slash survives (unless the whole path reduced to "/"). */
 	int trailing = path[n - 1] == '/' || (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/') ||
 		       (n >= 3 && !strcmp(path + n - 3, "/.."));
-	struct sbuf b = {0};
+	struct util_buf b = {0};
 	for (int k = 0; k < nseg; k++) {
-		sb_putc(&b, '/');
+		util_buf_putc(&b, '/');
 		encode_into(&b, seg[k], seglen[k], 0);
 	}
 	if (nseg == 0 || trailing)
-		sb_putc(&b, '/');
+		util_buf_putc(&b, '/');
 	free(seg);
 	free(seglen);
-	return sb_take(&b);
+	return util_buf_take(&b);
 }
 
 static int hexval(int c)
@@ -209,23 +172,23 @@ char *sigv4_canonical_query(const char *query)
 		p = amp + 1;
 	}
 	qsort(ps, (size_t)np, sizeof *ps, qparam_cmp);
-	struct sbuf b = {0};
+	struct util_buf b = {0};
 	for (int i = 0; i < np; i++) {
 		if (i)
-			sb_putc(&b, '&');
-		sb_puts(&b, ps[i].key);
-		sb_putc(&b, '=');
-		sb_puts(&b, ps[i].val);
+			util_buf_putc(&b, '&');
+		util_buf_puts(&b, ps[i].key);
+		util_buf_putc(&b, '=');
+		util_buf_puts(&b, ps[i].val);
 		free(ps[i].key);
 		free(ps[i].val);
 	}
 	free(ps);
-	return sb_take(&b);
+	return util_buf_take(&b);
 }
 
 struct chdr {
 	char name[128];
-	struct sbuf value;
+	struct util_buf value;
 	int order;
 };
 
@@ -236,7 +199,7 @@ static int chdr_cmp(const void *a, const void *b)
 }
 
 /* Trim value and collapse runs of spaces to one, appending to b. */
-static void put_trimmed(struct sbuf *b, const char *v)
+static void put_trimmed(struct util_buf *b, const char *v)
 {
 	while (*v == ' ' || *v == '\t')
 		v++;
@@ -251,9 +214,9 @@ static void put_trimmed(struct sbuf *b, const char *v)
 			continue;
 		}
 		if (space)
-			sb_putc(b, ' ');
+			util_buf_putc(b, ' ');
 		space = 0;
-		sb_putc(b, c);
+		util_buf_putc(b, c);
 	}
 }
 
@@ -295,7 +258,7 @@ int sigv4_sign(const struct sigv4_input *in, struct sigv4_output *out, struct ka
 			strcpy(hs[at].name, low);
 			hs[at].order = at;
 		} else {
-			sb_putc(&hs[at].value, ',');
+			util_buf_putc(&hs[at].value, ',');
 		}
 		put_trimmed(&hs[at].value, in->headers[i].value ? in->headers[i].value : "");
 	}
@@ -304,34 +267,34 @@ int sigv4_sign(const struct sigv4_input *in, struct sigv4_output *out, struct ka
 	char payload_hash[65];
 	sigv4_sha256_hex(in->body ? in->body : "", in->body ? in->body_len : 0, payload_hash);
 
-	struct sbuf cr = {0}, sh = {0};
-	sb_puts(&cr, in->method);
-	sb_putc(&cr, '\n');
+	struct util_buf cr = {0}, sh = {0};
+	util_buf_puts(&cr, in->method);
+	util_buf_putc(&cr, '\n');
 	char *cpath = sigv4_canonical_path(in->path);
 	char *cquery = sigv4_canonical_query(in->query);
-	sb_puts(&cr, cpath);
-	sb_putc(&cr, '\n');
-	sb_puts(&cr, cquery);
-	sb_putc(&cr, '\n');
+	util_buf_puts(&cr, cpath);
+	util_buf_putc(&cr, '\n');
+	util_buf_puts(&cr, cquery);
+	util_buf_putc(&cr, '\n');
 	free(cpath);
 	free(cquery);
 	for (int i = 0; i < nh; i++) {
-		sb_puts(&cr, hs[i].name);
-		sb_putc(&cr, ':');
+		util_buf_puts(&cr, hs[i].name);
+		util_buf_putc(&cr, ':');
 		if (hs[i].value.s)
-			sb_puts(&cr, hs[i].value.s);
-		sb_putc(&cr, '\n');
+			util_buf_puts(&cr, hs[i].value.s);
+		util_buf_putc(&cr, '\n');
 		if (i)
-			sb_putc(&sh, ';');
-		sb_puts(&sh, hs[i].name);
+			util_buf_putc(&sh, ';');
+		util_buf_puts(&sh, hs[i].name);
 		free(hs[i].value.s);
 	}
-	sb_putc(&cr, '\n');
-	char *signed_headers = sb_take(&sh);
-	sb_puts(&cr, signed_headers);
-	sb_putc(&cr, '\n');
-	sb_puts(&cr, payload_hash);
-	out->canonical_request = sb_take(&cr);
+	util_buf_putc(&cr, '\n');
+	char *signed_headers = util_buf_take(&sh);
+	util_buf_puts(&cr, signed_headers);
+	util_buf_putc(&cr, '\n');
+	util_buf_puts(&cr, payload_hash);
+	out->canonical_request = util_buf_take(&cr);
 
 	char date8[9];
 	memcpy(date8, in->amz_date, 8);
