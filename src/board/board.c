@@ -5,7 +5,7 @@
  * diagnostics, datasets), one page per scorecard under m/ (with copies of
  * the kernel sources it names), and the embedded style.css and board.js.
  * Tables are complete HTML (they read without JavaScript); board.js only
- * sorts them. Every scorecard string is escaped (board_buf_esc). */
+ * sorts them. Every scorecard string is escaped (board_esc). */
 #include "board.h"
 
 #include <dirent.h>
@@ -74,22 +74,22 @@ static void num_text(char *out, size_t cap, double v, enum fmt f)
 }
 
 /* A figure cell: value, its CI beside it and in the hover title. */
-static void td_fig(struct board_buf *b, const json_t *fig, enum fmt f)
+static void td_fig(struct util_buf *b, const json_t *fig, enum fmt f)
 {
 	struct metrics_figure x;
 	scorecard_figure_get(fig, &x);
 	if (!x.defined) {
-		board_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
+		util_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
 		return;
 	}
 	char v[32], lo[32], hi[32];
 	num_text(v, sizeof v, x.value, f);
 	num_text(lo, sizeof lo, x.lo, f);
 	num_text(hi, sizeof hi, x.hi, f);
-	board_buf_printf(b,
-			 "<td class=\"num\" data-v=\"%.17g\" title=\"95%% CI [%s, %s]\">%s"
-			 "<span class=\"ci\"> [%s, %s]</span></td>",
-			 x.value, lo, hi, v, lo, hi);
+	util_buf_printf(b,
+			"<td class=\"num\" data-v=\"%.17g\" title=\"95%% CI [%s, %s]\">%s"
+			"<span class=\"ci\"> [%s, %s]</span></td>",
+			x.value, lo, hi, v, lo, hi);
 }
 
 /* Whether any sample of the scorecard has a speedup against a compiled
@@ -110,49 +110,49 @@ static int has_compiled(const json_t *sc)
 	return 0;
 }
 
-static void td_int(struct board_buf *b, long long v)
+static void td_int(struct util_buf *b, long long v)
 {
-	board_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld</td>", v, v);
+	util_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld</td>", v, v);
 }
 
-static void td_text(struct board_buf *b, const char *s)
+static void td_text(struct util_buf *b, const char *s)
 {
-	board_buf_printf(b, "<td>");
+	util_buf_printf(b, "<td>");
 	if (s && *s)
-		board_buf_esc(b, s, 200);
+		board_esc(b, s, 200);
 	else
-		board_buf_printf(b, "\xe2\x80\x94");
-	board_buf_printf(b, "</td>");
+		util_buf_printf(b, "\xe2\x80\x94");
+	util_buf_printf(b, "</td>");
 }
 
-static void split_tag(struct board_buf *b, const struct card *c)
+static void split_tag(struct util_buf *b, const struct card *c)
 {
 	if (!strcmp(jstr(c->sc, "bank.split"), "public"))
-		board_buf_printf(b, " <span class=\"tag\" title=\"scored on the public split "
-				    "(development), not on the held-out split\">public</span>");
+		util_buf_printf(b, " <span class=\"tag\" title=\"scored on the public split "
+				   "(development), not on the held-out split\">public</span>");
 	if (json_is_true(jget(c->sc, "device.test_grade")))
-		board_buf_printf(
+		util_buf_printf(
 			b,
 			" <span class=\"tag grey\" title=\"timed on a test-grade "
 			"device (PoCL on a CPU): speedups are not comparable\">test grade</span>");
 }
 
 /* The model cell: name linking to its page, plus the split tag. */
-static void td_model(struct board_buf *b, const struct card *c, const char *key)
+static void td_model(struct util_buf *b, const struct card *c, const char *key)
 {
 	const json_t *m = json_object_get(c->sc, key);
-	board_buf_printf(b, "<td data-v=\"");
-	board_buf_esc(b, jstr(m, "name"), 200);
-	board_buf_printf(b, "\"><a href=\"m/%s.html\" title=\"", c->id);
-	board_buf_esc(b, jstr(m, "spec"), 300);
-	board_buf_printf(b, "\">");
-	board_buf_esc(b, jstr(m, "name"), 80);
-	board_buf_printf(b, "</a>");
+	util_buf_printf(b, "<td data-v=\"");
+	board_esc(b, jstr(m, "name"), 200);
+	util_buf_printf(b, "\"><a href=\"m/%s.html\" title=\"", c->id);
+	board_esc(b, jstr(m, "spec"), 300);
+	util_buf_printf(b, "\">");
+	board_esc(b, jstr(m, "name"), 80);
+	util_buf_printf(b, "</a>");
 	split_tag(b, c);
-	board_buf_printf(b, "</td>");
+	util_buf_printf(b, "</td>");
 }
 
-static void td_verdict(struct board_buf *b, const char *v)
+static void td_verdict(struct util_buf *b, const char *v)
 {
 	enum metrics_verdict mv;
 	if (metrics_verdict_parse(v, &mv)) {
@@ -161,72 +161,62 @@ static void td_verdict(struct board_buf *b, const char *v)
 	}
 	static const char *const cls[] = {"pos", "none", "neg"};
 	static const int order[] = {2, 1, 0};
-	board_buf_printf(b, "<td data-v=\"%d\"><span class=\"verdict %s\">%s</span></td>",
-			 order[mv], cls[mv], metrics_verdict_name(mv));
+	util_buf_printf(b, "<td data-v=\"%d\"><span class=\"verdict %s\">%s</span></td>", order[mv],
+			cls[mv], metrics_verdict_name(mv));
 }
 
 /* Header row: cols[i] with type 'n' (numeric) or 't' (text); sorted marks
  * the column the rows are already in (descending), -1 for none. */
-static void table_open(struct board_buf *b, const char *id, const char *const *cols,
+static void table_open(struct util_buf *b, const char *id, const char *const *cols,
 		       const char *types, int sorted)
 {
-	board_buf_printf(
+	util_buf_printf(
 		b, "<div class=\"tablewrap\"><table class=\"board\" id=\"%s\">\n<thead><tr>", id);
 	for (int i = 0; cols[i]; i++)
-		board_buf_printf(b,
-				 "<th scope=\"col\" class=\"%s\" data-type=\"%s\" aria-sort=\"%s\">"
-				 "<button type=\"button\">%s</button></th>",
-				 types[i] == 'n' ? "num" : "", types[i] == 'n' ? "num" : "text",
-				 sorted >= 0 && i == sorted ? "descending" : "none", cols[i]);
-	board_buf_printf(b, "</tr></thead>\n<tbody>\n");
+		util_buf_printf(b,
+				"<th scope=\"col\" class=\"%s\" data-type=\"%s\" aria-sort=\"%s\">"
+				"<button type=\"button\">%s</button></th>",
+				types[i] == 'n' ? "num" : "", types[i] == 'n' ? "num" : "text",
+				sorted >= 0 && i == sorted ? "descending" : "none", cols[i]);
+	util_buf_printf(b, "</tr></thead>\n<tbody>\n");
 }
 
-static void table_close(struct board_buf *b)
+static void table_close(struct util_buf *b)
 {
-	board_buf_printf(b, "</tbody></table></div>\n");
+	util_buf_printf(b, "</tbody></table></div>\n");
 }
 
 /* A board with no cards: the note, and the end of its section. */
-static void empty_section(struct board_buf *b)
+static void empty_section(struct util_buf *b)
 {
-	board_buf_printf(b, "<p class=\"empty\">No scorecards for this board yet.</p>\n");
-	board_buf_printf(b, "</section>\n");
-}
-
-/* Indices of the cards of one kind, ordered by key descending (stable). */
-typedef int (*card_pred)(const struct card *);
-typedef double (*card_key)(const struct card *);
-
-static int select_cards(const struct site *s, card_pred pred, card_key key, int *idx)
-{
-	int n = 0;
-	for (int i = 0; i < s->n; i++)
-		if (pred(&s->c[i]))
-			idx[n++] = i;
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && key(&s->c[idx[j]]) > key(&s->c[idx[j - 1]]); j--) {
-			int t = idx[j];
-			idx[j] = idx[j - 1];
-			idx[j - 1] = t;
-		}
-	return n;
-}
-
-/* select_cards for a board whose section is open; with none, the section is
- * closed with the empty note. */
-static int section_cards(struct board_buf *b, const struct site *s, card_pred pred, card_key key,
-			 int *idx)
-{
-	int n = select_cards(s, pred, key, idx);
-	if (!n)
-		empty_section(b);
-	return n;
+	util_buf_printf(b, "<p class=\"empty\">No scorecards for this board yet.</p>\n");
+	util_buf_printf(b, "</section>\n");
 }
 
 static double figv(const json_t *sc, const char *path)
 {
 	const json_t *f = jget(sc, path);
 	return json_is_object(f) ? json_number_value(json_object_get(f, "value")) : -INFINITY;
+}
+
+/* Indices of the cards of one kind, ordered by the figure at key (a path in
+ * the scorecard) descending, stable; a card without it goes last. */
+typedef int (*card_pred)(const struct card *);
+
+static int select_cards(const struct site *s, card_pred pred, const char *key, int *idx)
+{
+	int n = 0;
+	for (int i = 0; i < s->n; i++)
+		if (pred(&s->c[i]))
+			idx[n++] = i;
+	for (int i = 1; i < n; i++)
+		for (int j = i;
+		     j > 0 && figv(s->c[idx[j]].sc, key) > figv(s->c[idx[j - 1]].sc, key); j--) {
+			int t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	return n;
 }
 
 static int is_cap(const struct card *c)
@@ -267,31 +257,6 @@ static int is_diag(const struct card *c)
 			return 1;
 	return 0;
 }
-static double key_meanc(const struct card *c)
-{
-	return figv(c->sc, "aggregates.overall.mean_c");
-}
-static double key_smf(const struct card *c)
-{
-	return figv(c->sc, "summary.self_minus_fresh");
-}
-static double key_ivf(const struct card *c)
-{
-	return figv(c->sc, "summary.improved_vs_frozen");
-}
-static double key_gain(const struct card *c)
-{
-	return figv(c->sc, "summary.recursion_gain");
-}
-static double key_qgain(const struct card *c)
-{
-	return figv(c->sc, "summary.q_gain_vs_frozen");
-}
-static double key_cfinal(const struct card *c)
-{
-	return figv(c->sc, "summary.c_final");
-}
-
 /* ---- series over rounds ---------------------------------------------------- */
 
 struct ser {
@@ -366,7 +331,7 @@ static void ser_build(const json_t *sc, const char *arm, const char *field, cons
 
 /* One line per card: field of arm (minus minus_arm). name_key picks the
  * model object naming the line. */
-static void plot_cards(struct board_buf *b, const struct site *s, const int *idx, int n,
+static void plot_cards(struct util_buf *b, const struct site *s, const int *idx, int n,
 		       const char *title, const char *ylabel, const char *arm, const char *field,
 		       const char *minus_arm, int zero_line, const char *name_key)
 {
@@ -400,49 +365,159 @@ static void plot_cards(struct board_buf *b, const struct site *s, const int *idx
 
 /* ---- the boards -------------------------------------------------------------- */
 
-static void section_open(struct board_buf *b, const char *id, const char *title, const char *intro)
+static void section_open(struct util_buf *b, const char *id, const char *title, const char *intro)
 {
-	board_buf_printf(b, "<section id=\"%s\">\n<h2>%s</h2>\n<p class=\"intro\">%s</p>\n", id,
-			 title, intro);
+	util_buf_printf(b, "<section id=\"%s\">\n<h2>%s</h2>\n<p class=\"intro\">%s</p>\n", id,
+			title, intro);
 }
 
-static void board_capability(struct board_buf *b, const struct site *s, int *idx)
+/* One column of a board's table: its header, the scorecard field its cells
+ * show (a path such as "summary.c0"), how a cell is drawn, and the number
+ * format of figure cells. */
+struct column;
+typedef void (*cell_fn)(struct util_buf *b, const struct card *c, const struct column *col);
+struct column {
+	const char *header;
+	const char *field;
+	cell_fn cell;
+	enum fmt fmt;
+};
+
+static void cell_model(struct util_buf *b, const struct card *c, const struct column *col)
 {
-	section_open(b, "capability", "Task 1 \xc2\xb7 Capability",
-		     "Can the model write a correct and fast kernel in one shot? Fixed tasks, "
-		     "k samples each. <em>correct</em> matches the fp32-or-better gold; "
-		     "<em>fast</em> means the lower end of the speedup CI is above 1 against the "
-		     "eager baseline (the compiled baseline is reported separately). "
-		     "<em>mean C</em> is the mean score s. Open and closed models both compete. "
-		     "Click a header to sort.");
-	int n = section_cards(b, s, is_cap, key_meanc, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {"Model",   "Kind",
-					   "correct", "fast",
-					   "mean C",  "fast vs compiled",
-					   "pass@k",  "speedup (geomean)",
-					   NULL};
-	table_open(b, "t-capability", cols, "ttnnnnnn", 4);
+	td_model(b, c, col->field);
+}
+
+static void cell_text(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	td_text(b, jstr(c->sc, col->field));
+}
+
+static void cell_int(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	td_int(b, (long long)json_integer_value(jget(c->sc, col->field)));
+}
+
+static void cell_fig(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	td_fig(b, jget(c->sc, col->field), col->fmt);
+}
+
+/* A figure against the compiled baseline: a dash where there is none. */
+static void cell_fig_compiled(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	td_fig(b, has_compiled(c->sc) ? jget(c->sc, col->field) : NULL, col->fmt);
+}
+
+static void cell_verdict(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	td_verdict(b, jstr(c->sc, col->field));
+}
+
+/* A standardized bank's tier (field: the summary), sorted small < mid <
+ * large, with the anchor model in the hover title. */
+static void cell_bank_tier(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	const json_t *sm = jget(c->sc, col->field);
+	const char *tier = jstr(sm, "bank_tier");
+	int order = !strcmp(tier, "small") ? 0 : !strcmp(tier, "mid") ? 1 : 2;
+	util_buf_printf(b, "<td data-v=\"%d\" title=\"anchor: ", order);
+	board_esc(b, jstr(sm, "anchor"), 200);
+	util_buf_printf(b, "\">");
+	board_esc(b, tier, 20);
+	util_buf_printf(b, "</td>");
+}
+
+/* The frontier's size (field: the summary), first -> final, sorted by the
+ * final size. */
+static void cell_frontier(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	const json_t *sm = jget(c->sc, col->field);
+	long long f0 = (long long)json_integer_value(json_object_get(sm, "frontier_size0"));
+	long long f1 = (long long)json_integer_value(json_object_get(sm, "frontier_final"));
+	util_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld \xe2\x86\x92 %lld</td>", f1, f0,
+			f1);
+}
+
+/* Text columns sort as text, every other as numbers. */
+static int column_is_text(const struct column *col)
+{
+	return col->cell == cell_model || col->cell == cell_text;
+}
+
+/* A line plot over rounds, one line per card (plot_cards). */
+struct plot {
+	const char *title, *ylabel, *arm, *field, *minus_arm;
+	int zero_line;
+	const char *name_key;
+};
+
+/* One board of the index: which cards, the table (columns end with a NULL
+ * header; rows sorted descending on the figure of column sorted), then
+ * extra drawing and the line plots (ending with a NULL title). */
+struct board {
+	const char *id, *title, *intro;
+	card_pred pred;
+	const char *table_id;
+	const struct column *cols;
+	int sorted;
+	const char *sort_key; /* boards without a table */
+	void (*extra)(struct util_buf *b, const struct site *s, const int *idx, int n);
+	const struct plot *plots;
+};
+
+#define BOARD_MAX_COLS 32
+
+static void board_table(struct util_buf *b, const struct site *s, const struct board *bd,
+			const int *idx, int n)
+{
+	const char *heads[BOARD_MAX_COLS + 1];
+	char types[BOARD_MAX_COLS + 1];
+	int nc = 0;
+	for (; nc < BOARD_MAX_COLS && bd->cols[nc].header; nc++) {
+		heads[nc] = bd->cols[nc].header;
+		types[nc] = column_is_text(&bd->cols[nc]) ? 't' : 'n';
+	}
+	heads[nc] = NULL;
+	types[nc] = 0;
+	table_open(b, bd->table_id, heads, types, bd->sorted);
 	for (int i = 0; i < n; i++) {
 		const struct card *c = &s->c[idx[i]];
-		const json_t *o = jget(c->sc, "aggregates.overall");
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "model");
-		td_text(b, jstr(c->sc, "model.kind"));
-		td_fig(b, json_object_get(o, "correct"), FMT_RATE);
-		td_fig(b, json_object_get(o, "fast"), FMT_RATE);
-		td_fig(b, json_object_get(o, "mean_c"), FMT_RATE);
-		td_fig(b, has_compiled(c->sc) ? json_object_get(o, "fast_compiled") : NULL,
-		       FMT_RATE);
-		td_fig(b, json_object_get(o, "pass_at_k"), FMT_RATE);
-		td_fig(b, json_object_get(o, "geomean_speedup"), FMT_SPEED);
-		board_buf_printf(b, "</tr>\n");
+		util_buf_printf(b, "<tr>");
+		for (int k = 0; k < nc; k++)
+			bd->cols[k].cell(b, c, &bd->cols[k]);
+		util_buf_printf(b, "</tr>\n");
 	}
 	table_close(b);
+}
 
-	/* Per-task speedup distributions: rows are tasks (union over models),
-	 * colours are models. */
+static void board_render(struct util_buf *b, const struct site *s, const struct board *bd, int *idx)
+{
+	section_open(b, bd->id, bd->title, bd->intro);
+	const char *key = bd->cols ? bd->cols[bd->sorted].field : bd->sort_key;
+	int n = select_cards(s, bd->pred, key, idx);
+	if (!n) {
+		empty_section(b);
+		return;
+	}
+	if (bd->cols)
+		board_table(b, s, bd, idx, n);
+	if (bd->extra)
+		bd->extra(b, s, idx, n);
+	if (bd->plots) {
+		util_buf_printf(b, "<div class=\"plots\">\n");
+		for (const struct plot *p = bd->plots; p->title; p++)
+			plot_cards(b, s, idx, n, p->title, p->ylabel, p->arm, p->field,
+				   p->minus_arm, p->zero_line, p->name_key);
+		util_buf_printf(b, "</div>\n");
+	}
+	util_buf_printf(b, "</section>\n");
+}
+
+/* The capability board's per-task speedup distributions: rows are tasks
+ * (union over models), colours are models. */
+static void capability_strip(struct util_buf *b, const struct site *s, const int *idx, int n)
+{
 	int max_rows = 64, nr = 0, np = 0, cap_pts = 0;
 	const char **rows = xcalloc((size_t)max_rows, sizeof *rows);
 	const char **groups = xcalloc((size_t)n, sizeof *groups);
@@ -489,266 +564,193 @@ static void board_capability(struct board_buf *b, const struct site *s, int *idx
 	free(prow);
 	free(pgrp);
 	free(pv);
-	board_buf_printf(b, "</section>\n");
 }
 
-static void board_weight_rsi(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(
-		b, "weight-rsi", "Task 2 \xc2\xb7 Weight RSI",
-		"Open models only, rounds on the difficulty-standardized hard bank. Three arms "
-		"run in parallel: <em>self</em> trains on its own kernels, <em>fresh-frozen</em> "
-		"on kernels freshly sampled from the unchanged base each round, <em>round0</em> "
-		"retrains on the first round's data. The key column is <em>self vs "
-		"fresh-frozen</em>: positive means an improving producer makes better "
-		"descendants than a frozen producer given the same fresh data. Correctness and "
-		"compiled speedup are shown separately.");
-	int n = section_cards(b, s, is_wrsi, key_smf, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {"Model",
-					   "Family",
-					   "rounds",
-					   "C0",
-					   "final",
-					   "correct",
-					   "compiled x",
-					   "delta vs frozen",
-					   "self vs fresh-frozen",
-					   "verdict",
-					   NULL};
-	table_open(b, "t-weight-rsi", cols, "ttnnnnnnnn", 8);
-	for (int i = 0; i < n; i++) {
-		const struct card *c = &s->c[idx[i]];
-		const json_t *sm = json_object_get(c->sc, "summary");
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "model");
-		td_text(b, jstr(c->sc, "model.family"));
-		td_int(b, (long long)json_integer_value(json_object_get(sm, "rounds")));
-		td_fig(b, json_object_get(sm, "c0"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "c_final"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "correct"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "compiled_x"), FMT_SPEED);
-		td_fig(b, json_object_get(sm, "delta_vs_frozen"), FMT_DIFF);
-		td_fig(b, json_object_get(sm, "self_minus_fresh"), FMT_DIFF);
-		td_verdict(b, jstr(sm, "verdict"));
-		board_buf_printf(b, "</tr>\n");
-	}
-	table_close(b);
-	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C of the self arm per round", "mean C", "self", "c", NULL, 0,
-		   NULL);
-	plot_cards(b, s, idx, n, "Self minus fresh-frozen per round",
-		   "C(self) \xe2\x88\x92 C(fresh-frozen)", "self", "c", "fresh_frozen", 1, NULL);
-	board_buf_printf(b, "</div>\n</section>\n");
-}
+#define MINUS "\xe2\x88\x92"
+#define OVERALL "aggregates.overall."
 
-static void board_standardized(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(b, "standardized", "Standardized banks",
-		     "Each model runs on a bank difficulty-filtered against a frozen anchor of its "
-		     "own scale (small 1.5B, mid 7B, large 14B), scored on speed against the "
-		     "compiled baseline where every size has headroom. This removes the benchmark "
-		     "confound.");
-	int n = section_cards(b, s, is_std, key_smf, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {"Model",	 "Tier",    "rounds",
-					   "C0 (speed)", "C final", "self vs fresh-frozen",
-					   "verdict",	 NULL};
-	table_open(b, "t-standardized", cols, "tnnnnnn", 5);
-	for (int i = 0; i < n; i++) {
-		const struct card *c = &s->c[idx[i]];
-		const json_t *sm = json_object_get(c->sc, "summary");
-		const char *tier = jstr(sm, "bank_tier");
-		int order = !strcmp(tier, "small") ? 0 : !strcmp(tier, "mid") ? 1 : 2;
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "model");
-		board_buf_printf(b, "<td data-v=\"%d\" title=\"anchor: ", order);
-		board_buf_esc(b, jstr(sm, "anchor"), 200);
-		board_buf_printf(b, "\">");
-		board_buf_esc(b, tier, 20);
-		board_buf_printf(b, "</td>");
-		td_int(b, (long long)json_integer_value(json_object_get(sm, "rounds")));
-		td_fig(b, json_object_get(sm, "c0"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "c_final"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "self_minus_fresh"), FMT_DIFF);
-		td_verdict(b, jstr(sm, "verdict"));
-		board_buf_printf(b, "</tr>\n");
-	}
-	table_close(b);
-	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C (speed vs compiled) of the self arm per round", "mean C",
-		   "self", "c", NULL, 0, NULL);
-	plot_cards(b, s, idx, n, "Self minus fresh-frozen per round",
-		   "C(self) \xe2\x88\x92 C(fresh-frozen)", "self", "c", "fresh_frozen", 1, NULL);
-	board_buf_printf(b, "</div>\n</section>\n");
-}
+static const struct column cols_capability[] = {
+	{"Model", "model", cell_model, 0},
+	{"Kind", "model.kind", cell_text, 0},
+	{"correct", OVERALL "correct", cell_fig, FMT_RATE},
+	{"fast", OVERALL "fast", cell_fig, FMT_RATE},
+	{"mean C", OVERALL "mean_c", cell_fig, FMT_RATE},
+	{"fast vs compiled", OVERALL "fast_compiled", cell_fig_compiled, FMT_RATE},
+	{"pass@k", OVERALL "pass_at_k", cell_fig, FMT_RATE},
+	{"speedup (geomean)", OVERALL "geomean_speedup", cell_fig, FMT_SPEED},
+	{NULL, NULL, NULL, 0},
+};
 
-static void board_harness(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(b, "harness-rsi", "Task 4 \xc2\xb7 Harness RSI",
-		     "A closed model with fixed weights rewrites the training harness each round; "
-		     "the harness trains an open model. The key column is <em>improved vs "
-		     "frozen</em> harness on the open trainee: positive means the closed model's "
-		     "edits causally produced a better open model.");
-	int n = section_cards(b, s, is_harness, key_ivf, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {
-		"Open trainee", "Researcher",	      "rounds",	 "C0", "C improved",
-		"C frozen",	"improved vs frozen", "verdict", NULL};
-	table_open(b, "t-harness-rsi", cols, "ttnnnnnn", 6);
-	for (int i = 0; i < n; i++) {
-		const struct card *c = &s->c[idx[i]];
-		const json_t *sm = json_object_get(c->sc, "summary");
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "trainee");
-		td_text(b, jstr(c->sc, "model.name"));
-		td_int(b, (long long)json_integer_value(json_object_get(sm, "rounds")));
-		td_fig(b, json_object_get(sm, "c0"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "c_improved"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "c_frozen"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "improved_vs_frozen"), FMT_DIFF);
-		td_verdict(b, jstr(sm, "verdict"));
-		board_buf_printf(b, "</tr>\n");
-	}
-	table_close(b);
-	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C of the trainee under the improved harness", "mean C",
-		   "improved", "c", NULL, 0, "trainee");
-	plot_cards(b, s, idx, n, "Improved minus frozen harness per round",
-		   "C(improved) \xe2\x88\x92 C(frozen)", "improved", "c", "frozen", 1, "trainee");
-	board_buf_printf(b, "</div>\n</section>\n");
-}
+static const struct column cols_weight_rsi[] = {
+	{"Model", "model", cell_model, 0},
+	{"Family", "model.family", cell_text, 0},
+	{"rounds", "summary.rounds", cell_int, 0},
+	{"C0", "summary.c0", cell_fig, FMT_RATE},
+	{"final", "summary.c_final", cell_fig, FMT_RATE},
+	{"correct", "summary.correct", cell_fig, FMT_RATE},
+	{"compiled x", "summary.compiled_x", cell_fig, FMT_SPEED},
+	{"delta vs frozen", "summary.delta_vs_frozen", cell_fig, FMT_DIFF},
+	{"self vs fresh-frozen", "summary.self_minus_fresh", cell_fig, FMT_DIFF},
+	{"verdict", "summary.verdict", cell_verdict, 0},
+	{NULL, NULL, NULL, 0},
+};
 
-static void board_controls(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(
-		b, "controls", "Non-recursive controls",
-		"Every gain is checked against non-recursive methods at the same generation "
-		"budget (best-of-k sampling, in-context self-refine, archive retrieval), all "
-		"frozen-weight and scored with the identical grader. <em>recursion gain</em> = "
-		"weight-RSI final C minus the best non-recursive baseline: positive means "
-		"training on your own kernels beats simply sampling more.");
-	int n = section_cards(b, s, is_controls, key_gain, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {"Model",	  "weight-RSI C", "best-of-k",
-					   "self-refine", "retrieval",	  "recursion gain",
-					   NULL};
-	table_open(b, "t-controls", cols, "tnnnnn", 5);
-	for (int i = 0; i < n; i++) {
-		const struct card *c = &s->c[idx[i]];
-		const json_t *sm = json_object_get(c->sc, "summary");
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "model");
-		td_fig(b, json_object_get(sm, "weight_rsi_c"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "best_of_k"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "self_refine"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "retrieval"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "recursion_gain"), FMT_DIFF);
-		board_buf_printf(b, "</tr>\n");
-	}
-	table_close(b);
-	board_buf_printf(b, "</section>\n");
-}
+static const struct column cols_standardized[] = {
+	{"Model", "model", cell_model, 0},
+	{"Tier", "summary", cell_bank_tier, 0},
+	{"rounds", "summary.rounds", cell_int, 0},
+	{"C0 (speed)", "summary.c0", cell_fig, FMT_RATE},
+	{"C final", "summary.c_final", cell_fig, FMT_RATE},
+	{"self vs fresh-frozen", "summary.self_minus_fresh", cell_fig, FMT_DIFF},
+	{"verdict", "summary.verdict", cell_verdict, 0},
+	{NULL, NULL, NULL, 0},
+};
 
-static void board_procedure(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(
-		b, "procedure-rsi", "Task 3 \xc2\xb7 Procedure RSI",
-		"A model with fixed weights rewrites its own executable research procedure "
-		"each round (strategy library, solver prompt, verified-kernel archive). "
-		"<em>Q</em> is the held-out quality of the current procedure; the key column "
-		"is <em>Q gain vs frozen</em> procedure. Open and closed models both compete.");
-	int n = section_cards(b, s, is_proc, key_qgain, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {
-		"Model", "Mode", "rounds", "Q0", "Q final", "Q gain vs frozen", "verdict", NULL};
-	table_open(b, "t-procedure-rsi", cols, "ttnnnnn", 5);
-	for (int i = 0; i < n; i++) {
-		const struct card *c = &s->c[idx[i]];
-		const json_t *sm = json_object_get(c->sc, "summary");
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "model");
-		td_text(b, jstr(sm, "mode"));
-		td_int(b, (long long)json_integer_value(json_object_get(sm, "rounds")));
-		td_fig(b, json_object_get(sm, "q0"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "q_final"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "q_gain_vs_frozen"), FMT_DIFF);
-		td_verdict(b, jstr(sm, "verdict"));
-		board_buf_printf(b, "</tr>\n");
-	}
-	table_close(b);
-	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "Q of the self-modifying procedure per round", "Q", "self", "q",
-		   NULL, 0, NULL);
-	plot_cards(b, s, idx, n, "Self-modify minus frozen procedure per round",
-		   "Q(self) \xe2\x88\x92 Q(frozen)", "self", "q", "frozen", 1, NULL);
-	board_buf_printf(b, "</div>\n</section>\n");
-}
+static const struct column cols_harness[] = {
+	{"Open trainee", "trainee", cell_model, 0},
+	{"Researcher", "model.name", cell_text, 0},
+	{"rounds", "summary.rounds", cell_int, 0},
+	{"C0", "summary.c0", cell_fig, FMT_RATE},
+	{"C improved", "summary.c_improved", cell_fig, FMT_RATE},
+	{"C frozen", "summary.c_frozen", cell_fig, FMT_RATE},
+	{"improved vs frozen", "summary.improved_vs_frozen", cell_fig, FMT_DIFF},
+	{"verdict", "summary.verdict", cell_verdict, 0},
+	{NULL, NULL, NULL, 0},
+};
 
-static void board_frontier(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(b, "frontier", "Task 5 \xc2\xb7 Frontier",
-		     "Each round a proposer mutates the kernels the model just solved into "
-		     "strictly harder variants, validates them on the GPU and grows the frontier, "
-		     "so difficulty co-evolves with the solver. Holding or rising C on a growing "
-		     "frontier is genuine compounding, not fitting a fixed set.");
-	int n = section_cards(b, s, is_frontier, key_cfinal, idx);
-	if (!n)
-		return;
-	static const char *const cols[] = {"Model",	     "Proposer", "rounds",
-					   "frontier tasks", "C0",	 "C final",
-					   "C change",	     "verdict",	 NULL};
-	table_open(b, "t-frontier", cols, "ttnnnnnn", 5);
-	for (int i = 0; i < n; i++) {
-		const struct card *c = &s->c[idx[i]];
-		const json_t *sm = json_object_get(c->sc, "summary");
-		long long f0 = (long long)json_integer_value(json_object_get(sm, "frontier_size0"));
-		long long f1 = (long long)json_integer_value(json_object_get(sm, "frontier_final"));
-		board_buf_printf(b, "<tr>");
-		td_model(b, c, "model");
-		td_text(b, jstr(c->sc, "proposer.name"));
-		td_int(b, (long long)json_integer_value(json_object_get(sm, "rounds")));
-		board_buf_printf(b, "<td class=\"num\" data-v=\"%lld\">%lld \xe2\x86\x92 %lld</td>",
-				 f1, f0, f1);
-		td_fig(b, json_object_get(sm, "c0"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "c_final"), FMT_RATE);
-		td_fig(b, json_object_get(sm, "c_change"), FMT_DIFF);
-		td_verdict(b, jstr(sm, "verdict"));
-		board_buf_printf(b, "</tr>\n");
-	}
-	table_close(b);
-	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "C on the growing frontier per round", "mean C", "self", "c", NULL,
-		   0, NULL);
-	board_buf_printf(b, "</div>\n</section>\n");
-}
+static const struct column cols_controls[] = {
+	{"Model", "model", cell_model, 0},
+	{"weight-RSI C", "summary.weight_rsi_c", cell_fig, FMT_RATE},
+	{"best-of-k", "summary.best_of_k", cell_fig, FMT_RATE},
+	{"self-refine", "summary.self_refine", cell_fig, FMT_RATE},
+	{"retrieval", "summary.retrieval", cell_fig, FMT_RATE},
+	{"recursion gain", "summary.recursion_gain", cell_fig, FMT_DIFF},
+	{NULL, NULL, NULL, 0},
+};
 
-static void board_diagnostics(struct board_buf *b, const struct site *s, int *idx)
-{
-	section_open(
-		b, "diagnostics", "Diagnostics",
-		"Rounds of weight RSI, logging the state of each model's own training signal "
-		"every round. Models that keep self-data diversity high and retain their "
-		"round-0 solutions keep gaining; models whose self-generated kernels collapse "
-		"in diversity and forget prior solutions drive self-minus-fresh negative. Each "
-		"line is a model.");
-	int n = section_cards(b, s, is_diag, key_smf, idx);
-	if (!n)
-		return;
-	board_buf_printf(b, "<div class=\"plots\">\n");
-	plot_cards(b, s, idx, n, "Self-data diversity", "diversity", "self", "diversity", NULL, 0,
-		   NULL);
-	plot_cards(b, s, idx, n, "Retention of round-0 solutions", "retention", "self", "retention",
-		   NULL, 0, NULL);
-	plot_cards(b, s, idx, n, "Self minus fresh-frozen", "C(self) \xe2\x88\x92 C(fresh-frozen)",
-		   "self", "c", "fresh_frozen", 1, NULL);
-	board_buf_printf(b, "</div>\n</section>\n");
-}
+static const struct column cols_procedure[] = {
+	{"Model", "model", cell_model, 0},
+	{"Mode", "summary.mode", cell_text, 0},
+	{"rounds", "summary.rounds", cell_int, 0},
+	{"Q0", "summary.q0", cell_fig, FMT_RATE},
+	{"Q final", "summary.q_final", cell_fig, FMT_RATE},
+	{"Q gain vs frozen", "summary.q_gain_vs_frozen", cell_fig, FMT_DIFF},
+	{"verdict", "summary.verdict", cell_verdict, 0},
+	{NULL, NULL, NULL, 0},
+};
+
+static const struct column cols_frontier[] = {
+	{"Model", "model", cell_model, 0},
+	{"Proposer", "proposer.name", cell_text, 0},
+	{"rounds", "summary.rounds", cell_int, 0},
+	{"frontier tasks", "summary", cell_frontier, 0},
+	{"C0", "summary.c0", cell_fig, FMT_RATE},
+	{"C final", "summary.c_final", cell_fig, FMT_RATE},
+	{"C change", "summary.c_change", cell_fig, FMT_DIFF},
+	{"verdict", "summary.verdict", cell_verdict, 0},
+	{NULL, NULL, NULL, 0},
+};
+
+static const struct plot plots_weight_rsi[] = {
+	{"C of the self arm per round", "mean C", "self", "c", NULL, 0, NULL},
+	{"Self minus fresh-frozen per round", "C(self) " MINUS " C(fresh-frozen)", "self", "c",
+	 "fresh_frozen", 1, NULL},
+	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct plot plots_standardized[] = {
+	{"C (speed vs compiled) of the self arm per round", "mean C", "self", "c", NULL, 0, NULL},
+	{"Self minus fresh-frozen per round", "C(self) " MINUS " C(fresh-frozen)", "self", "c",
+	 "fresh_frozen", 1, NULL},
+	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct plot plots_harness[] = {
+	{"C of the trainee under the improved harness", "mean C", "improved", "c", NULL, 0,
+	 "trainee"},
+	{"Improved minus frozen harness per round", "C(improved) " MINUS " C(frozen)", "improved",
+	 "c", "frozen", 1, "trainee"},
+	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct plot plots_procedure[] = {
+	{"Q of the self-modifying procedure per round", "Q", "self", "q", NULL, 0, NULL},
+	{"Self-modify minus frozen procedure per round", "Q(self) " MINUS " Q(frozen)", "self", "q",
+	 "frozen", 1, NULL},
+	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct plot plots_frontier[] = {
+	{"C on the growing frontier per round", "mean C", "self", "c", NULL, 0, NULL},
+	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct plot plots_diagnostics[] = {
+	{"Self-data diversity", "diversity", "self", "diversity", NULL, 0, NULL},
+	{"Retention of round-0 solutions", "retention", "self", "retention", NULL, 0, NULL},
+	{"Self minus fresh-frozen", "C(self) " MINUS " C(fresh-frozen)", "self", "c",
+	 "fresh_frozen", 1, NULL},
+	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
+};
+
+/* The boards of the index, in page order (the datasets table follows). */
+static const struct board boards[] = {
+	{"capability", "Task 1 \xc2\xb7 Capability",
+	 "Can the model write a correct and fast kernel in one shot? Fixed tasks, "
+	 "k samples each. <em>correct</em> matches the fp32-or-better gold; "
+	 "<em>fast</em> means the lower end of the speedup CI is above 1 against the "
+	 "eager baseline (the compiled baseline is reported separately). "
+	 "<em>mean C</em> is the mean score s. Open and closed models both compete. "
+	 "Click a header to sort.",
+	 is_cap, "t-capability", cols_capability, 4, NULL, capability_strip, NULL},
+	{"weight-rsi", "Task 2 \xc2\xb7 Weight RSI",
+	 "Open models only, rounds on the difficulty-standardized hard bank. Three arms "
+	 "run in parallel: <em>self</em> trains on its own kernels, <em>fresh-frozen</em> "
+	 "on kernels freshly sampled from the unchanged base each round, <em>round0</em> "
+	 "retrains on the first round's data. The key column is <em>self vs "
+	 "fresh-frozen</em>: positive means an improving producer makes better "
+	 "descendants than a frozen producer given the same fresh data. Correctness and "
+	 "compiled speedup are shown separately.",
+	 is_wrsi, "t-weight-rsi", cols_weight_rsi, 8, NULL, NULL, plots_weight_rsi},
+	{"standardized", "Standardized banks",
+	 "Each model runs on a bank difficulty-filtered against a frozen anchor of its "
+	 "own scale (small 1.5B, mid 7B, large 14B), scored on speed against the "
+	 "compiled baseline where every size has headroom. This removes the benchmark "
+	 "confound.",
+	 is_std, "t-standardized", cols_standardized, 5, NULL, NULL, plots_standardized},
+	{"harness-rsi", "Task 4 \xc2\xb7 Harness RSI",
+	 "A closed model with fixed weights rewrites the training harness each round; "
+	 "the harness trains an open model. The key column is <em>improved vs "
+	 "frozen</em> harness on the open trainee: positive means the closed model's "
+	 "edits causally produced a better open model.",
+	 is_harness, "t-harness-rsi", cols_harness, 6, NULL, NULL, plots_harness},
+	{"controls", "Non-recursive controls",
+	 "Every gain is checked against non-recursive methods at the same generation "
+	 "budget (best-of-k sampling, in-context self-refine, archive retrieval), all "
+	 "frozen-weight and scored with the identical grader. <em>recursion gain</em> = "
+	 "weight-RSI final C minus the best non-recursive baseline: positive means "
+	 "training on your own kernels beats simply sampling more.",
+	 is_controls, "t-controls", cols_controls, 5, NULL, NULL, NULL},
+	{"procedure-rsi", "Task 3 \xc2\xb7 Procedure RSI",
+	 "A model with fixed weights rewrites its own executable research procedure "
+	 "each round (strategy library, solver prompt, verified-kernel archive). "
+	 "<em>Q</em> is the held-out quality of the current procedure; the key column "
+	 "is <em>Q gain vs frozen</em> procedure. Open and closed models both compete.",
+	 is_proc, "t-procedure-rsi", cols_procedure, 5, NULL, NULL, plots_procedure},
+	{"frontier", "Task 5 \xc2\xb7 Frontier",
+	 "Each round a proposer mutates the kernels the model just solved into "
+	 "strictly harder variants, validates them on the GPU and grows the frontier, "
+	 "so difficulty co-evolves with the solver. Holding or rising C on a growing "
+	 "frontier is genuine compounding, not fitting a fixed set.",
+	 is_frontier, "t-frontier", cols_frontier, 5, NULL, NULL, plots_frontier},
+	{"diagnostics", "Diagnostics",
+	 "Rounds of weight RSI, logging the state of each model's own training signal "
+	 "every round. Models that keep self-data diversity high and retain their "
+	 "round-0 solutions keep gaining; models whose self-generated kernels collapse "
+	 "in diversity and forget prior solutions drive self-minus-fresh negative. Each "
+	 "line is a model.",
+	 is_diag, NULL, NULL, 0, "summary.self_minus_fresh", NULL, plots_diagnostics},
+};
 
 static const char *track_label(enum scorecard_track t)
 {
@@ -757,7 +759,7 @@ static const char *track_label(enum scorecard_track t)
 	return (unsigned)t < SCORECARD_TRACK_COUNT ? l[t] : "?";
 }
 
-static void board_datasets(struct board_buf *b, const struct site *s)
+static void board_datasets(struct util_buf *b, const struct site *s)
 {
 	section_open(b, "datasets", "Datasets",
 		     "Every task ships a public split for development and a disjoint held-out "
@@ -799,7 +801,7 @@ static void board_datasets(struct board_buf *b, const struct site *s)
 			else
 				held = j;
 		}
-		board_buf_printf(b, "<tr><td>%s</td>", track_label(c->track));
+		util_buf_printf(b, "<tr><td>%s</td>", track_label(c->track));
 		td_text(b, bank);
 		char tl[64] = "";
 		for (int t = 0; t < 3; t++)
@@ -812,46 +814,46 @@ static void board_datasets(struct board_buf *b, const struct site *s)
 		td_text(b, tl);
 		if (pub >= 0) {
 			const json_t *bk = json_object_get(s->c[pub].sc, "bank");
-			board_buf_printf(b, "<td>");
-			board_buf_esc(b, jstr(bk, "path"), 120);
-			board_buf_printf(
+			util_buf_printf(b, "<td>");
+			board_esc(b, jstr(bk, "path"), 120);
+			util_buf_printf(
 				b, " (%lld tasks, hash <code>",
 				(long long)json_integer_value(json_object_get(bk, "n_tasks")));
-			board_buf_esc(b, jstr(bk, "hash"), 12);
-			board_buf_printf(b, "</code>)</td>");
+			board_esc(b, jstr(bk, "hash"), 12);
+			util_buf_printf(b, "</code>)</td>");
 		} else {
 			td_text(b, NULL);
 		}
 		if (held >= 0)
-			board_buf_printf(
+			util_buf_printf(
 				b, "<td>%lld tasks, unreleased</td>",
 				(long long)json_integer_value(jget(s->c[held].sc, "bank.n_tasks")));
 		else
 			td_text(b, NULL);
-		board_buf_printf(b, "</tr>\n");
+		util_buf_printf(b, "</tr>\n");
 	}
 	free(done);
 	table_close(b);
-	board_buf_printf(b, "</section>\n");
+	util_buf_printf(b, "</section>\n");
 }
 
 /* ---- page frame ---------------------------------------------------------------- */
 
-static void page_open(struct board_buf *b, const char *title_esc_src, const char *root)
+static void page_open(struct util_buf *b, const char *title_esc_src, const char *root)
 {
-	board_buf_printf(
-		b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		   "<title>");
-	board_buf_esc(b, title_esc_src, 200);
-	board_buf_printf(b,
-			 "</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n"
-			 "<script src=\"%sboard.js\" defer></script>\n</head>\n<body>\n",
-			 root, root);
-	board_buf_printf(b,
-			 "<header class=\"top\"><a class=\"brand\" href=\"%sindex.html\">"
-			 "KernelAscent</a><nav>",
-			 root);
+	util_buf_printf(b,
+			"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+			"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+			"<title>");
+	board_esc(b, title_esc_src, 200);
+	util_buf_printf(b,
+			"</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n"
+			"<script src=\"%sboard.js\" defer></script>\n</head>\n<body>\n",
+			root, root);
+	util_buf_printf(b,
+			"<header class=\"top\"><a class=\"brand\" href=\"%sindex.html\">"
+			"KernelAscent</a><nav>",
+			root);
 	static const char *const nav[][2] = {
 		{"capability", "Capability"},	  {"weight-rsi", "Weight RSI"},
 		{"standardized", "Standardized"}, {"harness-rsi", "Harness RSI"},
@@ -859,14 +861,14 @@ static void page_open(struct board_buf *b, const char *title_esc_src, const char
 		{"frontier", "Frontier"},	  {"diagnostics", "Diagnostics"},
 		{"datasets", "Datasets"}};
 	for (size_t i = 0; i < sizeof nav / sizeof nav[0]; i++)
-		board_buf_printf(b, "<a href=\"%sindex.html#%s\">%s</a>", root, nav[i][0],
-				 nav[i][1]);
-	board_buf_printf(b, "</nav></header>\n<main>\n");
+		util_buf_printf(b, "<a href=\"%sindex.html#%s\">%s</a>", root, nav[i][0],
+				nav[i][1]);
+	util_buf_printf(b, "</nav></header>\n<main>\n");
 }
 
-static void page_close(struct board_buf *b)
+static void page_close(struct util_buf *b)
 {
-	board_buf_printf(
+	util_buf_printf(
 		b,
 		"</main>\n<footer>Built by <code>ka board</code> from scorecards "
 		"(schema %s). Every figure shows its 95%% bootstrap CI over tasks.</footer>\n"
@@ -874,28 +876,28 @@ static void page_close(struct board_buf *b)
 		SCORECARD_SCHEMA);
 }
 
-static int write_buf(const struct site *s, const char *rel, struct board_buf *b, struct ka_err *e)
+static int write_buf(const struct site *s, const char *rel, struct util_buf *b, struct ka_err *e)
 {
 	char *p = xasprintf("%s/%s", s->out, rel);
-	int rc = util_write_file(p, b->p ? b->p : "", b->len, e);
+	int rc = util_write_file(p, b->s ? b->s : "", b->len, e);
 	free(p);
 	return rc;
 }
 
 /* ---- per-scorecard pages ----------------------------------------------------------- */
 
-static void kv(struct board_buf *b, const char *k, const char *v)
+static void kv(struct util_buf *b, const char *k, const char *v)
 {
-	board_buf_printf(b, "<tr><th scope=\"row\">%s</th><td>", k);
-	board_buf_esc(b, v && *v ? v : "\xe2\x80\x94", 400);
-	board_buf_printf(b, "</td></tr>\n");
+	util_buf_printf(b, "<tr><th scope=\"row\">%s</th><td>", k);
+	board_esc(b, v && *v ? v : "\xe2\x80\x94", 400);
+	util_buf_printf(b, "</td></tr>\n");
 }
 
-static void facts(struct board_buf *b, const struct card *c)
+static void facts(struct util_buf *b, const struct card *c)
 {
 	const json_t *sc = c->sc;
 	char t[256];
-	board_buf_printf(b, "<table class=\"facts\">\n");
+	util_buf_printf(b, "<table class=\"facts\">\n");
 	kv(b, "track", jstr(sc, "track"));
 	kv(b, "model spec", jstr(sc, "model.spec"));
 	snprintf(t, sizeof t, "%s, %s%s%s", jstr(sc, "model.backend"), jstr(sc, "model.kind"),
@@ -928,26 +930,26 @@ static void facts(struct board_buf *b, const struct card *c)
 			 : "");
 	kv(b, "device", t);
 	/* Protocol: its scalar fields in document order. */
-	struct board_buf p = {0};
+	struct util_buf p = {0};
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)jget(sc, "protocol"), key, val)
 	{
 		if (json_is_integer(val))
-			board_buf_printf(&p, "%s%s = %lld", p.len ? ", " : "", key,
-					 (long long)json_integer_value(val));
+			util_buf_printf(&p, "%s%s = %lld", p.len ? ", " : "", key,
+					(long long)json_integer_value(val));
 		else if (json_is_real(val))
-			board_buf_printf(&p, "%s%s = %g", p.len ? ", " : "", key,
-					 json_real_value(val));
+			util_buf_printf(&p, "%s%s = %g", p.len ? ", " : "", key,
+					json_real_value(val));
 		else if (json_is_string(val))
-			board_buf_printf(&p, "%s%s = %s", p.len ? ", " : "", key,
-					 json_string_value(val));
+			util_buf_printf(&p, "%s%s = %s", p.len ? ", " : "", key,
+					json_string_value(val));
 	}
-	kv(b, "protocol", p.p);
-	board_buf_free(&p);
+	kv(b, "protocol", p.s);
+	free(p.s);
 	snprintf(t, sizeof t, "%s by ka %s", jstr(sc, "created"), jstr(sc, "ka_version"));
 	kv(b, "created", t);
-	board_buf_printf(b, "</table>\n");
+	util_buf_printf(b, "</table>\n");
 }
 
 static void sanitize(char *out, size_t cap, const char *in)
@@ -1003,10 +1005,11 @@ out:
 	return link;
 }
 
-static void page_capability(struct board_buf *b, const struct site *s, const struct card *c)
+/* The capability page's aggregates, one row per tier and overall. */
+static void page_aggregates(struct util_buf *b, const struct card *c)
 {
 	const json_t *ag = json_object_get(c->sc, "aggregates");
-	board_buf_printf(b, "<h2>Aggregates</h2>\n");
+	util_buf_printf(b, "<h2>Aggregates</h2>\n");
 	static const char *const cols[] = {"Tier",
 					   "tasks",
 					   "samples",
@@ -1027,7 +1030,7 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 		const json_t *a = json_object_get(ag, keys[i]);
 		if (!a)
 			continue;
-		board_buf_printf(b, "<tr><td>%s</td>", keys[i]);
+		util_buf_printf(b, "<tr><td>%s</td>", keys[i]);
 		td_int(b, (long long)json_integer_value(json_object_get(a, "n_tasks")));
 		td_int(b, (long long)json_integer_value(json_object_get(a, "n_samples")));
 		td_fig(b, json_object_get(a, "correct"), FMT_RATE);
@@ -1040,10 +1043,14 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 		td_fig(b, compiled ? json_object_get(a, "geomean_speedup_compiled") : NULL,
 		       FMT_SPEED);
 		td_fig(b, json_object_get(a, "mean_c"), FMT_RATE);
-		board_buf_printf(b, "</tr>\n");
+		util_buf_printf(b, "</tr>\n");
 	}
 	table_close(b);
+}
 
+/* The capability page's speedups per task (the first 64 tasks). */
+static void page_speedups(struct util_buf *b, const struct card *c)
+{
 	const json_t *tasks = json_object_get(c->sc, "tasks");
 	size_t nt = json_array_size(tasks);
 	int nt_plot = nt > 64 ? 64 : (int)nt, np = 0, ns_all, ntk;
@@ -1066,15 +1073,62 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 	}
 	const char *groups[1] = {c->name};
 	struct board_strip st = {nt_plot, 1, np, rows, groups, prow, pgrp, pv};
-	board_buf_printf(b, "<h2>Speedups</h2>\n");
+	util_buf_printf(b, "<h2>Speedups</h2>\n");
 	board_svg_strip(b, "Speedup vs eager per task (each dot a correct sample)",
 			"speedup vs eager (log scale)", &st);
 	free(rows);
 	free(prow);
 	free(pgrp);
 	free(pv);
+}
 
-	board_buf_printf(b, "<h2>Tasks</h2>\n");
+/* The samples cell of a task row: each sample's verdict, speedup and a link
+ * to its source (copied next to the page). */
+static void td_samples(struct util_buf *b, const struct site *s, const struct card *c, size_t t,
+		       const json_t *samples)
+{
+	size_t n = json_array_size(samples);
+	util_buf_printf(b, "<td class=\"samples\">");
+	for (size_t j = 0; j < n; j++) {
+		const json_t *sm = json_array_get(samples, j);
+		const char *vd = jstr(sm, "verdict");
+		int isok = !strcmp(vd, "ok");
+		util_buf_printf(b, "<span class=\"sample %s\" title=\"", isok ? "ok" : "bad");
+		board_esc(b, jstr(sm, "detail"), 400);
+		util_buf_printf(b, "\">#%lld ",
+				(long long)json_integer_value(json_object_get(sm, "sample")));
+		board_esc(b, vd, 40);
+		const json_t *sp = json_object_get(sm, "speedup_eager");
+		if (json_is_object(sp))
+			util_buf_printf(b, " %.2f\xc3\x97 [%.2f, %.2f]",
+					json_number_value(json_object_get(sp, "median")),
+					json_number_value(json_object_get(sp, "lo")),
+					json_number_value(json_object_get(sp, "hi")));
+		const char *sp_path = jstr(sm, "source_path");
+		if (*sp_path) {
+			char *link = copy_source(s, c, t, j, sp_path);
+			if (link) {
+				util_buf_printf(b, " <a href=\"");
+				board_esc(b, link, 0);
+				util_buf_printf(b, "\">source</a>");
+				free(link);
+			} else {
+				util_buf_printf(b, " <span class=\"missing\" title=\"");
+				board_esc(b, sp_path, 200);
+				util_buf_printf(b, " was not found next to the scorecard\">"
+						   "(source missing)</span>");
+			}
+		}
+		util_buf_printf(b, "</span> ");
+	}
+}
+
+/* The capability page's table of tasks. */
+static void page_tasks(struct util_buf *b, const struct site *s, const struct card *c)
+{
+	const json_t *tasks = json_object_get(c->sc, "tasks");
+	size_t nt = json_array_size(tasks);
+	util_buf_printf(b, "<h2>Tasks</h2>\n");
 	static const char *const tcols[] = {"Task",	    "Tier",    "correct", "mean s",
 					    "best speedup", "samples", NULL};
 	table_open(b, "t-tasks", tcols, "ttnnnt", -1);
@@ -1092,71 +1146,43 @@ static void page_capability(struct board_buf *b, const struct site *s, const str
 			if (json_is_object(sp))
 				best = fmax(best, json_number_value(json_object_get(sp, "median")));
 		}
-		board_buf_printf(b, "<tr>");
+		util_buf_printf(b, "<tr>");
 		td_text(b, jstr(task, "name"));
 		td_text(b, jstr(task, "tier"));
-		board_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%d / %zu</td>",
-				 n ? (double)ok / (double)n : 0, ok, n);
-		board_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f</td>", ssum / (double)n,
-				 ssum / (double)n);
+		util_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%d / %zu</td>",
+				n ? (double)ok / (double)n : 0, ok, n);
+		util_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f</td>", ssum / (double)n,
+				ssum / (double)n);
 		if (best > 0)
-			board_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f\xc3\x97</td>",
-					 best, best);
+			util_buf_printf(b, "<td class=\"num\" data-v=\"%.6g\">%.2f\xc3\x97</td>",
+					best, best);
 		else
-			board_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
-		board_buf_printf(b, "<td class=\"samples\">");
-		for (size_t j = 0; j < n; j++) {
-			const json_t *sm = json_array_get(samples, j);
-			const char *vd = jstr(sm, "verdict");
-			int isok = !strcmp(vd, "ok");
-			board_buf_printf(b, "<span class=\"sample %s\" title=\"",
-					 isok ? "ok" : "bad");
-			board_buf_esc(b, jstr(sm, "detail"), 400);
-			board_buf_printf(
-				b, "\">#%lld ",
-				(long long)json_integer_value(json_object_get(sm, "sample")));
-			board_buf_esc(b, vd, 40);
-			const json_t *sp = json_object_get(sm, "speedup_eager");
-			if (json_is_object(sp))
-				board_buf_printf(b, " %.2f\xc3\x97 [%.2f, %.2f]",
-						 json_number_value(json_object_get(sp, "median")),
-						 json_number_value(json_object_get(sp, "lo")),
-						 json_number_value(json_object_get(sp, "hi")));
-			const char *sp_path = jstr(sm, "source_path");
-			if (*sp_path) {
-				char *link = copy_source(s, c, t, j, sp_path);
-				if (link) {
-					board_buf_printf(b, " <a href=\"");
-					board_buf_esc(b, link, 0);
-					board_buf_printf(b, "\">source</a>");
-					free(link);
-				} else {
-					board_buf_printf(b, " <span class=\"missing\" title=\"");
-					board_buf_esc(b, sp_path, 200);
-					board_buf_printf(b,
-							 " was not found next to the scorecard\">"
-							 "(source missing)</span>");
-				}
-			}
-			board_buf_printf(b, "</span> ");
-		}
-		board_buf_printf(b, "</td></tr>\n");
+			util_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
+		td_samples(b, s, c, t, samples);
+		util_buf_printf(b, "</td></tr>\n");
 	}
 	table_close(b);
 }
 
-static void page_rounds(struct board_buf *b, const struct card *c)
+static void page_capability(struct util_buf *b, const struct site *s, const struct card *c)
+{
+	page_aggregates(b, c);
+	page_speedups(b, c);
+	page_tasks(b, s, c);
+}
+
+static void page_rounds(struct util_buf *b, const struct card *c)
 {
 	const json_t *sm = json_object_get(c->sc, "summary");
 	const json_t *rounds = json_object_get(c->sc, "rounds");
-	board_buf_printf(b, "<h2>Summary</h2>\n<table class=\"facts\">\n");
+	util_buf_printf(b, "<h2>Summary</h2>\n<table class=\"facts\">\n");
 	const char *key;
 	json_t *val;
 	json_object_foreach((json_t *)sm, key, val)
 	{
-		board_buf_printf(b, "<tr><th scope=\"row\">");
-		board_buf_esc(b, key, 60);
-		board_buf_printf(b, "</th>");
+		util_buf_printf(b, "<tr><th scope=\"row\">");
+		board_esc(b, key, 60);
+		util_buf_printf(b, "</th>");
 		if (json_is_object(val) && json_object_get(val, "value"))
 			td_fig(b, val,
 			       strstr(key, "minus") || strstr(key, "vs") || strstr(key, "delta") ||
@@ -1171,9 +1197,9 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 			td_int(b, (long long)json_integer_value(val));
 		else
 			td_text(b, NULL);
-		board_buf_printf(b, "</tr>\n");
+		util_buf_printf(b, "</tr>\n");
 	}
-	board_buf_printf(b, "</table>\n");
+	util_buf_printf(b, "</table>\n");
 	if (!rounds)
 		return;
 	/* C (or Q) per arm. */
@@ -1194,18 +1220,18 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 					       sr[ns].y,     sr[ns].lo, sr[ns].hi};
 		ns++;
 	}
-	board_buf_printf(b, "<h2>Rounds</h2>\n<div class=\"plots\">\n");
+	util_buf_printf(b, "<h2>Rounds</h2>\n<div class=\"plots\">\n");
 	board_svg_lines(b, proc ? "Q per arm" : "C per arm", "round", proc ? "Q" : "mean C", bs, ns,
 			0);
 	for (int i = 0; i < ns; i++)
 		ser_free(&sr[i]);
-	board_buf_printf(b, "</div>\n");
+	util_buf_printf(b, "</div>\n");
 	static const char *const cols[] = {"round",	 "arm",	      "C",	   "Q", "correct",
 					   "compiled x", "diversity", "retention", NULL};
 	table_open(b, "t-rounds", cols, "ntnnnnnn", -1);
 	for (size_t i = 0; i < json_array_size(rounds); i++) {
 		const json_t *r = json_array_get(rounds, i);
-		board_buf_printf(b, "<tr>");
+		util_buf_printf(b, "<tr>");
 		td_int(b, (long long)json_integer_value(json_object_get(r, "round")));
 		td_text(b, jstr(r, "arm"));
 		td_fig(b, json_object_get(r, "c"), FMT_RATE);
@@ -1216,29 +1242,29 @@ static void page_rounds(struct board_buf *b, const struct card *c)
 		for (int k = 0; k < 2; k++) {
 			const json_t *v = json_object_get(r, plain[k]);
 			if (json_is_number(v))
-				board_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\">%.2f</td>",
-						 json_number_value(v), json_number_value(v));
+				util_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\">%.2f</td>",
+						json_number_value(v), json_number_value(v));
 			else
-				board_buf_printf(b,
-						 "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
+				util_buf_printf(b,
+						"<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
 		}
-		board_buf_printf(b, "</tr>\n");
+		util_buf_printf(b, "</tr>\n");
 	}
 	table_close(b);
 }
 
 static int write_card_page(const struct site *s, const struct card *c, struct ka_err *e)
 {
-	struct board_buf b = {0};
+	struct util_buf b = {0};
 	char *title =
 		xasprintf("%s \xc2\xb7 %s \xc2\xb7 KernelAscent", c->name, track_label(c->track));
 	page_open(&b, title, "../");
 	free(title);
-	board_buf_printf(&b, "<h1>");
-	board_buf_esc(&b, c->name, 200);
-	board_buf_printf(&b, " <span class=\"sub\">%s</span>", track_label(c->track));
+	util_buf_printf(&b, "<h1>");
+	board_esc(&b, c->name, 200);
+	util_buf_printf(&b, " <span class=\"sub\">%s</span>", track_label(c->track));
 	split_tag(&b, c);
-	board_buf_printf(&b, "</h1>\n");
+	util_buf_printf(&b, "</h1>\n");
 	facts(&b, c);
 	if (json_object_get(c->sc, "tasks"))
 		page_capability(&b, s, c);
@@ -1248,7 +1274,7 @@ static int write_card_page(const struct site *s, const struct card *c, struct ka
 	char *rel = xasprintf("m/%s.html", c->id);
 	int rc = write_buf(s, rel, &b, e);
 	free(rel);
-	board_buf_free(&b);
+	free(b.s);
 	return rc;
 }
 
@@ -1337,34 +1363,27 @@ int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log,
 		if (w)
 			goto out;
 	}
-	struct board_buf b = {0};
+	struct util_buf b = {0};
 	page_open(&b, "KernelAscent leaderboard", "");
-	board_buf_printf(&b,
-			 "<h1>KernelAscent leaderboard</h1>\n<p class=\"lede\">Do language "
-			 "models get better at writing GPU kernels? A model writes a kernel; the "
-			 "grader checks it against an fp32-or-better gold reference and times it "
-			 "against baselines. Built from %d scorecard%s.</p>\n",
-			 s.n, s.n == 1 ? "" : "s");
+	util_buf_printf(&b,
+			"<h1>KernelAscent leaderboard</h1>\n<p class=\"lede\">Do language "
+			"models get better at writing GPU kernels? A model writes a kernel; the "
+			"grader checks it against an fp32-or-better gold reference and times it "
+			"against baselines. Built from %d scorecard%s.</p>\n",
+			s.n, s.n == 1 ? "" : "s");
 	int *idx = xcalloc((size_t)(s.n ? s.n : 1), sizeof *idx);
-	board_capability(&b, &s, idx);
-	board_weight_rsi(&b, &s, idx);
-	board_standardized(&b, &s, idx);
-	board_harness(&b, &s, idx);
-	board_controls(&b, &s, idx);
-	board_procedure(&b, &s, idx);
-	board_frontier(&b, &s, idx);
-	board_diagnostics(&b, &s, idx);
+	for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++)
+		board_render(&b, &s, &boards[i], idx);
 	board_datasets(&b, &s);
-	board_buf_printf(&b,
-			 "<section id=\"submit\">\n<h2>Submitting</h2>\n<p class=\"intro\">Run "
-			 "<code>ka</code> on the public split, check the result with <code>ka "
-			 "submit check scorecard.json</code>, and open a model submission issue "
-			 "with the scorecard. Maintainers re-run on the held-out split and add "
-			 "the row.</p>\n</section>\n");
+	util_buf_printf(&b, "<section id=\"submit\">\n<h2>Submitting</h2>\n<p class=\"intro\">Run "
+			    "<code>ka</code> on the public split, check the result with <code>ka "
+			    "submit check scorecard.json</code>, and open a model submission issue "
+			    "with the scorecard. Maintainers re-run on the held-out split and add "
+			    "the row.</p>\n</section>\n");
 	free(idx);
 	page_close(&b);
 	int w = write_buf(&s, "index.html", &b, e);
-	board_buf_free(&b);
+	free(b.s);
 	if (w)
 		goto out;
 	for (int i = 0; i < s.n; i++)

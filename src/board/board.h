@@ -23,16 +23,9 @@
 int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log, int *n_ok,
 		int *n_skipped, struct ka_err *e);
 
-/* A growing text buffer (allocation failures abort, see xrealloc). */
-struct board_buf {
-	char *p;
-	size_t len, cap;
-};
-void board_buf_printf(struct board_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Append s HTML-escaped (& < > " '), at most max bytes of it (0 = all). */
-void board_buf_esc(struct board_buf *b, const char *s, size_t max);
-void board_buf_free(struct board_buf *b);
+/* Append s to b HTML-escaped (& < > " '), at most max bytes of it (0 = all;
+ * a cut never splits a UTF-8 character and ends with an ellipsis). */
+void board_esc(struct util_buf *b, const char *s, size_t max);
 
 /* One line of a line plot: n points (x[i], y[i]); lo/hi (may be NULL) give a
  * CI band. name is outside text (escaped when drawn). */
@@ -46,7 +39,7 @@ struct board_series {
  * series, and a dashed line at y = 0 when zero_line is set and 0 is in
  * range. Appends <figure><svg>...</svg></figure> to b; with no points it
  * appends a note instead. */
-void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel, const char *ylabel,
+void board_svg_lines(struct util_buf *b, const char *title, const char *xlabel, const char *ylabel,
 		     const struct board_series *s, int ns, int zero_line);
 
 /* A strip plot: one row per task (rows names), each point a speedup on a
@@ -59,7 +52,7 @@ struct board_strip {
 	const int *row, *group;
 	const double *v;
 };
-void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
+void board_svg_strip(struct util_buf *b, const char *title, const char *xlabel,
 		     const struct board_strip *s);
 
 /* The colour of series i (a fixed colour-blind-safe palette). */

@@ -1,28 +1,14 @@
 /* board_svg.c: the leaderboard's plots, drawn as inline SVG text by ka
  * itself (no plotting library, no script): line plots over rounds and strip
- * plots of speedups. Also the small text buffer the board pages are built
- * in. Layout numbers are in SVG user units; the CSS scales the figure to the
- * page width. */
+ * plots of speedups. Also the HTML escape every board page uses. Layout numbers are in SVG user
+ * units; the CSS scales the figure to the page width. */
 #include "board.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-void board_buf_printf(struct board_buf *b, const char *fmt, ...)
-{
-	struct util_buf u = {b->p, b->len, b->cap};
-	va_list ap;
-	va_start(ap, fmt);
-	util_buf_vprintf(&u, fmt, ap);
-	va_end(ap);
-	b->p = u.s;
-	b->len = u.len;
-	b->cap = u.cap;
-}
-
-void board_buf_esc(struct board_buf *b, const char *s, size_t max)
+void board_esc(struct util_buf *b, const char *s, size_t max)
 {
 	if (!s)
 		return;
@@ -36,25 +22,16 @@ void board_buf_esc(struct board_buf *b, const char *s, size_t max)
 	}
 	for (size_t i = 0; i < n; i++) {
 		switch (s[i]) {
-		case '&': board_buf_printf(b, "&amp;"); break;
-		case '<': board_buf_printf(b, "&lt;"); break;
-		case '>': board_buf_printf(b, "&gt;"); break;
-		case '"': board_buf_printf(b, "&quot;"); break;
-		case '\'': board_buf_printf(b, "&#39;"); break;
-		default: board_buf_printf(b, "%c", s[i]);
+		case '&': util_buf_printf(b, "&amp;"); break;
+		case '<': util_buf_printf(b, "&lt;"); break;
+		case '>': util_buf_printf(b, "&gt;"); break;
+		case '"': util_buf_printf(b, "&quot;"); break;
+		case '\'': util_buf_printf(b, "&#39;"); break;
+		default: util_buf_printf(b, "%c", s[i]);
 		}
 	}
 	if (cut)
-		board_buf_printf(b, "\xe2\x80\xa6"); /* ellipsis */
-}
-
-void board_buf_free(struct board_buf *b)
-{
-	if (!b)
-		return;
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
+		util_buf_printf(b, "\xe2\x80\xa6"); /* ellipsis */
 }
 
 static const char *const palette[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
@@ -93,21 +70,21 @@ static void fmt_tick(char *out, size_t cap, double v, double step)
 
 /* The figure, its w x h svg and the title (as aria-label, <title> and the
  * visible heading at x = left); the caller ends with </svg></figure>. */
-static void figure_open(struct board_buf *b, const char *title, int w, int h, int left)
+static void figure_open(struct util_buf *b, const char *title, int w, int h, int left)
 {
-	board_buf_printf(b,
-			 "<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
-			 "aria-label=\"",
-			 w, h);
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "</title>\n<text class=\"ptitle\" x=\"%d\" y=\"20\">", left);
-	board_buf_esc(b, title, 0);
-	board_buf_printf(b, "</text>\n");
+	util_buf_printf(b,
+			"<figure class=\"plot\"><svg viewBox=\"0 0 %d %d\" role=\"img\" "
+			"aria-label=\"",
+			w, h);
+	board_esc(b, title, 0);
+	util_buf_printf(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
+	board_esc(b, title, 0);
+	util_buf_printf(b, "</title>\n<text class=\"ptitle\" x=\"%d\" y=\"20\">", left);
+	board_esc(b, title, 0);
+	util_buf_printf(b, "</text>\n");
 }
 
-void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel, const char *ylabel,
+void board_svg_lines(struct util_buf *b, const char *title, const char *xlabel, const char *ylabel,
 		     const struct board_series *s, int ns, int zero_line)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
@@ -125,9 +102,9 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 			ymax = fmax(ymax, fmax(hi, s[i].y[j]));
 		}
 	if (!npts) {
-		board_buf_printf(b, "<p class=\"empty\">No data to plot for ");
-		board_buf_esc(b, title, 0);
-		board_buf_printf(b, ".</p>\n");
+		util_buf_printf(b, "<p class=\"empty\">No data to plot for ");
+		board_esc(b, title, 0);
+		util_buf_printf(b, ".</p>\n");
 		return;
 	}
 	if (zero_line) {
@@ -152,91 +129,90 @@ void board_svg_lines(struct board_buf *b, const char *title, const char *xlabel,
 	char t[32];
 	for (double y = ymin; y <= ymax + ystep * 1e-6; y += ystep) {
 		fmt_tick(t, sizeof t, y, ystep);
-		board_buf_printf(b,
-				 "<line class=\"grid\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
-				 "y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" "
-				 "text-anchor=\"end\">%s</text>\n",
-				 ML, ML + pw, PY(y), PY(y), ML - 6, PY(y) + 4, t);
+		util_buf_printf(b,
+				"<line class=\"grid\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
+				"y2=\"%.1f\"/><text class=\"tick\" x=\"%d\" y=\"%.1f\" "
+				"text-anchor=\"end\">%s</text>\n",
+				ML, ML + pw, PY(y), PY(y), ML - 6, PY(y) + 4, t);
 	}
 	/* x ticks: integers, at most ~13 labels. */
 	int xs = (int)ceil((xmax - xmin) / 12);
 	if (xs < 1)
 		xs = 1;
 	for (double x = ceil(xmin); x <= xmax + 1e-9; x += xs)
-		board_buf_printf(b,
-				 "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-				 "y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-				 "text-anchor=\"middle\">%.0f</text>\n",
-				 PX(x), PX(x), MT + ph, MT + ph + 5, PX(x), MT + ph + 18, x);
-	board_buf_printf(b,
-			 "<line class=\"axis\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
-			 ML, ML + pw, MT + ph, MT + ph);
-	board_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>\n",
-			 ML, ML, MT, MT + ph);
+		util_buf_printf(b,
+				"<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+				"y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+				"text-anchor=\"middle\">%.0f</text>\n",
+				PX(x), PX(x), MT + ph, MT + ph + 5, PX(x), MT + ph + 18, x);
+	util_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+			ML, ML + pw, MT + ph, MT + ph);
+	util_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.1f\"/>\n", ML,
+			ML, MT, MT + ph);
 	if (zero_line && ymin < 0 && ymax > 0)
-		board_buf_printf(b,
-				 "<line class=\"zero\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
-				 "y2=\"%.1f\"/>\n",
-				 ML, ML + pw, PY(0), PY(0));
-	board_buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-			 ML + pw / 2, H - 8);
-	board_buf_esc(b, xlabel, 0);
-	board_buf_printf(b,
-			 "</text>\n<text class=\"label\" transform=\"translate(16 %.1f) "
-			 "rotate(-90)\" text-anchor=\"middle\">",
-			 MT + ph / 2);
-	board_buf_esc(b, ylabel, 0);
-	board_buf_printf(b, "</text>\n");
+		util_buf_printf(b,
+				"<line class=\"zero\" x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" "
+				"y2=\"%.1f\"/>\n",
+				ML, ML + pw, PY(0), PY(0));
+	util_buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+			ML + pw / 2, H - 8);
+	board_esc(b, xlabel, 0);
+	util_buf_printf(b,
+			"</text>\n<text class=\"label\" transform=\"translate(16 %.1f) "
+			"rotate(-90)\" text-anchor=\"middle\">",
+			MT + ph / 2);
+	board_esc(b, ylabel, 0);
+	util_buf_printf(b, "</text>\n");
 	/* Series: CI band, line, points with hover text. */
 	for (int i = 0; i < ns; i++) {
 		const char *col = board_color(i);
 		if (s[i].lo && s[i].hi && s[i].n > 1) {
-			board_buf_printf(b, "<polygon class=\"band\" fill=\"%s\" points=\"", col);
+			util_buf_printf(b, "<polygon class=\"band\" fill=\"%s\" points=\"", col);
 			for (int j = 0; j < s[i].n; j++)
-				board_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].hi[j]));
+				util_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].hi[j]));
 			for (int j = s[i].n - 1; j >= 0; j--)
-				board_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].lo[j]));
-			board_buf_printf(b, "\"/>\n");
+				util_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].lo[j]));
+			util_buf_printf(b, "\"/>\n");
 		}
-		board_buf_printf(b, "<polyline class=\"line\" stroke=\"%s\" points=\"", col);
+		util_buf_printf(b, "<polyline class=\"line\" stroke=\"%s\" points=\"", col);
 		for (int j = 0; j < s[i].n; j++)
-			board_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].y[j]));
-		board_buf_printf(b, "\"/>\n");
+			util_buf_printf(b, "%.1f,%.1f ", PX(s[i].x[j]), PY(s[i].y[j]));
+		util_buf_printf(b, "\"/>\n");
 		for (int j = 0; j < s[i].n; j++) {
-			board_buf_printf(b,
-					 "<circle class=\"pt\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
-					 "r=\"3\"><title>",
-					 col, PX(s[i].x[j]), PY(s[i].y[j]));
-			board_buf_esc(b, s[i].name, 80);
-			board_buf_printf(b, ", %s %.0f: %.3f", xlabel, s[i].x[j], s[i].y[j]);
+			util_buf_printf(b,
+					"<circle class=\"pt\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
+					"r=\"3\"><title>",
+					col, PX(s[i].x[j]), PY(s[i].y[j]));
+			board_esc(b, s[i].name, 80);
+			util_buf_printf(b, ", %s %.0f: %.3f", xlabel, s[i].x[j], s[i].y[j]);
 			if (s[i].lo && s[i].hi)
-				board_buf_printf(b, " [%.3f, %.3f]", s[i].lo[j], s[i].hi[j]);
-			board_buf_printf(b, "</title></circle>\n");
+				util_buf_printf(b, " [%.3f, %.3f]", s[i].lo[j], s[i].hi[j]);
+			util_buf_printf(b, "</title></circle>\n");
 		}
 		/* Legend entry. */
 		double ly = MT + 8 + i * 20;
-		board_buf_printf(
+		util_buf_printf(
 			b,
 			"<line class=\"line\" stroke=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
 			"y2=\"%.1f\"/><text class=\"legend\" x=\"%d\" y=\"%.1f\">",
 			col, W - MR + 8, W - MR + 26, ly, ly, W - MR + 32, ly + 4);
-		board_buf_esc(b, s[i].name, 18);
-		board_buf_printf(b, "<title>");
-		board_buf_esc(b, s[i].name, 200);
-		board_buf_printf(b, "</title></text>\n");
+		board_esc(b, s[i].name, 18);
+		util_buf_printf(b, "<title>");
+		board_esc(b, s[i].name, 200);
+		util_buf_printf(b, "</title></text>\n");
 	}
-	board_buf_printf(b, "</svg></figure>\n");
+	util_buf_printf(b, "</svg></figure>\n");
 #undef PX
 #undef PY
 }
 
-void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
+void board_svg_strip(struct util_buf *b, const char *title, const char *xlabel,
 		     const struct board_strip *s)
 {
 	if (!s->n || !s->n_rows) {
-		board_buf_printf(b, "<p class=\"empty\">No correct samples to plot for ");
-		board_buf_esc(b, title, 0);
-		board_buf_printf(b, ".</p>\n");
+		util_buf_printf(b, "<p class=\"empty\">No correct samples to plot for ");
+		board_esc(b, title, 0);
+		util_buf_printf(b, ".</p>\n");
 		return;
 	}
 	/* x axis: log2 of the speedup, whole powers of two around the data. */
@@ -258,29 +234,28 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 	for (int r = 0; r < s->n_rows; r++) {
 		double y = mt + rh * (r + 0.5);
 		if (r % 2 == 0)
-			board_buf_printf(
-				b,
-				"<rect class=\"stripe\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
-				"height=\"%d\"/>\n",
-				ml, y - rh / 2.0, pw, rh);
-		board_buf_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
-				 ml - 8, y + 4);
-		board_buf_esc(b, s->rows[r], 24);
-		board_buf_printf(b, "</text>\n");
+			util_buf_printf(b,
+					"<rect class=\"stripe\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+					"height=\"%d\"/>\n",
+					ml, y - rh / 2.0, pw, rh);
+		util_buf_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+				ml - 8, y + 4);
+		board_esc(b, s->rows[r], 24);
+		util_buf_printf(b, "</text>\n");
 	}
 	for (double l = lmin; l <= lmax + 1e-9; l += 1) {
 		double v = pow(2, l);
-		board_buf_printf(b,
-				 "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-				 "<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
-				 "text-anchor=\"middle\">%g\xc3\x97</text>\n",
-				 l == 0 ? "zero" : "grid", SX(l), SX(l), mt, h - mb, SX(l),
-				 h - mb + 18, v);
+		util_buf_printf(b,
+				"<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
+				"text-anchor=\"middle\">%g\xc3\x97</text>\n",
+				l == 0 ? "zero" : "grid", SX(l), SX(l), mt, h - mb, SX(l),
+				h - mb + 18, v);
 	}
-	board_buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-			 ml + pw / 2, h - 8);
-	board_buf_esc(b, xlabel, 0);
-	board_buf_printf(b, "</text>\n");
+	util_buf_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+			ml + pw / 2, h - 8);
+	board_esc(b, xlabel, 0);
+	util_buf_printf(b, "</text>\n");
 	for (int i = 0; i < s->n; i++) {
 		/* Spread groups vertically inside the row so models do not hide
 		 * each other; a fixed offset, no randomness. */
@@ -288,27 +263,27 @@ void board_svg_strip(struct board_buf *b, const char *title, const char *xlabel,
 				     ? ((double)s->group[i] / (s->n_groups - 1) - 0.5) * (rh - 8)
 				     : 0;
 		double y = mt + rh * (s->row[i] + 0.5) + off;
-		board_buf_printf(
+		util_buf_printf(
 			b,
 			"<circle class=\"dot\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\">"
 			"<title>",
 			board_color(s->group[i]), SX(log2(s->v[i])), y);
-		board_buf_esc(b, s->groups[s->group[i]], 80);
-		board_buf_printf(b, ", ");
-		board_buf_esc(b, s->rows[s->row[i]], 80);
-		board_buf_printf(b, ": %.2f\xc3\x97</title></circle>\n", s->v[i]);
+		board_esc(b, s->groups[s->group[i]], 80);
+		util_buf_printf(b, ", ");
+		board_esc(b, s->rows[s->row[i]], 80);
+		util_buf_printf(b, ": %.2f\xc3\x97</title></circle>\n", s->v[i]);
 	}
 	for (int g = 0; g < s->n_groups; g++) {
 		double ly = mt + 8 + g * 20;
-		board_buf_printf(b,
-				 "<circle fill=\"%s\" cx=\"%d\" cy=\"%.1f\" r=\"4\"/><text "
-				 "class=\"legend\" x=\"%d\" y=\"%.1f\">",
-				 board_color(g), W - mr + 16, ly, W - mr + 26, ly + 4);
-		board_buf_esc(b, s->groups[g], 19);
-		board_buf_printf(b, "<title>");
-		board_buf_esc(b, s->groups[g], 200);
-		board_buf_printf(b, "</title></text>\n");
+		util_buf_printf(b,
+				"<circle fill=\"%s\" cx=\"%d\" cy=\"%.1f\" r=\"4\"/><text "
+				"class=\"legend\" x=\"%d\" y=\"%.1f\">",
+				board_color(g), W - mr + 16, ly, W - mr + 26, ly + 4);
+		board_esc(b, s->groups[g], 19);
+		util_buf_printf(b, "<title>");
+		board_esc(b, s->groups[g], 200);
+		util_buf_printf(b, "</title></text>\n");
 	}
-	board_buf_printf(b, "</svg></figure>\n");
+	util_buf_printf(b, "</svg></figure>\n");
 #undef SX
 }

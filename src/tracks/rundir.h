@@ -1,0 +1,38 @@
+/* rundir.h: a track's output folder, shared by every track: created and
+ * locked for one process, emptied with --fresh, and holding the run journal
+ * whose recorded arguments must match this run's (so a run started again with
+ * the same arguments continues, and other arguments are refused). */
+#ifndef KA_RUNDIR_H
+#define KA_RUNDIR_H
+
+#include <stddef.h>
+
+#include "journal.h"
+#include "util.h"
+
+/* A track's output folder, locked for this process. */
+struct rundir {
+	int lock_fd;
+	struct journal *j;
+	int resumed; /* the journal held this run already */
+};
+
+/* Create out, lock it (another ka on it is refused), with fresh remove an
+ * earlier run's files, open out/journal.sqlite and check that it holds the
+ * run args_key names or nothing (then record it). Returns 0, or an exit code
+ * with e set: KA_EXIT_USAGE when the folder is taken, holds another run
+ * ("OUT holds a different run (k is 4 there, 3 here); use --fresh ...") or
+ * its journal cannot be opened; KA_EXIT_FAIL when the journal fails. d is
+ * always fit for rundir_close. */
+int rundir_open(struct rundir *d, const char *out, int fresh, const char *args_key,
+		const char *args_pretty, const char *bank_hash, struct ka_err *e);
+
+/* Close the journal and release the lock. */
+void rundir_close(struct rundir *d);
+
+/* The first key whose value differs between two JSON objects, with both
+ * values ("k is 4 there, 3 here"), into msg; "the arguments differ" when
+ * none can be named. */
+void rundir_args_diff(const char *old_json, const char *new_json, char *msg, size_t cap);
+
+#endif
