@@ -134,9 +134,8 @@ int cmd_bank(int argc, char **argv)
 	struct bank_list tasks = {0};
 	struct ka_err e;
 	if (bank_resolve(bank, argc - optind, argv + optind, &tasks, &e)) {
-		fprintf(stderr, "ka bank: %s\n", e.msg);
 		bank_list_free(&tasks);
-		return KA_EXIT_USAGE;
+		return cli_bad_input("bank", "%s", e.msg);
 	}
 	int rc = KA_EXIT_OK;
 	if (!strcmp(action, "validate")) {
@@ -168,8 +167,7 @@ int cmd_bank(int argc, char **argv)
 		for (int i = 0; i < tasks.n; i++) {
 			struct ka_task *t = task_load(tasks.dirs[i], &e);
 			if (!t) {
-				fprintf(stderr, "ka bank: %s\n", e.msg);
-				rc = KA_EXIT_USAGE;
+				rc = cli_bad_input("bank", "%s", e.msg);
 				continue;
 			}
 			if (!strcmp(action, "list"))

@@ -4,7 +4,6 @@
  * inputs are those of nonce = seed: input k has key
  * gen_tensor_key(seed, task_hash, shape, k, 0). Bad input (task, shape) is
  * one line and exit 2 with nothing written. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,19 +33,6 @@ static const char gold_usage[] =
 	"\n"
 	"exit codes: 0 ok; 1 could not write; 2 bad usage or bad input (task,\n"
 	"shape, a reference that does not compile).\n";
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	if (!s || !*s || *s == '-')
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /* Write one tensor, at shape sh, as OUTDIR/<name>.npy and print its path;
  * 0 or -1 with e. */
@@ -99,60 +85,56 @@ int cmd_gold(int argc, char **argv)
 	if (!outdir)
 		return cli_usage_error("gold", "missing -o OUTDIR");
 	uint64_t seed = 1;
-	if (seed_text && parse_u64(seed_text, &seed))
-		return cli_usage_error("gold", "--seed: '%s' is not an unsigned 64-bit integer",
-				       seed_text);
+	if (seed_text && cli_opt_u64("gold", "--seed", seed_text, &seed))
+		return KA_EXIT_USAGE;
 
 	if (cli_check_outdir("gold", "-o", outdir))
 		return KA_EXIT_USAGE;
 
 	struct ka_err e;
 	struct ka_task *t = task_load(task_dir, &e);
-	if (!t) {
-		fprintf(stderr, "ka gold: %s\n", e.msg);
-		return KA_EXIT_USAGE;
-	}
+	if (!t)
+		return cli_bad_input("gold", "%s", e.msg);
 	int rc = KA_EXIT_USAGE;
 	struct gold *g = NULL;
 	void *in[KA_MAX_TENSORS] = {0};
 	double *out[KA_MAX_TENSORS] = {0};
 	struct ka_shape sh = t->checks[0];
 	if (shape_text && task_shape_parse(t, shape_text, &sh, &e)) {
-		fprintf(stderr, "ka gold: --shape: %s\n", e.msg);
+		rc = cli_bad_input("gold", "--shape: %s", e.msg);
 		goto done;
 	}
 	if (task_check_shape(t, &sh, 0, &e)) {
 		char s[256];
 		task_shape_str(t, &sh, s, sizeof s);
-		fprintf(stderr, "ka gold: %s/task.json: %s at --shape %s\n", t->dir, e.msg, s);
+		rc = cli_bad_input("gold", "%s/task.json: %s at --shape %s", t->dir, e.msg, s);
 		goto done;
 	}
 	if (!(g = gold_open(t, &e))) {
-		fprintf(stderr, "ka gold: %s\n", e.msg);
+		rc = cli_bad_input("gold", "%s", e.msg);
 		goto done;
 	}
 	if (gold_inputs_new(t, &sh, seed, 0, GOLD_CMD_CAP_BYTES, in, &e) ||
 	    gold_outputs_new(t, &sh, GOLD_CMD_CAP_BYTES, out, &e)) {
-		fprintf(stderr, "ka gold: %s\n", e.msg);
+		rc = cli_bad_input("gold", "%s", e.msg);
 		goto done;
 	}
-	rc = KA_EXIT_FAIL;
 	if (gold_compute(g, &sh, in, out, NULL, 0, &e)) {
-		fprintf(stderr, "ka gold: %s\n", e.msg);
+		rc = cli_fail("gold", "%s", e.msg);
 		goto done;
 	}
 	if (util_mkdirs(outdir, &e)) {
-		fprintf(stderr, "ka gold: %s\n", e.msg);
+		rc = cli_fail("gold", "%s", e.msg);
 		goto done;
 	}
 	for (int j = 0; j < t->n_outputs; j++)
 		if (write_tensor(outdir, &t->outputs[j], &sh, KA_DTYPE_FP64, out[j], &e)) {
-			fprintf(stderr, "ka gold: %s\n", e.msg);
+			rc = cli_fail("gold", "%s", e.msg);
 			goto done;
 		}
 	for (int k = 0; with_inputs && k < t->n_inputs; k++)
 		if (write_tensor(outdir, &t->inputs[k], &sh, t->inputs[k].dtype, in[k], &e)) {
-			fprintf(stderr, "ka gold: %s\n", e.msg);
+			rc = cli_fail("gold", "%s", e.msg);
 			goto done;
 		}
 	rc = KA_EXIT_OK;

@@ -85,7 +85,24 @@ static void print_summary(const struct grade_session *s, const struct ka_task *t
 	       r->timing_s, r->total_s);
 }
 
-int cmd_grade(int argc, char **argv)
+#define CMD "grade"
+#define GRADE_MAX_KERNELS 256
+
+/* The command line of one `ka grade`. */
+struct grade_args {
+	const char *task_dir, *target, *json_path, *bench, *platform, *workdir;
+	const char *offline; /* --record-only FILE, or NULL */
+	const char *kernels[GRADE_MAX_KERNELS];
+	int n_kernels;
+	int64_t jobs; /* -1: one per core */
+	int64_t device;
+	int help; /* --help was given and answered */
+	struct grade_protocol proto;
+};
+
+/* Step 1: the options into a. 0 (a->help set when --help was answered) or
+ * the exit code of a usage error, already reported. */
+static int grade_parse(int argc, char **argv, struct grade_args *a)
 {
 	static const struct option opts[] = {
 		{"task", required_argument, 0, 't'},
@@ -93,202 +110,208 @@ int cmd_grade(int argc, char **argv)
 		{"target", required_argument, 0, 'T'},
 		{"json", required_argument, 0, 'j'},
 		{"bench-shape", required_argument, 0, 'b'},
-		{"no-timing", no_argument, 0, 'n'},
-		{"max-seconds", required_argument, 0, 's'},
-		{"min-samples", required_argument, 0, 'm'},
-		{"max-samples", required_argument, 0, 'M'},
 		{"platform", required_argument, 0, 'p'},
 		{"device", required_argument, 0, 'd'},
 		{"workdir", required_argument, 0, 'w'},
 		{"record-only", required_argument, 0, 'R'},
 		{"jobs", required_argument, 0, 'J'},
 		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
 	};
-	const char *task_dir = NULL, *target = "opencl", *json_path = NULL;
-	const char *kernels[256];
-	int n_kernels = 0;
-	int64_t jobs = -1;   /* -1: one per core */
-	pid_t rest_pid = -1; /* the child compiling ahead, if any */
-	const char *bench = NULL, *platform = NULL, *workdir = "out/.grade", *offline = NULL;
-	int64_t device = 0, v;
-	struct grade_protocol proto;
-	grade_protocol_default(&proto);
+	*a = (struct grade_args){.target = "opencl", .workdir = "out/.grade", .jobs = -1};
+	grade_protocol_default(&a->proto);
 	optind = 1;
 	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	int c, rc = 0;
+	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': task_dir = optarg; break;
+		case 't': a->task_dir = optarg; break;
 		case 'k':
-			if (n_kernels == 256)
-				return cli_usage_error("grade", "at most 256 --kernel files");
-			kernels[n_kernels++] = optarg;
+			if (a->n_kernels == GRADE_MAX_KERNELS)
+				return cli_usage_error(CMD, "at most %d --kernel files",
+						       GRADE_MAX_KERNELS);
+			a->kernels[a->n_kernels++] = optarg;
 			break;
-		case 'J':
-			if (cli_parse_i64(optarg, 0, 1024, &jobs))
-				return cli_usage_error("grade", "--jobs: '%s' is not in 0..1024",
-						       optarg);
-			break;
-		case 'T': target = optarg; break;
-		case 'j': json_path = optarg; break;
-		case 'b': bench = optarg; break;
-		case 'n': proto.timing = 0; break;
-		case 'p': platform = optarg; break;
-		case 'w': workdir = optarg; break;
-		case 'R': offline = optarg; break;
+		case 'J': rc = cli_opt_int(CMD, "--jobs", optarg, 0, 1024, &a->jobs); break;
+		case 'T': a->target = optarg; break;
+		case 'j': a->json_path = optarg; break;
+		case 'b': a->bench = optarg; break;
+		case 'p': a->platform = optarg; break;
+		case 'w': a->workdir = optarg; break;
+		case 'R': a->offline = optarg; break;
 		case 'd':
-			if (cli_parse_i64(optarg, 0, 64, &device))
-				return cli_usage_error(
-					"grade", "--device: '%s' is not a device index", optarg);
+			rc = cli_opt_int(CMD, "--device", optarg, 0, 64, &a->device);
 			break;
-		case 's':
-			if (cli_parse_double(optarg, &proto.max_seconds) ||
-			    proto.max_seconds <= 0 || proto.max_seconds > 3600)
-				return cli_usage_error(
-					"grade", "--max-seconds: '%s' is not in (0, 3600]", optarg);
+		CLI_PROTOCOL_CASES:
+			rc = cli_protocol_option(CMD, c, optarg, &a->proto);
 			break;
-		case 'm':
-			if (cli_parse_i64(optarg, 1, 500, &v))
-				return cli_usage_error(
-					"grade", "--min-samples: '%s' is not in 1..500", optarg);
-			proto.min_samples = (int)v;
-			break;
-		case 'M':
-			if (cli_parse_i64(optarg, 1, 100000, &v))
-				return cli_usage_error(
-					"grade", "--max-samples: '%s' is not in 1..100000", optarg);
-			proto.max_samples = (int)v;
-			break;
-		case 'h': usage(stdout); return KA_EXIT_OK;
-		default: return cli_bad_option("grade", c, argv);
+		case 'h':
+			usage(stdout);
+			a->help = 1;
+			return 0;
+		default: return cli_bad_option(CMD, c, argv);
 		}
 	}
+	if (rc)
+		return rc;
 	if (optind < argc)
-		return cli_usage_error("grade", "unexpected argument '%s'", argv[optind]);
-	if (!task_dir)
-		return cli_usage_error("grade", "--task is required");
-	if (!n_kernels)
-		return cli_usage_error("grade", "--kernel is required");
-	if (strcmp(target, "opencl") && strcmp(target, "cuda"))
-		return cli_usage_error("grade", "--target must be opencl or cuda, not '%s'",
-				       target);
-	if (proto.min_samples > proto.max_samples)
-		return cli_usage_error("grade", "--min-samples is above --max-samples");
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!a->task_dir)
+		return cli_usage_error(CMD, "--task is required");
+	if (!a->n_kernels)
+		return cli_usage_error(CMD, "--kernel is required");
+	if (strcmp(a->target, "opencl") && strcmp(a->target, "cuda"))
+		return cli_usage_error(CMD, "--target must be opencl or cuda, not '%s'", a->target);
+	return cli_protocol_check(CMD, &a->proto);
+}
+
+/* Step 2: the grader, on the device or (--record-only) on its description.
+ * 0 with *s, or the exit code with the error reported. */
+static int grade_open(const struct grade_args *a, struct grade_session **s)
+{
 	struct ka_err e;
-	struct ka_task *t = task_load(task_dir, &e);
-	if (!t) {
-		fprintf(stderr, "ka grade: %s\n", e.msg);
-		return KA_EXIT_USAGE;
-	}
-	char **srcs = xcalloc((size_t)n_kernels, sizeof *srcs);
-	size_t *lens = xcalloc((size_t)n_kernels, sizeof *lens);
-	int rc = KA_EXIT_FAIL;
-	struct grade_session *s = NULL;
-	for (int i = 0; i < n_kernels; i++)
-		if (util_read_file(kernels[i], 1 << 20, &srcs[i], &lens[i], &e)) {
-			fprintf(stderr, "ka grade: %s\n", e.msg);
-			rc = KA_EXIT_USAGE;
-			goto out;
-		}
-	if (offline) {
+	if (a->offline) {
 		json_error_t je;
-		json_t *dev = json_load_file(offline, 0, &je);
+		json_t *dev = json_load_file(a->offline, 0, &je);
 		if (!dev || !json_is_object(dev)) {
-			fprintf(stderr, "ka grade: %s: not a JSON object (%s)\n", offline, je.text);
 			json_decref(dev);
-			rc = KA_EXIT_USAGE;
-			goto out;
+			return cli_bad_input(CMD, "%s: not a JSON object (%s)", a->offline,
+					     je.text);
 		}
-		s = grade_session_open_offline(target, dev, &proto, workdir, &e);
+		*s = grade_session_open_offline(a->target, dev, &a->proto, a->workdir, &e);
 		json_decref(dev);
 	} else {
-		s = grade_session_open(target, platform, (int)device, &proto, workdir, &e);
+		*s = grade_session_open(a->target, a->platform, (int)a->device, &a->proto,
+					a->workdir, &e);
 	}
-	if (!s) {
-		fprintf(stderr, "ka grade: cannot start the %s grader: %s\n", target, e.msg);
-		goto out;
+	if (!*s)
+		return cli_fail(CMD, "cannot start the %s grader: %s", a->target, e.msg);
+	return 0;
+}
+
+/* Ahead-of-time compilation: the first `jobs` candidates before grading
+ * starts, the rest in a child process (*rest_pid) while the first ones grade
+ * (compiles land in the work folder's cache; a candidate's own compile step
+ * then finds its result there). *rest_at: the candidate before which to wait
+ * for that child. 0, or the exit code with the error reported. */
+static int grade_compile_ahead(struct grade_session *s, const struct ka_task *t,
+			       const struct grade_args *a, char **srcs, const size_t *lens,
+			       pid_t *rest_pid, int *rest_at)
+{
+	int n = a->n_kernels, ahead = n;
+	*rest_at = n;
+	if (n < 2 || a->jobs == 0 || !grade_compiles_ahead(s))
+		return 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int width = a->jobs > 0 ? (int)a->jobs : cores > 0 ? (int)cores : 1;
+	if (n > width)
+		ahead = width;
+	struct ka_err e;
+	if (grade_precompile(s, t, ahead, (const char *const *)srcs, lens, width, &e))
+		return cli_fail(CMD, "%s", e.msg);
+	if (ahead < n) {
+		fflush(NULL);
+		*rest_pid = fork();
+		if (*rest_pid == 0) {
+			struct ka_err ce;
+			_exit(grade_precompile(s, t, n - ahead, (const char *const *)srcs + ahead,
+					       lens + ahead, width, &ce)
+				      ? 1
+				      : 0);
+		}
+		*rest_at = ahead;
 	}
-	double t0 = util_now();
-	/* Ahead-of-time compilation: the first `jobs` candidates before
-	 * grading starts, the rest in a child process while the first ones
-	 * grade (compiles land in the work folder's cache; a candidate's own
-	 * compile step then finds its result there). */
-	int ahead = n_kernels, rest_at = n_kernels;
-	if (n_kernels > 1 && jobs != 0 && grade_compiles_ahead(s)) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		int width = jobs > 0 ? (int)jobs : cores > 0 ? (int)cores : 1;
-		if (n_kernels > width)
-			ahead = width;
-		if (grade_precompile(s, t, ahead, (const char *const *)srcs, lens, width, &e)) {
-			fprintf(stderr, "ka grade: %s\n", e.msg);
+	return 0;
+}
+
+/* Step 3: report one result: the summary on stdout and, with --json, the
+ * result as JSON (one line in jf when grading several, else the whole file).
+ * 0 or KA_EXIT_FAIL, reported. */
+static int grade_report(struct grade_session *s, const struct ka_task *t,
+			const struct grade_args *a, int i, FILE *jf, const struct grade_result *r)
+{
+	int several = a->n_kernels > 1;
+	print_summary(s, t, a->target, several ? a->kernels[i] : NULL, a->offline != NULL, r);
+	if (!a->json_path)
+		return 0;
+	json_t *j = grade_result_json(s, t, r);
+	json_object_set_new(j, "kernel", json_string(a->kernels[i]));
+	char *text = json_dumps(j, several ? JSON_COMPACT : JSON_INDENT(2));
+	json_decref(j);
+	int rc = 0;
+	struct ka_err e;
+	if (jf) {
+		fprintf(jf, "%s\n", text);
+		fflush(jf);
+	} else if (util_write_file(a->json_path, text, strlen(text), &e)) {
+		rc = cli_fail(CMD, "%s", e.msg);
+	}
+	free(text);
+	return rc;
+}
+
+static void wait_child(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int cmd_grade(int argc, char **argv)
+{
+	struct grade_args a;
+	int rc = grade_parse(argc, argv, &a);
+	if (rc || a.help)
+		return rc;
+	struct ka_err e;
+	struct ka_task *t = task_load(a.task_dir, &e);
+	if (!t)
+		return cli_bad_input(CMD, "%s", e.msg);
+	int n = a.n_kernels, rest_at = n;
+	pid_t rest_pid = -1; /* the child compiling ahead, if any */
+	struct grade_session *s = NULL;
+	FILE *jf = NULL;
+	char **srcs = xcalloc((size_t)n, sizeof *srcs);
+	size_t *lens = xcalloc((size_t)n, sizeof *lens);
+	for (int i = 0; i < n; i++)
+		if (util_read_file(a.kernels[i], 1 << 20, &srcs[i], &lens[i], &e)) {
+			rc = cli_bad_input(CMD, "%s", e.msg);
 			goto out;
 		}
-		if (ahead < n_kernels) {
-			fflush(NULL);
-			rest_pid = fork();
-			if (rest_pid == 0) {
-				struct ka_err ce;
-				_exit(grade_precompile(s, t, n_kernels - ahead,
-						       (const char *const *)srcs + ahead,
-						       lens + ahead, width, &ce)
-					      ? 1
-					      : 0);
-			}
-			rest_at = ahead;
-		}
-	}
-	FILE *jf = NULL;
-	if (json_path && n_kernels > 1 && !(jf = fopen(json_path, "w"))) {
-		fprintf(stderr, "ka grade: %s: cannot write\n", json_path);
+	if ((rc = grade_open(&a, &s)))
+		goto out;
+	double t0 = util_now();
+	if ((rc = grade_compile_ahead(s, t, &a, srcs, lens, &rest_pid, &rest_at)))
+		goto out;
+	if (a.json_path && n > 1 && !(jf = fopen(a.json_path, "w"))) {
+		rc = cli_fail(CMD, "%s: cannot write", a.json_path);
 		goto out;
 	}
-	rc = KA_EXIT_OK;
-	for (int i = 0; i < n_kernels && rc == KA_EXIT_OK; i++) {
+	for (int i = 0; i < n && rc == KA_EXIT_OK; i++) {
 		struct grade_result r;
 		if (i == rest_at && rest_pid > 0) {
 			/* A failed ahead-of-time compile is not fatal: each
 			 * candidate's own compile step reports its verdict. */
-			while (waitpid(rest_pid, NULL, 0) < 0 && errno == EINTR)
-				;
+			wait_child(rest_pid);
 			rest_pid = -1;
 		}
-		if (grade_candidate(s, t, srcs[i], lens[i], bench, &r, &e)) {
-			fprintf(stderr, "ka grade: grader failure: %s\n", e.msg);
-			grade_result_free(&r);
-			rc = KA_EXIT_FAIL;
-			break;
-		}
-		print_summary(s, t, target, n_kernels > 1 ? kernels[i] : NULL, offline != NULL, &r);
-		if (json_path) {
-			json_t *j = grade_result_json(s, t, &r);
-			json_object_set_new(j, "kernel", json_string(kernels[i]));
-			char *text = json_dumps(j, n_kernels > 1 ? JSON_COMPACT : JSON_INDENT(2));
-			json_decref(j);
-			if (jf) {
-				fprintf(jf, "%s\n", text);
-				fflush(jf);
-			} else if (util_write_file(json_path, text, strlen(text), &e)) {
-				fprintf(stderr, "ka grade: %s\n", e.msg);
-				rc = KA_EXIT_FAIL;
-			}
-			free(text);
-		}
+		if (grade_candidate(s, t, srcs[i], lens[i], a.bench, &r, &e))
+			rc = cli_fail(CMD, "grader failure: %s", e.msg);
+		else
+			rc = grade_report(s, t, &a, i, jf, &r);
 		grade_result_free(&r);
 	}
-	if (jf)
-		fclose(jf);
-	if (n_kernels > 1 && rc == KA_EXIT_OK) {
+	if (n > 1 && rc == KA_EXIT_OK) {
 		double w = util_now() - t0;
-		printf("graded    %d candidates in %.2f s: %.2f per second\n", n_kernels, w,
-		       n_kernels / w);
+		printf("graded    %d candidates in %.2f s: %.2f per second\n", n, w, n / w);
 	}
 out:
+	if (jf)
+		fclose(jf);
 	if (rest_pid > 0)
-		while (waitpid(rest_pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		wait_child(rest_pid);
 	grade_session_close(s);
-	for (int i = 0; i < n_kernels; i++)
+	for (int i = 0; i < n; i++)
 		free(srcs[i]);
 	free(srcs);
 	free(lens);

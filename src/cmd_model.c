@@ -3,6 +3,7 @@
  * credentials before a long run; the tracks call model.h directly. */
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,63 @@ static void usage(FILE *f)
 		"credentials.\n");
 }
 
-static int model_test(int argc, char **argv)
+#define CMD "model test"
+
+/* The command line of one `ka model test`. */
+struct model_test_args {
+	struct model_params p;
+	const char *spec, *prompt, *prompt_file, *system, *task, *lang;
+	int64_t sample;
+	int json;
+	int help; /* --help was given and answered */
+};
+
+/* One option (getopt code c, value arg) into a: 0 or the exit code of a
+ * usage error, reported. */
+static int model_test_option(int c, const char *arg, struct model_test_args *a)
+{
+	int64_t v = 0;
+	int rc = 0;
+	switch (c) {
+	case 'p': a->prompt = arg; break;
+	case 'P': a->prompt_file = arg; break;
+	case 's': a->system = arg; break;
+	case 'k': a->task = arg; break;
+	case 'l':
+		if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "c"))
+			return cli_usage_error(CMD, "--lang must be cuda, opencl or c, not '%s'",
+					       arg);
+		a->lang = arg;
+		break;
+	case 'n': rc = cli_opt_int(CMD, "--sample", arg, 0, 1000000, &a->sample); break;
+	case 'm':
+		/* The shared parser with this command's own wording, which
+		 * tests/e2e/model_cli.sh checks. */
+		if (cli_parse_i64(arg, 1, 1000000, &v))
+			return cli_usage_error(
+				CMD, "--max-tokens needs a positive integer, not '%s'", arg);
+		a->p.max_tokens = (int)v;
+		break;
+	case 't': rc = cli_opt_double(CMD, "--temperature", arg, 0, 2, 0, &a->p.temperature); break;
+	case 'T': rc = cli_opt_double(CMD, "--top-p", arg, 0, 1, 0, &a->p.top_p); break;
+	case 'S': rc = cli_opt_int(CMD, "--seed", arg, 0, INT64_MAX / 2, &a->p.seed); break;
+	case 'o':
+		rc = cli_opt_double(CMD, "--timeout", arg, 0, HUGE_VAL, 1, &a->p.timeout_s);
+		break;
+	case 'r':
+		if (!(rc = cli_opt_int(CMD, "--retries", arg, 0, 100, &v)))
+			a->p.max_retries = (int)v;
+		break;
+	case 'c': a->p.cache_dir = arg; break;
+	case 'j': a->json = 1; break;
+	case 'v': a->p.verbose = 1; break;
+	}
+	return rc;
+}
+
+/* Step 1: the command line into a. 0 (a->help set when --help was
+ * answered) or the exit code of a usage error, reported. */
+static int model_test_parse(int argc, char **argv, struct model_test_args *a)
 {
 	static const struct option opts[] = {
 		{"prompt", required_argument, 0, 'p'},
@@ -73,177 +130,140 @@ static int model_test(int argc, char **argv)
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	struct model_params p;
-	model_params_default(&p);
-	const char *prompt = default_prompt, *prompt_file = NULL, *system = NULL;
-	const char *task = "model-test", *lang = NULL;
-	int64_t sample = 0, v;
-	int json = 0;
+	*a = (struct model_test_args){.prompt = default_prompt, .task = "model-test"};
+	model_params_default(&a->p);
 	optind = 1;
 	opterr = 0;
-	int c;
+	int c, rc;
 	while ((c = getopt_long(argc, argv, ":v", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': prompt = optarg; break;
-		case 'P': prompt_file = optarg; break;
-		case 's': system = optarg; break;
-		case 'k': task = optarg; break;
-		case 'l':
-			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") &&
-			    strcmp(optarg, "c"))
-				return cli_usage_error("model test",
-						       "--lang must be cuda, opencl or c, not '%s'",
-						       optarg);
-			lang = optarg;
-			break;
-		case 'n':
-			if (cli_parse_i64(optarg, 0, 1000000, &sample) != 0)
-				return cli_usage_error("model test",
-						       "--sample needs an integer >= 0, not '%s'",
-						       optarg);
-			break;
-		case 'm':
-			if (cli_parse_i64(optarg, 1, 10000000, &v) != 0)
-				return cli_usage_error(
-					"model test",
-					"--max-tokens needs a positive integer, not '%s'", optarg);
-			p.max_tokens = (int)v;
-			break;
-		case 't':
-			if (cli_parse_double(optarg, &p.temperature) != 0)
-				return cli_usage_error("model test",
-						       "--temperature needs a number, not '%s'",
-						       optarg);
-			break;
-		case 'T':
-			if (cli_parse_double(optarg, &p.top_p) != 0)
-				return cli_usage_error("model test",
-						       "--top-p needs a number, not '%s'", optarg);
-			break;
-		case 'S':
-			if (cli_parse_i64(optarg, INT64_MIN / 2, INT64_MAX / 2, &p.seed) != 0)
-				return cli_usage_error("model test",
-						       "--seed needs an integer, not '%s'", optarg);
-			break;
-		case 'o':
-			if (cli_parse_double(optarg, &p.timeout_s) != 0 || !(p.timeout_s > 0))
-				return cli_usage_error("model test",
-						       "--timeout needs seconds > 0, not '%s'",
-						       optarg);
-			break;
-		case 'r':
-			if (cli_parse_i64(optarg, 0, 100, &v) != 0)
-				return cli_usage_error(
-					"model test",
-					"--retries needs an integer in [0, 100], not '%s'", optarg);
-			p.max_retries = (int)v;
-			break;
-		case 'c': p.cache_dir = optarg; break;
-		case 'j': json = 1; break;
-		case 'v': p.verbose = 1; break;
-		case 'h': usage(stdout); return KA_EXIT_OK;
-		default: return cli_bad_option("model test", c, argv);
+		if (c == 'h') {
+			usage(stdout);
+			a->help = 1;
+			return 0;
 		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		if ((rc = model_test_option(c, optarg, a)))
+			return rc;
 	}
 	if (optind >= argc)
-		return cli_usage_error("model test", "missing SPEC (e.g. openai:gpt-4o)");
+		return cli_usage_error(CMD, "missing SPEC (e.g. openai:gpt-4o)");
 	if (optind + 1 < argc)
-		return cli_usage_error("model test", "unexpected argument '%s'", argv[optind + 1]);
-	const char *spec = argv[optind];
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+	a->spec = argv[optind];
+	return 0;
+}
+
+/* The reply as one JSON object on stdout. */
+static void print_json(const struct model_test_args *a, struct model *m,
+		       const struct model_reply *rep, int priced)
+{
+	json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:f, s:i, s:b, s:i}", "spec", a->spec,
+			      "backend", model_backend_name(m), "ok", rep->ok, "seed",
+			      (json_int_t)rep->seed, "in_tokens", (json_int_t)rep->in_tokens,
+			      "out_tokens", (json_int_t)rep->out_tokens, "latency_s",
+			      rep->latency_s, "attempts", rep->attempts, "cached", rep->cached,
+			      "http_status", rep->http_status);
+	json_object_set_new(o, "cost_usd", priced ? json_real(rep->cost_usd) : json_null());
+	json_object_set_new(o, "text", rep->text ? json_string(rep->text) : json_null());
+	json_object_set_new(o, "code", rep->code ? json_string(rep->code) : json_null());
+	json_object_set_new(o, "finish", json_string(rep->finish));
+	json_object_set_new(o, "error", rep->ok ? json_null() : json_string(rep->error));
+	char *s = json_dumps(o, JSON_INDENT(2));
+	puts(s ? s : "{}");
+	free(s);
+	json_decref(o);
+}
+
+/* The reply, then one line each for tokens, latency, cost and code. */
+static void print_text(const struct model_test_args *a, struct model *m,
+		       const struct model_reply *rep, int priced, double pin, double pout)
+{
+	if (rep->ok) {
+		fputs(rep->text, stdout);
+		if (!*rep->text || rep->text[strlen(rep->text) - 1] != '\n')
+			putchar('\n');
+		puts("----");
+	} else {
+		printf("failed: %s\n", rep->error);
+	}
+	printf("model:    %s (backend %s)\n", a->spec, model_backend_name(m));
+	printf("tokens:   in %lld, out %lld\n", (long long)rep->in_tokens,
+	       (long long)rep->out_tokens);
+	if (rep->finish[0])
+		printf("finish:   %s\n", rep->finish);
+	printf("latency:  %.3f s (%d attempt%s%s", rep->latency_s, rep->attempts,
+	       rep->attempts == 1 ? "" : "s", rep->cached ? ", cached" : "");
+	if (rep->http_status)
+		printf(", HTTP %d", rep->http_status);
+	printf(")\n");
+	if (priced)
+		printf("cost:     $%.6f (at $%.3f in / $%.3f out per million tokens)\n",
+		       rep->cost_usd, pin, pout);
+	else
+		printf("cost:     unknown (model not in the price table; see KA_PRICES)\n");
+	if (!rep->ok)
+		return;
+	if (rep->code) {
+		int lines = 0;
+		for (const char *q = rep->code; *q; q++)
+			lines += *q == '\n';
+		printf("code:     %d lines extracted%s%s\n", lines, a->lang ? " for " : "",
+		       a->lang ? a->lang : "");
+	} else {
+		printf("code:     none (no_code)\n");
+	}
+}
+
+static int model_test(int argc, char **argv)
+{
+	struct model_test_args a;
+	int rc = model_test_parse(argc, argv, &a);
+	if (rc || a.help)
+		return rc;
 	char *prompt_buf = NULL;
-	if (prompt_file) {
-		struct ka_err e;
+	struct model *m = NULL;
+	struct model_reply rep;
+	int have_reply = 0;
+	struct ka_err e = {{0}};
+	if (a.prompt_file) {
 		size_t plen = 0;
-		if (util_read_file(prompt_file, CMD_MODEL_PROMPT_CAP, &prompt_buf, &plen, &e) !=
-		    0) {
-			fprintf(stderr, "ka model test: %s\n", e.msg);
-			return KA_EXIT_USAGE;
+		if (util_read_file(a.prompt_file, CMD_MODEL_PROMPT_CAP, &prompt_buf, &plen, &e)) {
+			rc = cli_bad_input(CMD, "%s", e.msg);
+			goto out;
 		}
 		if (plen == 0) {
-			fprintf(stderr, "ka model test: %s: the prompt file is empty\n",
-				prompt_file);
-			free(prompt_buf);
-			return KA_EXIT_USAGE;
+			rc = cli_bad_input(CMD, "%s: the prompt file is empty", a.prompt_file);
+			goto out;
 		}
-		prompt = prompt_buf;
+		a.prompt = prompt_buf;
 	}
-	struct ka_err e = {{0}};
-	struct model *m = model_open(spec, &p, &e);
-	if (!m) {
-		fprintf(stderr, "ka model test: %s\n", e.msg);
-		free(prompt_buf);
-		return KA_EXIT_USAGE;
+	if (!(m = model_open(a.spec, &a.p, &e))) {
+		rc = cli_bad_input(CMD, "%s", e.msg);
+		goto out;
 	}
-	struct model_request req = {.task = task,
-				    .sample = (int)sample,
-				    .system = system,
-				    .prompt = prompt,
-				    .lang = lang};
-	struct model_reply rep;
+	struct model_request req = {.task = a.task,
+				    .sample = (int)a.sample,
+				    .system = a.system,
+				    .prompt = a.prompt,
+				    .lang = a.lang};
 	if (model_complete(m, &req, &rep) != 0) {
-		fprintf(stderr, "ka model test: %s: the backend cannot work\n", spec);
-		model_close(m);
-		free(prompt_buf);
-		return KA_EXIT_FAIL;
+		rc = cli_fail(CMD, "%s: the backend cannot work", a.spec);
+		goto out;
 	}
+	have_reply = 1;
 	double pin = 0, pout = 0;
 	int priced = model_price(m, &pin, &pout);
-	if (json) {
-		json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:f, s:i, s:b, s:i}", "spec",
-				      spec, "backend", model_backend_name(m), "ok", rep.ok, "seed",
-				      (json_int_t)rep.seed, "in_tokens", (json_int_t)rep.in_tokens,
-				      "out_tokens", (json_int_t)rep.out_tokens, "latency_s",
-				      rep.latency_s, "attempts", rep.attempts, "cached", rep.cached,
-				      "http_status", rep.http_status);
-		json_object_set_new(o, "cost_usd", priced ? json_real(rep.cost_usd) : json_null());
-		json_object_set_new(o, "text", rep.text ? json_string(rep.text) : json_null());
-		json_object_set_new(o, "code", rep.code ? json_string(rep.code) : json_null());
-		json_object_set_new(o, "finish", json_string(rep.finish));
-		json_object_set_new(o, "error", rep.ok ? json_null() : json_string(rep.error));
-		char *s = json_dumps(o, JSON_INDENT(2));
-		puts(s ? s : "{}");
-		free(s);
-		json_decref(o);
-	} else {
-		if (rep.ok) {
-			fputs(rep.text, stdout);
-			if (!*rep.text || rep.text[strlen(rep.text) - 1] != '\n')
-				putchar('\n');
-			puts("----");
-		} else {
-			printf("failed: %s\n", rep.error);
-		}
-		printf("model:    %s (backend %s)\n", spec, model_backend_name(m));
-		printf("tokens:   in %lld, out %lld\n", (long long)rep.in_tokens,
-		       (long long)rep.out_tokens);
-		if (rep.finish[0])
-			printf("finish:   %s\n", rep.finish);
-		printf("latency:  %.3f s (%d attempt%s%s", rep.latency_s, rep.attempts,
-		       rep.attempts == 1 ? "" : "s", rep.cached ? ", cached" : "");
-		if (rep.http_status)
-			printf(", HTTP %d", rep.http_status);
-		printf(")\n");
-		if (priced)
-			printf("cost:     $%.6f (at $%.3f in / $%.3f out per million tokens)\n",
-			       rep.cost_usd, pin, pout);
-		else
-			printf("cost:     unknown (model not in the price table; see KA_PRICES)\n");
-		if (rep.ok) {
-			if (rep.code) {
-				int lines = 0;
-				for (const char *q = rep.code; *q; q++)
-					lines += *q == '\n';
-				printf("code:     %d lines extracted%s%s\n", lines,
-				       lang ? " for " : "", lang ? lang : "");
-			} else {
-				printf("code:     none (no_code)\n");
-			}
-		}
-	}
-	int rc = rep.ok ? KA_EXIT_OK : KA_EXIT_FAIL;
-	if (!rep.ok && !json)
-		fprintf(stderr, "ka model test: %s\n", rep.error);
-	model_reply_free(&rep);
+	if (a.json)
+		print_json(&a, m, &rep, priced);
+	else
+		print_text(&a, m, &rep, priced, pin, pout);
+	rc = rep.ok ? KA_EXIT_OK : KA_EXIT_FAIL;
+	if (!rep.ok && !a.json)
+		cli_fail(CMD, "%s", rep.error);
+out:
+	if (have_reply)
+		model_reply_free(&rep);
 	model_close(m);
 	free(prompt_buf);
 	return rc;

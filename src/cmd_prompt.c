@@ -59,8 +59,8 @@ int cmd_prompt(int argc, char **argv)
 	struct ka_err e;
 	struct bank_list list = {0};
 	if (bank_resolve(bank ? bank : bank_default_path(), 1, argv + optind, &list, &e)) {
-		fprintf(stderr, "ka prompt: %s\n", e.msg);
-		return KA_EXIT_USAGE;
+		bank_list_free(&list);
+		return cli_bad_input("prompt", "%s", e.msg);
 	}
 	if (list.n != 1) {
 		bank_list_free(&list);
@@ -71,17 +71,17 @@ int cmd_prompt(int argc, char **argv)
 	char *tmpl = NULL, *text = NULL;
 	struct ka_task *t = task_load(list.dirs[0], &e);
 	if (!t) {
-		fprintf(stderr, "ka prompt: %s\n", e.msg);
+		rc = cli_bad_input("prompt", "%s", e.msg);
 		goto out;
 	}
 	if (prompt_load_template(tmpl_path ? tmpl_path : prompt_default_template(), &tmpl, &e)) {
-		fprintf(stderr, "ka prompt: %s\n", e.msg);
+		rc = cli_bad_input("prompt", "%s", e.msg);
 		goto out;
 	}
 	text = prompt_render(tmpl, t, target, &e);
 	if (!text) {
-		fprintf(stderr, "ka prompt: %s: %s\n",
-			tmpl_path ? tmpl_path : prompt_default_template(), e.msg);
+		rc = cli_bad_input("prompt", "%s: %s",
+				   tmpl_path ? tmpl_path : prompt_default_template(), e.msg);
 		goto out;
 	}
 	fputs(text, stdout);

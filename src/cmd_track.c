@@ -72,6 +72,76 @@ static const char *parse_tier(const char *s, int *bad)
 	return NULL;
 }
 
+/* One option of the capability track (getopt code c, value arg) into o: 0
+ * or the exit code of a usage error, reported. */
+static int capability_option(int c, const char *arg, struct capability_opts *o)
+{
+	int64_t v = 0;
+	int bad, rc = 0;
+	switch (c) {
+	case 'm': o->model = arg; break;
+	case 'K':
+		if (strcmp(arg, "open") && strcmp(arg, "closed"))
+			return cli_usage_error(CMD, "--model-kind must be open or closed, not '%s'",
+					       arg);
+		o->model_kind = arg;
+		break;
+	case 'k':
+		if (!(rc = cli_opt_int(CMD, "--k", arg, 1, 1000, &v)))
+			o->k = (int)v;
+		break;
+	case 't':
+		o->tier = parse_tier(arg, &bad);
+		if (bad)
+			return cli_usage_error(CMD,
+					       "--tier: unknown tier '%s' (L1, L2, L3, easy, "
+					       "medium, hard or all)",
+					       arg);
+		break;
+	case 'b': o->bank = arg; break;
+	case 'S':
+		if (strcmp(arg, "public") && strcmp(arg, "heldout"))
+			return cli_usage_error(CMD, "--split must be public or heldout, not '%s'",
+					       arg);
+		o->split = arg;
+		break;
+	case 'T':
+		if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "auto"))
+			return cli_usage_error(
+				CMD, "--target must be cuda, opencl or auto, not '%s'", arg);
+		o->target = arg;
+		break;
+	case 'o':
+		if (!*arg)
+			return cli_usage_error(CMD, "--out: empty folder name");
+		o->out = arg;
+		break;
+	case 'F': o->fresh = 1; break;
+	case 'g': o->gpus = arg; break;
+	case 'P': o->platform = arg; break;
+	case 'c':
+		if (!(rc = cli_opt_int(CMD, "--concurrency", arg, 1, 1024, &v)))
+			o->concurrency = (int)v;
+		break;
+	case 's': rc = cli_opt_int(CMD, "--seed", arg, 0, INT64_MAX / 2, &o->seed); break;
+	case 'e': rc = cli_opt_double(CMD, "--temperature", arg, 0, 2, 0, &o->temperature); break;
+	case 'x':
+		if (!(rc = cli_opt_int(CMD, "--max-tokens", arg, 1, 1000000, &v)))
+			o->max_tokens = (int)v;
+		break;
+	case 'p': o->prompt = arg; break;
+	case 'r':
+		o->prices = arg;
+		break;
+	CLI_PROTOCOL_CASES:
+		rc = cli_protocol_option(CMD, c, arg, &o->proto);
+		break;
+	case 'q': o->quiet = 1; break;
+	case 'v': o->verbose = 1; break;
+	}
+	return rc;
+}
+
 static int run_capability(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -93,126 +163,33 @@ static int run_capability(int argc, char **argv)
 		{"max-tokens", required_argument, 0, 'x'},
 		{"prompt", required_argument, 0, 'p'},
 		{"prices", required_argument, 0, 'r'},
-		{"max-seconds", required_argument, 0, 'X'},
-		{"min-samples", required_argument, 0, 'n'},
-		{"max-samples", required_argument, 0, 'N'},
-		{"no-timing", no_argument, 0, 'Z'},
 		{"quiet", no_argument, 0, 'q'},
 		{"verbose", no_argument, 0, 'v'},
 		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	struct capability_opts o;
 	capability_opts_default(&o);
-	int64_t v;
-	int bad;
 	optind = 1;
 	opterr = 0;
-	int c;
+	int c, rc;
 	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': o.model = optarg; break;
-		case 'K':
-			if (strcmp(optarg, "open") && strcmp(optarg, "closed"))
-				return cli_usage_error(
-					CMD, "--model-kind must be open or closed, not '%s'",
-					optarg);
-			o.model_kind = optarg;
-			break;
-		case 'k':
-			if (cli_parse_i64(optarg, 1, 1000, &v))
-				return cli_usage_error(CMD, "--k: '%s' is not in 1..1000", optarg);
-			o.k = (int)v;
-			break;
-		case 't':
-			o.tier = parse_tier(optarg, &bad);
-			if (bad)
-				return cli_usage_error(
-					CMD,
-					"--tier: unknown tier '%s' (L1, L2, L3, easy, "
-					"medium, hard or all)",
-					optarg);
-			break;
-		case 'b': o.bank = optarg; break;
-		case 'S':
-			if (strcmp(optarg, "public") && strcmp(optarg, "heldout"))
-				return cli_usage_error(
-					CMD, "--split must be public or heldout, not '%s'", optarg);
-			o.split = optarg;
-			break;
-		case 'T':
-			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") &&
-			    strcmp(optarg, "auto"))
-				return cli_usage_error(
-					CMD, "--target must be cuda, opencl or auto, not '%s'",
-					optarg);
-			o.target = optarg;
-			break;
-		case 'o':
-			if (!*optarg)
-				return cli_usage_error(CMD, "--out: empty folder name");
-			o.out = optarg;
-			break;
-		case 'F': o.fresh = 1; break;
-		case 'g': o.gpus = optarg; break;
-		case 'P': o.platform = optarg; break;
-		case 'c':
-			if (cli_parse_i64(optarg, 1, 1024, &v))
-				return cli_usage_error(CMD, "--concurrency: '%s' is not in 1..1024",
-						       optarg);
-			o.concurrency = (int)v;
-			break;
-		case 's':
-			if (cli_parse_i64(optarg, 0, INT64_MAX / 2, &v))
-				return cli_usage_error(
-					CMD, "--seed: '%s' is not a non-negative integer", optarg);
-			o.seed = v;
-			break;
-		case 'e':
-			if (cli_parse_double(optarg, &o.temperature) || o.temperature < 0 ||
-			    o.temperature > 2)
-				return cli_usage_error(CMD, "--temperature: '%s' is not in [0, 2]",
-						       optarg);
-			break;
-		case 'x':
-			if (cli_parse_i64(optarg, 1, 1000000, &v))
-				return cli_usage_error(
-					CMD, "--max-tokens: '%s' is not in 1..1000000", optarg);
-			o.max_tokens = (int)v;
-			break;
-		case 'p': o.prompt = optarg; break;
-		case 'r': o.prices = optarg; break;
-		case 'X':
-			if (cli_parse_double(optarg, &o.proto.max_seconds) ||
-			    !(o.proto.max_seconds > 0) || o.proto.max_seconds > 3600)
-				return cli_usage_error(
-					CMD, "--max-seconds: '%s' is not in (0, 3600]", optarg);
-			break;
-		case 'n':
-			if (cli_parse_i64(optarg, 1, 500, &v))
-				return cli_usage_error(CMD, "--min-samples: '%s' is not in 1..500",
-						       optarg);
-			o.proto.min_samples = (int)v;
-			break;
-		case 'N':
-			if (cli_parse_i64(optarg, 1, 100000, &v))
-				return cli_usage_error(
-					CMD, "--max-samples: '%s' is not in 1..100000", optarg);
-			o.proto.max_samples = (int)v;
-			break;
-		case 'Z': o.proto.timing = 0; break;
-		case 'q': o.quiet = 1; break;
-		case 'v': o.verbose = 1; break;
-		case 'h': usage(stdout); return KA_EXIT_OK;
-		default: return cli_bad_option(CMD, c, argv);
+		if (c == 'h') {
+			usage(stdout);
+			return KA_EXIT_OK;
 		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		if ((rc = capability_option(c, optarg, &o)))
+			return rc;
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 	if (!o.model)
 		return cli_usage_error(CMD, "--api-model (or --model) is required");
-	if (o.proto.min_samples > o.proto.max_samples)
-		return cli_usage_error(CMD, "--min-samples is above --max-samples");
+	if ((rc = cli_protocol_check(CMD, &o.proto)))
+		return rc;
 	if (!strcmp(o.split, "heldout") && !o.bank)
 		return cli_usage_error(CMD, "--split heldout needs --bank (the held-out bank is "
 					    "never in the repository)");
@@ -244,13 +221,11 @@ int cmd_track(int argc, char **argv)
 	if (avail < 0)
 		return cli_usage_error(CMD, "unknown track '%s' (this version has: capability)",
 				       name);
-	if (avail == 0) {
-		fprintf(stderr,
-			"ka --track: the '%s' track is not available in this version of ka (this "
-			"version has: capability)\n",
-			name);
-		return KA_EXIT_USAGE;
-	}
+	if (avail == 0)
+		return cli_bad_input(CMD,
+				     "the '%s' track is not available in this version of ka (this "
+				     "version has: capability)",
+				     name);
 	/* Hand getopt an argv whose [0] names the command. */
 	int n = argc - first + 1;
 	char **sub = xcalloc((size_t)n + 1, sizeof *sub);

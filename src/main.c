@@ -43,10 +43,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "ka: missing command (see 'ka --help')\n");
-		return KA_EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cli_usage_error(NULL, "missing command");
 	const char *c = argv[1];
 	if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) {
 		usage(stdout);
@@ -61,6 +59,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(c, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "ka: unknown command '%s' (see 'ka --help')\n", c);
-	return KA_EXIT_USAGE;
+	return cli_usage_error(NULL, "unknown command '%s'", c);
 }

@@ -86,7 +86,70 @@ track_unknown       |2|unknown track 'bogus'|--track bogus
 track_bad_flag      |2|ka --track: unknown option '--bogus'|--track capability --bogus
 track_no_model      |2|--api-model (or --model) is required|--track capability
 grade_empty_kernel  |0|no_code|grade --task $T --target opencl --kernel $E
+grade_jobs_neg      |2|ka grade: --jobs: '-1' is not in 0..1024|grade --jobs -1
+grade_jobs_hex      |2|ka grade: --jobs: '0x4' is not in 0..1024|grade --jobs 0x4
+grade_device_nan    |2|ka grade: --device: 'nan' is not in 0..64|grade --device nan
+grade_device_empty  |2|ka grade: --device: '' is not in 0..64|grade --device=
+track_k_nan         |2|ka --track: --k: 'nan' is not in 1..1000|--track capability --k nan
+track_k_inf         |2|ka --track: --k: 'inf' is not in 1..1000|--track capability --k inf
+track_k_1e999       |2|ka --track: --k: '1e999' is not in 1..1000|--track capability --k 1e999
+track_k_neg         |2|ka --track: --k: '-2' is not in 1..1000|--track capability --k -2
+track_k_empty       |2|ka --track: --k: '' is not in 1..1000|--track capability --k=
+track_k_garbage     |2|ka --track: --k: '3x' is not in 1..1000|--track capability --k 3x
+track_k_hex         |2|ka --track: --k: '0x3' is not in 1..1000|--track capability --k 0x3
+track_temp_nan      |2|ka --track: --temperature: 'nan' is not in [0, 2]|--track capability --temperature nan
+track_temp_neg      |2|ka --track: --temperature: '-0.5' is not in [0, 2]|--track capability --temperature -0.5
+track_seed_neg      |2|ka --track: --seed: '-1' is not in 0..|--track capability --seed -1
+track_conc_empty    |2|ka --track: --concurrency: '' is not in 1..1024|--track capability --concurrency=
+model_temp_nan      |2|ka model test: --temperature: 'nan' is not in [0, 2]|model test cmd:cat --temperature nan
+model_temp_neg      |2|ka model test: --temperature: '-0.5' is not in [0, 2]|model test cmd:cat --temperature -0.5
+model_top_p_inf     |2|ka model test: --top-p: 'inf' is not in [0, 1]|model test cmd:cat --top-p inf
+model_seed_neg      |2|ka model test: --seed: '-1' is not in 0..|model test cmd:cat --seed -1
+model_timeout_nan   |2|ka model test: --timeout: 'nan' is not a number > 0|model test cmd:cat --timeout nan
+model_timeout_zero  |2|ka model test: --timeout: '-0' is not a number > 0|model test cmd:cat --timeout -0
+model_sample_empty  |2|ka model test: --sample: '' is not in 0..1000000|model test cmd:cat --sample=
+model_retries_big   |2|ka model test: --retries: '1e999' is not in 0..100|model test cmd:cat --retries 1e999
+gold_seed_hex       |2|ka gold: --seed: '0x10' is not an unsigned 64-bit integer|gold --task $T -o $O --seed 0x10
+gold_seed_empty     |2|ka gold: --seed: '' is not an unsigned 64-bit integer|gold --task $T -o $O --seed=
+gold_seed_big       |2|ka gold: --seed: '18446744073709551616' is not an unsigned 64-bit integer|gold --task $T -o $O --seed 18446744073709551616
 "
+
+# The timing options `ka grade` and the tracks share: the same value gets the
+# same answer and the same message from both (after "ka <command>: ").
+# name | option=value (or option value) | message
+shared="
+max_seconds_nan     |--max-seconds nan|--max-seconds: 'nan' is not in (0, 3600]
+max_seconds_inf     |--max-seconds inf|--max-seconds: 'inf' is not in (0, 3600]
+max_seconds_1e999   |--max-seconds 1e999|--max-seconds: '1e999' is not in (0, 3600]
+max_seconds_neg     |--max-seconds -1|--max-seconds: '-1' is not in (0, 3600]
+max_seconds_zero    |--max-seconds -0|--max-seconds: '-0' is not in (0, 3600]
+max_seconds_empty   |--max-seconds=|--max-seconds: '' is not in (0, 3600]
+max_seconds_garbage |--max-seconds 3x|--max-seconds: '3x' is not in (0, 3600]
+max_seconds_hex     |--max-seconds 0x10|--max-seconds: '0x10' is not in (0, 3600]
+min_samples_nan     |--min-samples nan|--min-samples: 'nan' is not in 1..500
+min_samples_inf     |--min-samples inf|--min-samples: 'inf' is not in 1..500
+min_samples_1e999   |--min-samples 1e999|--min-samples: '1e999' is not in 1..500
+min_samples_neg     |--min-samples -5|--min-samples: '-5' is not in 1..500
+min_samples_empty   |--min-samples=|--min-samples: '' is not in 1..500
+min_samples_real    |--min-samples 2.5|--min-samples: '2.5' is not in 1..500
+max_samples_nan     |--max-samples nan|--max-samples: 'nan' is not in 1..100000
+max_samples_neg     |--max-samples -1|--max-samples: '-1' is not in 1..100000
+max_samples_empty   |--max-samples=|--max-samples: '' is not in 1..100000
+max_samples_big     |--max-samples 100001|--max-samples: '100001' is not in 1..100000
+min_above_max       |--min-samples 50 --max-samples 40|--min-samples is above --max-samples
+"
+for cmd in grade track; do
+	case $cmd in
+	grade) pre="grade --task $T --kernel $E" prefix="ka grade: " ;;
+	track) pre="--track capability --model archive:bank/public --out $O" prefix="ka --track: " ;;
+	esac
+	while IFS='|' read -r name opt frag; do
+		name=$(echo "$name" | tr -d ' ')
+		[ -n "$name" ] || continue
+		rows="$rows
+${cmd}_$name|2|$prefix$frag|$pre $opt"
+	done <<<"$shared"
+done
 
 while IFS='|' read -r name want frag args; do
 	name=$(echo "$name" | tr -d ' ')
