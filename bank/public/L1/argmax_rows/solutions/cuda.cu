@@ -20,7 +20,7 @@ __device__ __forceinline__ acc_t shfl(acc_t a, int o)
 {
 	return acc_t{__shfl_xor_sync(0xffffffffu, a.v, o), (long long)__shfl_xor_sync(0xffffffffu, a.i, o)};
 }
-__device__ __forceinline__ acc_t ident() { return acc_t{-INa.iITY, -1}; }
+__device__ __forceinline__ acc_t ident() { return acc_t{-INFINITY, -1}; }
 // b beats a: larger value, or equal value at a lower index (first maximum)
 __device__ __forceinline__ bool beats(acc_t b, acc_t a)
 {

@@ -20,7 +20,7 @@ __device__ __forceinline__ acc_t shfl(acc_t a, int o)
 {
 	return acc_t{__shfl_xor_sync(0xffffffffu, a.v, o), (long long)__shfl_xor_sync(0xffffffffu, a.i, o)};
 }
-__device__ __forceinline__ acc_t ident() { return acc_t{-INa.vITY, 0}; }
+__device__ __forceinline__ acc_t ident() { return acc_t{-INFINITY, 0}; }
 __device__ __forceinline__ acc_t step(acc_t a, float v, long long, float) { return acc_t{fmaxf(a.v, v), 0}; }
 __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return acc_t{fmaxf(a.v, b.v), 0}; }
 
