@@ -7,6 +7,8 @@
  * libraries that the runner calls directly (bank code, allowed cuBLAS). */
 #include "target.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +98,77 @@ static int cuda_compile(const struct ka_task *t, const char *src, size_t len, co
 	return 0;
 }
 
-/* Compile a trusted baseline (bank code) as a native library; cached by the
- * source hash. Returns the .so path (caller frees) or NULL with e. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The bank's baseline library (bank/lib): the first ancestor of the task
+ * folder holding lib/eager.cuh. Returns "<ancestor>/lib" (caller frees), or
+ * NULL when there is none (a task outside a bank: no library, no -I). */
+static char *bank_lib_dir(const char *task_dir)
+{
+	char *d = xasprintf("%s", task_dir);
+	for (int depth = 0; depth < 16; depth++) {
+		char *probe = xasprintf("%s/lib/eager.cuh", d);
+		int found = access(probe, R_OK) == 0;
+		free(probe);
+		if (found) {
+			char *lib = xasprintf("%s/lib", d);
+			free(d);
+			return lib;
+		}
+		char *up = xasprintf("%s/..", d);
+		free(d);
+		d = up;
+	}
+	free(d);
+	return NULL;
+}
+
+/* The baseline library's headers (every .cuh file in lib) folded into hash h, in a fixed
+ * order, so that editing the library rebuilds every baseline. Returns 0, or
+ * -1 with e when a header cannot be read. */
+static int hash_lib(const char *lib, uint64_t *h, struct ka_err *e)
+{
+	DIR *dp = opendir(lib);
+	if (!dp)
+		return ka_err_set(e, "%s: %s", lib, strerror(errno));
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (l > 4 && strcmp(de->d_name + l - 4, ".cuh") == 0 && n < 256) {
+			names = xrealloc(names, (n + 1) * sizeof *names);
+			names[n++] = xasprintf("%s", de->d_name);
+		}
+	}
+	closedir(dp);
+	qsort(names, n, sizeof *names, cmp_str);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", lib, names[i]);
+		char *src = NULL;
+		size_t len = 0;
+		if (rc == 0 && util_read_file(p, 1 << 20, &src, &len, e) == 0) {
+			*h = util_hash64(names[i], strlen(names[i]), *h);
+			*h = util_hash64(src, len, *h);
+		} else {
+			rc = -1;
+		}
+		free(src);
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* Compile a trusted baseline (bank code) as a native library, with
+ * -I<bank>/lib when the bank has a baseline library; cached by the hash of
+ * the source, the architecture and the library's headers. Returns the .so
+ * path (caller frees) or NULL with e. */
 static char *build_native(const struct ka_task *t, const char *file, const char *arch,
 			  const char *workdir, struct ka_err *e)
 {
@@ -110,9 +181,18 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 	}
 	uint64_t h = util_hash64(src, len, util_hash64(arch, strlen(arch), 0xba5e));
 	free(src);
+	char *lib = bank_lib_dir(t->dir);
+	if (lib && hash_lib(lib, &h, e)) {
+		free(lib);
+		free(path);
+		return NULL;
+	}
+	char *libinc = lib ? xasprintf("-I%s", lib) : xasprintf("-I%s/include", util_data_root());
+	free(lib);
 	char *dir = xasprintf("%s/baseline", workdir);
 	char *so = xasprintf("%s/%s-%016llx.so", dir, t->name, (unsigned long long)h);
 	if (access(so, R_OK) == 0) {
+		free(libinc);
 		free(dir);
 		free(path);
 		return so;
@@ -131,6 +211,7 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 			"-Xcompiler",
 			"-fPIC",
 			inc,
+			libinc,
 			"-o",
 			tmp,
 			path,
@@ -149,6 +230,7 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 	free(tmp);
 	free(archflag);
 	free(inc);
+	free(libinc);
 	free(dir);
 	free(path);
 	return so;

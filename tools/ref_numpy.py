@@ -214,6 +214,13 @@ def torch_shim(np):
         y = (x - mu) / np.sqrt(var + eps)
         return y * (1 if weight is None else weight) + (0 if bias is None else bias)
 
+    def softplus(x, beta=1.0, threshold=20.0):  # torch: linear where beta*x > threshold
+        x = np.asarray(x, dtype=np.float64)
+        return np.where(beta * x > threshold, x, np.log1p(np.exp(np.minimum(beta * x, threshold))) / beta)
+
+    def reduce_fn(f):  # torch.sum(x, dim=..., keepdim=...) on NumPy
+        return lambda x, dim=None, keepdim=False, **kw: f(np.asarray(x), axis=dim, keepdims=keepdim, **kw)
+
     class F:
         pass
 
@@ -222,14 +229,24 @@ def torch_shim(np):
     F.relu = staticmethod(lambda x: np.maximum(x, 0.0))
     F.silu = staticmethod(lambda x: x / (1.0 + np.exp(-x)))
     F.layer_norm = staticmethod(layer_norm)
+    F.softplus = staticmethod(softplus)
+    F.mish = staticmethod(lambda x: x * np.tanh(softplus(x)))
+    F.hardswish = staticmethod(lambda x: x * np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0)
     F.linear = staticmethod(lambda x, w, b=None: x @ w.T + (0 if b is None else b))
 
     class NN:
         functional = F
 
+    class Linalg:
+        vector_norm = staticmethod(lambda x, ord=2, dim=None, keepdim=False:
+                                   np.sqrt((np.asarray(x) ** 2).sum(axis=dim, keepdims=keepdim)))
+
     class Torch:
         nn = NN
-        float32 = np.float32
+        linalg = Linalg
+        # dtypes are names only: a cast keeps the exact value (gold is fp64
+        # and the task's tolerance covers the output's rounding).
+        float32, float16, bfloat16, float64, int32, int64 = ("fp32", "fp16", "bf16", "fp64", "int32", "int64")
 
     for name in ("exp", "tanh", "sqrt", "abs", "maximum", "minimum", "matmul"):
         setattr(Torch, name, staticmethod(getattr(np, name)))
@@ -237,21 +254,54 @@ def torch_shim(np):
     Torch.softmax = staticmethod(softmax)
     Torch.sigmoid = staticmethod(lambda x: 1.0 / (1.0 + np.exp(-x)))
     Torch.relu = F.relu
+    Torch.clamp = staticmethod(lambda x, min=None, max=None: np.clip(x, min, max))
+    Torch.sum = staticmethod(reduce_fn(np.sum))
+    Torch.mean = staticmethod(reduce_fn(np.mean))
+    Torch.amax = staticmethod(reduce_fn(np.max))
+    Torch.amin = staticmethod(reduce_fn(np.min))
+    Torch.var = staticmethod(lambda x, dim=None, keepdim=False, correction=1:
+                             np.var(np.asarray(x), axis=dim, keepdims=keepdim, ddof=correction))
+    Torch.argmax = staticmethod(lambda x, dim=None, keepdim=False:
+                                np.argmax(np.asarray(x), axis=dim, keepdims=keepdim).astype(np.float64))
+    Torch.cumsum = staticmethod(lambda x, dim: np.cumsum(np.asarray(x), axis=dim))
     return Torch, F
 
 
+def tensor_class(np):
+    """An ndarray with the tensor methods task expressions use (x.to(dtype),
+    x.float(), x.half()): casts keep the exact value, as gold does."""
+    class T(np.ndarray):
+        def to(self, dtype):
+            return self
+
+        def float(self):
+            return self
+
+        half = bfloat16 = float
+    return T
+
+
 def draw(np, rng, spec, n):
+    """(raw array to write for ref.c, its values as float64)."""
     d = spec["dist"]
     dt = {"fp32": np.float32, "fp64": np.float64, "int32": np.int32, "int64": np.int64}
-    if spec["dtype"] not in dt:
-        raise ValueError("dtype %s not supported by this cross-check" % spec["dtype"])
     if d["kind"] == "normal":
         v = rng.normal(d["mean"], d["std"], n)
     elif d["kind"] == "uniform":
         v = rng.uniform(d["lo"], d["hi"], n)
     else:
         v = rng.integers(d["lo"], d["hi"] + 1, n)
-    return v.astype(dt[spec["dtype"]])
+    if spec["dtype"] == "fp16":
+        raw = v.astype(np.float16)
+        return raw.view(np.uint16), raw.astype(np.float64)
+    if spec["dtype"] == "bf16":  # fp32, then round to nearest even on the top 16 bits
+        u = v.astype(np.float32).view(np.uint32).astype(np.uint64)
+        bits = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+        return bits, (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if spec["dtype"] not in dt:
+        raise ValueError("dtype %s not supported by this cross-check" % spec["dtype"])
+    raw = v.astype(dt[spec["dtype"]])
+    return raw, raw.astype(np.float64)
 
 
 def check_task(np, tdir, include, seed, extra_shapes, work):
@@ -271,13 +321,13 @@ def check_task(np, tdir, include, seed, extra_shapes, work):
     for si, env in enumerate(shapes):
         rng = np.random.default_rng(seed + si)
         argv = [exe] + [str(env[p]) for p in task["params"]] + [str(item_count(task, env))]
-        scope = {}
+        scope = {p: env[p] for p in task["params"]}  # parameters by name, as tools/calibrate.py
         for s in task["inputs"]:
-            v = draw(np, rng, s, numel(s, env))
+            raw, val = draw(np, rng, s, numel(s, env))
             path = os.path.join(work, "%s_%s.bin" % (name, s["name"]))
-            v.tofile(path)
+            raw.tofile(path)
             argv.append(path)
-            scope[s["name"]] = v.astype(np.float64).reshape(shape_of(s, env))
+            scope[s["name"]] = val.reshape(shape_of(s, env)).view(tensor_class(np))
         outs = []
         for s in task["outputs"]:
             path = os.path.join(work, "%s_%s.out" % (name, s["name"]))

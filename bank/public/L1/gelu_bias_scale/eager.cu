@@ -1,40 +1,22 @@
 // gelu_bias_scale, eager baseline: torch.nn.functional.gelu(x * scale + bias)
-// as PyTorch eager runs it: one kernel per op, each intermediate a full
-// [R, C] tensor in memory (scratch from ka_workspace):
-//   t1 = x * scale    (broadcast multiply)
-//   t2 = t1 + bias    (broadcast add)
-//   y  = gelu(t2)     (exact erf GELU, in fp32 as PyTorch computes it)
+// as PyTorch eager runs it, three launches of bank/lib/eager.cuh, each
+// intermediate a full [R, C] tensor in memory (scratch from ka_workspace):
+//   t1 = x * scale    (broadcast [C] over rows: the unrolled kernel)
+//   t2 = t1 + bias    (same)
+//   y  = gelu(t2)     (exact erf GELU in fp32: the vectorized kernel)
 // Trusted code: it runs natively in the runner, not through the recorder.
-#include <cuda_runtime.h>
-#include <stdint.h>
+#include "eager.cuh"
 #include "ka_kernel.h"
 
-static const int THREADS = 256;
-
-__global__ void mul_bcast(const float *__restrict__ a, const float *__restrict__ v,
-			  float *__restrict__ out, long long n, long long C)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		out[i] = a[i] * v[i % C];
-}
-
-__global__ void add_bcast(const float *__restrict__ a, const float *__restrict__ v,
-			  float *__restrict__ out, long long n, long long C)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		out[i] = a[i] + v[i % C];
-}
-
-__global__ void gelu(const float *__restrict__ a, float *__restrict__ out, long long n)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float v = a[i];
-		out[i] = v * 0.5f * (1.0f + erff(v * 0.70710678118654752f));
-	}
-}
+struct mul_f {
+	__device__ float operator()(float a, float b) const { return a * b; }
+};
+struct add_f {
+	__device__ float operator()(float a, float b) const { return a + b; }
+};
+struct gelu_f {
+	__device__ float operator()(float v) const { return v * 0.5f * (1.0f + erff(v * 0.70710678118654752f)); }
+};
 
 extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
@@ -44,15 +26,13 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	const float *scale = (const float *)a->inputs[1].ptr;
 	const float *bias = (const float *)a->inputs[2].ptr;
 	float *y = (float *)a->outputs[0].ptr;
-	// Two intermediates, the second 256-byte aligned like any allocation.
-	size_t tbytes = ((size_t)n * sizeof(float) + 255) / 256 * 256;
+	size_t tbytes = ((size_t)n * sizeof(float) + 255) / 256 * 256; // 256-byte aligned like any allocation
 	char *ws = (char *)ka_workspace(2 * tbytes);
 	if (!ws)
 		return -1;
 	float *t1 = (float *)ws, *t2 = (float *)(ws + tbytes);
-	unsigned blocks = (unsigned)((n + THREADS - 1) / THREADS);
-	mul_bcast<<<blocks, THREADS, 0, stream>>>(x, scale, t1, n, C);
-	add_bcast<<<blocks, THREADS, 0, stream>>>(t1, bias, t2, n, C);
-	gelu<<<blocks, THREADS, 0, stream>>>(t2, y, n);
-	return cudaGetLastError() == cudaSuccess ? 0 : -1;
+	if (ka::binary_bcast_row(x, scale, t1, n, C, mul_f(), stream) ||
+	    ka::binary_bcast_row((const float *)t1, bias, t2, n, C, add_f(), stream))
+		return -1;
+	return ka::unary((const float *)t2, y, n, gelu_f(), stream);
 }

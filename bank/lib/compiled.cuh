@@ -1,0 +1,262 @@
+// bank/lib/compiled.cuh: the kernels torch.compile (Inductor, Triton) emits,
+// for the trusted compiled baselines. A task's compiled.cu composes these.
+//
+//   - pointwise: one fused kernel over a whole chain of elementwise ops (and
+//     casts, and reads of broadcast vectors): Inductor's pointwise template
+//     with XBLOCK = 1024 and num_warps = 4: 128 threads, each 8 elements as
+//     two 16-byte vectors of the input, math in fp32, one write. The chain is
+//     a functor f(value, flat index) -> float; it may read other (broadcast)
+//     tensors through pointers it holds, which stay in cache.
+//   - row_reduce: a reduction along the contiguous dimension fused with its
+//     epilogue: one block per row (XBLOCK = 1), the row looped over in
+//     RBLOCK-wide vector chunks, a block reduction, and epi(acc) stored by
+//     one thread (Inductor's looped reduction; ops from eager.cuh).
+//   - row_two_pass: a reduction followed by a pointwise pass over the same
+//     row that uses the result (softmax, normalisation): one block per row;
+//     rows up to 8192 floats stay in registers (Inductor's persistent
+//     reduction, one read of x), longer rows are read twice (the second read
+//     mostly from L2).
+//   - col_reduce: a reduction over the outer dimension with its epilogue: a
+//     block of 32 columns x 16 row slices, partials in shared memory, the
+//     rows split over grid.y into a workspace when there are few columns
+//     (Inductor's split reduction), then a tiny combine kernel.
+//   - tiled_transpose: x [B, M, N] -> y [B, N, M] through a 32 x 32 tile in
+//     shared memory, coalesced on both sides (Triton's layout conversion for
+//     a pointwise kernel whose load and store orders differ).
+// Trusted code: it runs natively in the runner. Keep it small and reviewed.
+#ifndef KA_BANK_COMPILED_CUH
+#define KA_BANK_COMPILED_CUH
+
+#include "eager.cuh"
+
+namespace ka {
+
+static const int PW_THREADS = 128; // num_warps = 4
+static const int PW_BLOCK = 1024;  // XBLOCK
+
+// y[i] = f(x[i], i) for i in [0, n): vectors of V elements, 1024 per block.
+template <int V, typename Ti, typename To, typename F>
+__global__ void __launch_bounds__(PW_THREADS)
+pointwise_kernel(const Ti *__restrict__ x, To *__restrict__ y, long long n, F f)
+{
+	long long b0 = (long long)blockIdx.x * PW_BLOCK;
+#pragma unroll
+	for (int g = 0; g < PW_BLOCK / (PW_THREADS * V); g++) {
+		long long i0 = b0 + ((long long)g * PW_THREADS + threadIdx.x) * V;
+		if (i0 + V <= n) {
+			vec_t<Ti, V> a = *reinterpret_cast<const vec_t<Ti, V> *>(x + i0);
+			vec_t<To, V> r;
+#pragma unroll
+			for (int j = 0; j < V; j++)
+				r.v[j] = from_f<To>(f(to_f(a.v[j]), i0 + j));
+			*reinterpret_cast<vec_t<To, V> *>(y + i0) = r;
+		} else {
+			for (long long i = i0; i < n && i < i0 + V; i++)
+				y[i] = from_f<To>(f(to_f(x[i]), i));
+		}
+	}
+}
+
+template <typename Ti, typename To, typename F>
+int pointwise(const Ti *x, To *y, long long n, F f, cudaStream_t s)
+{
+	constexpr int V = vec_of<Ti, To>();
+	unsigned blocks = grid_for(n, PW_BLOCK);
+	if (aligned16(x) && aligned16(y))
+		pointwise_kernel<V><<<blocks, PW_THREADS, 0, s>>>(x, y, n, f);
+	else
+		pointwise_kernel<1><<<blocks, PW_THREADS, 0, s>>>(x, y, n, f);
+	return launch_status();
+}
+
+static const int RD_THREADS = 256; // RBLOCK / 4 lanes-worth of float4
+
+// Block-wide combine of an op's accumulator; every thread gets the result.
+template <typename Op> __device__ typename Op::acc_t block_combine(typename Op::acc_t a, Op op)
+{
+	typedef typename Op::acc_t A;
+	__shared__ A red[RD_THREADS / 32];
+	for (int o = 16; o > 0; o >>= 1)
+		a = op.combine(a, shfl(a, o));
+	__syncthreads();
+	if ((threadIdx.x & 31) == 0)
+		red[threadIdx.x >> 5] = a;
+	__syncthreads();
+	a = red[0];
+	for (int w = 1; w < RD_THREADS / 32; w++)
+		a = op.combine(a, red[w]);
+	return a;
+}
+
+// acc of op over x[0:C] (one block), V-wide vector loads.
+template <int V, typename Ti, typename Op>
+__device__ typename Op::acc_t block_row_acc(const Ti *__restrict__ xr, long long C, Op op)
+{
+	typename Op::acc_t a = op.ident();
+	long long cv = C / V * V;
+	for (long long c = (long long)threadIdx.x * V; c < cv; c += (long long)RD_THREADS * V) {
+		vec_t<Ti, V> q = *reinterpret_cast<const vec_t<Ti, V> *>(xr + c);
+#pragma unroll
+		for (int j = 0; j < V; j++)
+			a = op.reduce(a, to_f(q.v[j]), c + j);
+	}
+	for (long long c = cv + threadIdx.x; c < C; c += RD_THREADS)
+		a = op.reduce(a, to_f(xr[c]), c);
+	return block_combine(a, op);
+}
+
+// out[r] = epi(op over x[r, :], r).
+template <int V, typename Ti, typename To, typename Op, typename E>
+__global__ void __launch_bounds__(RD_THREADS)
+fused_row_reduce_kernel(const Ti *__restrict__ x, To *__restrict__ out, long long C, Op op, E epi)
+{
+	typename Op::acc_t a = block_row_acc<V>(x + (long long)blockIdx.x * C, C, op);
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = epi(a, (long long)blockIdx.x);
+}
+
+template <typename Ti, typename To, typename Op, typename E>
+int fused_row_reduce(const Ti *x, To *out, long long R, long long C, Op op, E epi, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(Ti);
+	if (aligned16(x) && C % V == 0)
+		fused_row_reduce_kernel<V><<<(unsigned)R, RD_THREADS, 0, s>>>(x, out, C, op, epi);
+	else
+		fused_row_reduce_kernel<1><<<(unsigned)R, RD_THREADS, 0, s>>>(x, out, C, op, epi);
+	return launch_status();
+}
+
+// y[r, c] = epi(x[r, c], acc_r, r, c), acc_r = op over x[r, :]. PER: float
+// registers per thread holding the row (0: read the row twice).
+template <int PER, typename Op, typename E>
+__global__ void __launch_bounds__(RD_THREADS)
+row_two_pass_kernel(const float *__restrict__ x, float *__restrict__ y, long long C, Op op, E epi)
+{
+	long long r = blockIdx.x;
+	const float *xr = x + r * C;
+	float *yr = y + r * C;
+	if (PER > 0) {
+		float v[PER > 0 ? PER : 1];
+		typename Op::acc_t a = op.ident();
+#pragma unroll
+		for (int k = 0; k < PER; k++) {
+			long long c = (long long)k * RD_THREADS + threadIdx.x;
+			v[k] = c < C ? xr[c] : 0.f;
+			if (c < C)
+				a = op.reduce(a, v[k], c);
+		}
+		a = block_combine(a, op);
+#pragma unroll
+		for (int k = 0; k < PER; k++) {
+			long long c = (long long)k * RD_THREADS + threadIdx.x;
+			if (c < C)
+				yr[c] = epi(v[k], a, r, c);
+		}
+	} else {
+		typename Op::acc_t a = op.ident();
+		for (long long c = threadIdx.x; c < C; c += RD_THREADS)
+			a = op.reduce(a, xr[c], c);
+		a = block_combine(a, op);
+		for (long long c = threadIdx.x; c < C; c += RD_THREADS)
+			yr[c] = epi(xr[c], a, r, c);
+	}
+}
+
+template <typename Op, typename E>
+int row_two_pass(const float *x, float *y, long long R, long long C, Op op, E epi, cudaStream_t s)
+{
+	long long per = (C + RD_THREADS - 1) / RD_THREADS;
+	unsigned g = (unsigned)R;
+	if (per <= 4)
+		row_two_pass_kernel<4><<<g, RD_THREADS, 0, s>>>(x, y, C, op, epi);
+	else if (per <= 16)
+		row_two_pass_kernel<16><<<g, RD_THREADS, 0, s>>>(x, y, C, op, epi);
+	else if (per <= 32)
+		row_two_pass_kernel<32><<<g, RD_THREADS, 0, s>>>(x, y, C, op, epi);
+	else
+		row_two_pass_kernel<0><<<g, RD_THREADS, 0, s>>>(x, y, C, op, epi);
+	return launch_status();
+}
+
+// Online softmax statistics (running max m, sum s of exp(x - m)), for
+// row_two_pass: Inductor's online-softmax reduction.
+struct online_t {
+	float m, s;
+};
+__device__ __forceinline__ online_t shfl(online_t a, int o) { return online_t{shfl(a.m, o), shfl(a.s, o)}; }
+struct online_softmax_op {
+	typedef online_t acc_t;
+	__device__ online_t ident() const { return online_t{-INFINITY, 0.f}; }
+	__device__ online_t combine(online_t a, online_t b) const
+	{
+		float m = fmaxf(a.m, b.m);
+		if (m == -INFINITY)
+			return a;
+		return online_t{m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+	}
+	__device__ online_t reduce(online_t a, float x, long long) const { return combine(a, online_t{x, 1.f}); }
+};
+
+// Compiled column reduction: the partial kernel of eager.cuh with Inductor's
+// split, then a combine kernel applying epi(acc, c).
+template <typename A, typename To, typename Op, typename E>
+__global__ void col_epi_kernel(const A *__restrict__ part, To *__restrict__ out, long long C, int splits,
+			       Op op, E epi)
+{
+	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (c >= C)
+		return;
+	A a = part[c];
+	for (int k = 1; k < splits; k++)
+		a = op.combine(a, part[(long long)k * C + c]);
+	out[c] = epi(a, c);
+}
+
+template <typename Ti, typename To, typename Op, typename E>
+int fused_col_reduce(const Ti *x, To *out, long long R, long long C, Op op, E epi, void *ws, cudaStream_t s)
+{
+	typedef typename Op::acc_t A;
+	long long gx = (C + 31) / 32, splits = (4 * 132 + gx - 1) / gx;
+	long long max_split = (R + RED_ROWS - 1) / RED_ROWS;
+	splits = splits > 64 ? 64 : splits;
+	splits = splits > max_split ? max_split : splits;
+	splits = splits < 1 ? 1 : splits;
+	long long rows_per = (R + splits - 1) / splits;
+	dim3 grid((unsigned)gx, (unsigned)splits), block(32, RED_ROWS);
+	col_partial_kernel<<<grid, block, 0, s>>>(x, (A *)ws, R, C, rows_per, op);
+	col_epi_kernel<<<grid_for(C, 256), 256, 0, s>>>((const A *)ws, out, C, (int)splits, op, epi);
+	return launch_status();
+}
+
+// y[b, n, m] = x[b, m, n] for x [B, M, N]: 32 x 32 tiles, 32 x 8 threads.
+template <typename T>
+__global__ void __launch_bounds__(256)
+tiled_transpose_kernel(const T *__restrict__ x, T *__restrict__ y, long long M, long long N)
+{
+	__shared__ T tile[32][33];
+	long long b = blockIdx.z, m0 = (long long)blockIdx.y * 32, n0 = (long long)blockIdx.x * 32;
+	const T *xb = x + b * M * N;
+	T *yb = y + b * M * N;
+	for (int k = threadIdx.y; k < 32; k += 8) {
+		long long m = m0 + k, n = n0 + threadIdx.x;
+		if (m < M && n < N)
+			tile[k][threadIdx.x] = xb[m * N + n];
+	}
+	__syncthreads();
+	for (int k = threadIdx.y; k < 32; k += 8) {
+		long long n = n0 + k, m = m0 + threadIdx.x;
+		if (m < M && n < N)
+			yb[n * M + m] = tile[threadIdx.x][k];
+	}
+}
+
+template <typename T> int tiled_transpose(const T *x, T *y, long long B, long long M, long long N, cudaStream_t s)
+{
+	dim3 grid((unsigned)((N + 31) / 32), (unsigned)((M + 31) / 32), (unsigned)B), block(32, 8);
+	tiled_transpose_kernel<<<grid, block, 0, s>>>(x, y, M, N);
+	return launch_status();
+}
+
+} // namespace ka
+
+#endif

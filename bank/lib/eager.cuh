@@ -1,0 +1,530 @@
+// bank/lib/eager.cuh: the kernels PyTorch eager launches, one per op, for the
+// trusted eager baselines (a task's eager.cu is a short composition of these:
+// one launch per PyTorch op, every intermediate a full tensor in memory).
+//
+// What each mirrors (ATen's CUDA kernels, described, not copied):
+//   - unary / binary: TensorIterator's vectorized_elementwise_kernel on
+//     contiguous tensors: 128-thread blocks, each thread one 16-byte vector
+//     of the widest element type per step (float4 for fp32, 8 x fp16), a
+//     grid-stride loop, a bounds-checked scalar tail; math in fp32 ("opmath")
+//     for fp16/bf16. Pointers not 16-byte aligned fall back to one element
+//     per step, as PyTorch's unrolled kernel does.
+//   - binary_bcast_row: a binary op whose second operand is a [C] vector
+//     broadcast over the rows (TensorIterator sees a stride-0 input and
+//     cannot vectorize): elementwise_kernel<128, 4>, each thread 4 elements
+//     128 apart, the column recomputed per element with a division.
+//   - row_reduce: ATen's reduce_kernel when the reduced dimension is the
+//     contiguous one: a warp (32 lanes) per output row, 16 rows per 512-thread
+//     block, 4 independent accumulators per lane over float4 loads, then a
+//     warp-shuffle tree. Ops are functors (sum, max, Welford, argmax below).
+//   - col_reduce: reduce_kernel when the reduced dimension is the outer one:
+//     threads along the output columns (coalesced), 16 row slices per block
+//     combined in shared memory, and when there are few columns the rows are
+//     split over grid.y into a workspace that a second launch combines
+//     (PyTorch does that second step in the same launch with a semaphore).
+//   - gather_copy: a copy whose input is a permuted view (x.t().contiguous(),
+//     permute(...).contiguous()): elementwise_kernel<128, 4> with an offset
+//     calculator, reads strided, writes contiguous.
+//   - index_select_rows: index_select / embedding forward: one thread per
+//     output element, the index read per element.
+//   - scan_rows: cumsum along the last dimension (ATen's
+//     tensor_kernel_scan_innermost_dim): 16 rows per block, 32 threads per
+//     row scanning chunks of 64 elements in shared memory with a carry.
+// Every launch helper returns cudaGetLastError() == cudaSuccess ? 0 : -1.
+// Trusted code: it runs natively in the runner. Keep it small and reviewed.
+#ifndef KA_BANK_EAGER_CUH
+#define KA_BANK_EAGER_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+namespace ka {
+
+// ---- element types: load as float, store from float (PyTorch's opmath) ----
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T> __device__ __forceinline__ T from_f(float v);
+template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v)
+{
+	return __float2bfloat16_rn(v);
+}
+
+template <typename T, int N> struct alignas(sizeof(T) * N) vec_t {
+	T v[N];
+};
+
+static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+static inline int launch_status() { return cudaGetLastError() == cudaSuccess ? 0 : -1; }
+
+static const int EW_THREADS = 128; // TensorIterator's num_threads()
+static const int EW_WORK = 4;	   // thread_work_size() of the unrolled kernel
+
+// Blocks for n work units of `per_block` each, capped (the loops grid-stride).
+static inline unsigned grid_for(long long n, long long per_block)
+{
+	long long b = (n + per_block - 1) / per_block;
+	return (unsigned)(b < 1 ? 1 : (b > (1ll << 30) ? (1ll << 30) : b));
+}
+
+// ---- elementwise ------------------------------------------------------------
+
+// out[i] = f(in[i]) (f: float -> float), VEC elements per vector step.
+template <int VEC, typename Ti, typename To, typename F>
+__global__ void __launch_bounds__(EW_THREADS)
+unary_kernel(const Ti *__restrict__ in, To *__restrict__ out, long long n, F f)
+{
+	long long nv = n / VEC, stride = (long long)gridDim.x * EW_THREADS;
+	for (long long q = (long long)blockIdx.x * EW_THREADS + threadIdx.x; q < nv; q += stride) {
+		vec_t<Ti, VEC> a = reinterpret_cast<const vec_t<Ti, VEC> *>(in)[q];
+		vec_t<To, VEC> r;
+#pragma unroll
+		for (int j = 0; j < VEC; j++)
+			r.v[j] = from_f<To>(f(to_f(a.v[j])));
+		reinterpret_cast<vec_t<To, VEC> *>(out)[q] = r;
+	}
+	long long i = nv * VEC + (long long)blockIdx.x * EW_THREADS + threadIdx.x;
+	for (; i < n; i += stride)
+		out[i] = from_f<To>(f(to_f(in[i])));
+}
+
+template <typename Ti, typename To> constexpr int vec_of()
+{
+	return 16 / (sizeof(Ti) > sizeof(To) ? sizeof(Ti) : sizeof(To));
+}
+
+// One launch of out = f(in) over n elements (also a cast: f = identity).
+template <typename Ti, typename To, typename F>
+int unary(const Ti *in, To *out, long long n, F f, cudaStream_t s)
+{
+	constexpr int V = vec_of<Ti, To>();
+	if (aligned16(in) && aligned16(out))
+		unary_kernel<V><<<grid_for(n, (long long)EW_THREADS * V), EW_THREADS, 0, s>>>(in, out, n, f);
+	else
+		unary_kernel<1><<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(in, out, n, f);
+	return launch_status();
+}
+
+// out[i] = f(a[i], b[i]) over contiguous same-shape tensors.
+template <int VEC, typename T, typename F>
+__global__ void __launch_bounds__(EW_THREADS)
+binary_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out, long long n, F f)
+{
+	long long nv = n / VEC, stride = (long long)gridDim.x * EW_THREADS;
+	for (long long q = (long long)blockIdx.x * EW_THREADS + threadIdx.x; q < nv; q += stride) {
+		vec_t<T, VEC> x = reinterpret_cast<const vec_t<T, VEC> *>(a)[q];
+		vec_t<T, VEC> y = reinterpret_cast<const vec_t<T, VEC> *>(b)[q], r;
+#pragma unroll
+		for (int j = 0; j < VEC; j++)
+			r.v[j] = from_f<T>(f(to_f(x.v[j]), to_f(y.v[j])));
+		reinterpret_cast<vec_t<T, VEC> *>(out)[q] = r;
+	}
+	long long i = nv * VEC + (long long)blockIdx.x * EW_THREADS + threadIdx.x;
+	for (; i < n; i += stride)
+		out[i] = from_f<T>(f(to_f(a[i]), to_f(b[i])));
+}
+
+template <typename T, typename F>
+int binary(const T *a, const T *b, T *out, long long n, F f, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(T);
+	if (aligned16(a) && aligned16(b) && aligned16(out))
+		binary_kernel<V><<<grid_for(n, (long long)EW_THREADS * V), EW_THREADS, 0, s>>>(a, b, out, n, f);
+	else
+		binary_kernel<1><<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(a, b, out, n, f);
+	return launch_status();
+}
+
+// out[r, c] = f(a[r, c], v[c]): the unrolled (non-vectorized) kernel.
+template <typename T, typename F>
+__global__ void __launch_bounds__(EW_THREADS)
+bcast_row_kernel(const T *__restrict__ a, const T *__restrict__ v, T *__restrict__ out, long long n,
+		 long long C, F f)
+{
+	long long base = (long long)blockIdx.x * EW_THREADS * EW_WORK + threadIdx.x;
+#pragma unroll
+	for (int j = 0; j < EW_WORK; j++) {
+		long long i = base + (long long)j * EW_THREADS;
+		if (i < n)
+			out[i] = from_f<T>(f(to_f(a[i]), to_f(v[i % C])));
+	}
+}
+
+template <typename T, typename F>
+int binary_bcast_row(const T *a, const T *v, T *out, long long n, long long C, F f, cudaStream_t s)
+{
+	long long blocks = (n + EW_THREADS * EW_WORK - 1) / (EW_THREADS * EW_WORK);
+	bcast_row_kernel<<<(unsigned)(blocks < 1 ? 1 : blocks), EW_THREADS, 0, s>>>(a, v, out, n, C, f);
+	return launch_status();
+}
+
+// ---- reductions -------------------------------------------------------------
+// An op has: acc_t; ident(); reduce(acc, x, index); combine(a, b) (a holds the
+// lower indices); project(acc) -> output value. shfl() moves an acc_t.
+
+__device__ __forceinline__ float shfl(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+
+struct sum_op {
+	typedef float acc_t;
+	__device__ float ident() const { return 0.f; }
+	__device__ float reduce(float a, float x, long long) const { return a + x; }
+	__device__ float combine(float a, float b) const { return a + b; }
+	__device__ float project(float a) const { return a * scale; }
+	float scale; // 1 for sum, 1/C for mean
+};
+struct sumsq_op { // torch.linalg.vector_norm(ord=2): sqrt of the sum of squares
+	typedef float acc_t;
+	__device__ float ident() const { return 0.f; }
+	__device__ float reduce(float a, float x, long long) const { return a + x * x; }
+	__device__ float combine(float a, float b) const { return a + b; }
+	__device__ float project(float a) const { return sqrtf(a); }
+};
+struct max_op { // NaN propagates as in torch.max/amax
+	typedef float acc_t;
+	__device__ float ident() const { return -INFINITY; }
+	__device__ float reduce(float a, float x, long long) const { return (x != x || x > a) ? x : a; }
+	__device__ float combine(float a, float b) const { return reduce(a, b, 0); }
+	__device__ float project(float a) const { return a; }
+};
+
+// Welford's running (n, mean, m2), as ATen's WelfordOps; var = m2 / (n - corr).
+struct welford_t {
+	float n, mean, m2;
+};
+__device__ __forceinline__ welford_t shfl(welford_t w, int o)
+{
+	return welford_t{shfl(w.n, o), shfl(w.mean, o), shfl(w.m2, o)};
+}
+struct var_op {
+	typedef welford_t acc_t;
+	__device__ welford_t ident() const { return welford_t{0.f, 0.f, 0.f}; }
+	__device__ welford_t reduce(welford_t a, float x, long long) const
+	{
+		float n = a.n + 1.f, d = x - a.mean, mean = a.mean + d / n;
+		return welford_t{n, mean, a.m2 + d * (x - mean)};
+	}
+	__device__ welford_t combine(welford_t a, welford_t b) const
+	{
+		if (a.n == 0.f)
+			return b;
+		if (b.n == 0.f)
+			return a;
+		float n = a.n + b.n, d = b.mean - a.mean, nb = b.n / n;
+		return welford_t{n, a.mean + d * nb, a.m2 + b.m2 + d * d * a.n * nb};
+	}
+	__device__ float project(welford_t a) const { return a.m2 / fmaxf(a.n - correction, 0.f); }
+	float correction; // 1: unbiased (torch.var default)
+};
+
+// (value, index) for argmax: the first index of the maximum, NaN counts as max.
+struct argmax_t {
+	float v;
+	long long i;
+};
+__device__ __forceinline__ argmax_t shfl(argmax_t a, int o)
+{
+	return argmax_t{shfl(a.v, o), (long long)__shfl_xor_sync(0xffffffffu, a.i, o)};
+}
+struct argmax_op {
+	typedef argmax_t acc_t;
+	__device__ argmax_t ident() const { return argmax_t{-INFINITY, -1}; }
+	__device__ bool better(argmax_t b, argmax_t a) const // b beats a?
+	{
+		if (a.i < 0)
+			return true;
+		if (b.i < 0)
+			return false;
+		bool an = a.v != a.v, bn = b.v != b.v;
+		if (an || bn)
+			return bn && (!an || b.i < a.i);
+		return b.v > a.v || (b.v == a.v && b.i < a.i);
+	}
+	__device__ argmax_t reduce(argmax_t a, float x, long long i) const
+	{
+		argmax_t b{x, i};
+		return better(b, a) ? b : a;
+	}
+	__device__ argmax_t combine(argmax_t a, argmax_t b) const { return better(b, a) ? b : a; }
+	__device__ long long project(argmax_t a) const { return a.i; }
+};
+
+static const int RED_ROWS = 16; // rows (warps) per 512-thread block
+
+// out[r] = op over x[r, 0:C]. One warp per row; lanes read float4 (VEC 4)
+// when rows are 16-byte aligned, with 4 accumulators per lane.
+template <int VEC, typename Ti, typename To, typename Op>
+__global__ void __launch_bounds__(32 * RED_ROWS)
+row_reduce_kernel(const Ti *__restrict__ x, To *__restrict__ out, long long R, long long C, Op op)
+{
+	typedef typename Op::acc_t A;
+	long long r = (long long)blockIdx.x * RED_ROWS + threadIdx.y;
+	if (r >= R)
+		return;
+	const Ti *xr = x + r * C;
+	int lane = threadIdx.x;
+	A acc[4] = {op.ident(), op.ident(), op.ident(), op.ident()};
+	long long c = (long long)lane * VEC, step = 32 * VEC;
+	long long cv = C / VEC * VEC;
+	for (; c + 3 * step < cv; c += 4 * step)
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			vec_t<Ti, VEC> q = *reinterpret_cast<const vec_t<Ti, VEC> *>(xr + c + k * step);
+#pragma unroll
+			for (int j = 0; j < VEC; j++)
+				acc[k] = op.reduce(acc[k], to_f(q.v[j]), c + k * step + j);
+		}
+	for (; c < cv; c += step) {
+		vec_t<Ti, VEC> q = *reinterpret_cast<const vec_t<Ti, VEC> *>(xr + c);
+#pragma unroll
+		for (int j = 0; j < VEC; j++)
+			acc[0] = op.reduce(acc[0], to_f(q.v[j]), c + j);
+	}
+	for (long long t = cv + lane; t < C; t += 32)
+		acc[1] = op.reduce(acc[1], to_f(xr[t]), t);
+	// acc[k] cover interleaved index ranges; argmax's combine breaks ties by
+	// index, so combining them in any order gives the first maximum.
+	A a = op.combine(op.combine(acc[0], acc[1]), op.combine(acc[2], acc[3]));
+#pragma unroll
+	for (int o = 16; o > 0; o >>= 1)
+		a = op.combine(a, shfl(a, o));
+	if (lane == 0)
+		out[r] = (To)op.project(a);
+}
+
+template <typename Ti, typename To, typename Op>
+int row_reduce(const Ti *x, To *out, long long R, long long C, Op op, cudaStream_t s)
+{
+	dim3 block(32, RED_ROWS);
+	unsigned grid = (unsigned)((R + RED_ROWS - 1) / RED_ROWS);
+	constexpr int V = 16 / sizeof(Ti);
+	if (aligned16(x) && C % V == 0)
+		row_reduce_kernel<V><<<grid, block, 0, s>>>(x, out, R, C, op);
+	else
+		row_reduce_kernel<1><<<grid, block, 0, s>>>(x, out, R, C, op);
+	return launch_status();
+}
+
+// Column reduction of x [R, C] over rows [r0, r1) into part[C] (acc_t).
+template <typename Ti, typename Op>
+__global__ void __launch_bounds__(32 * RED_ROWS)
+col_partial_kernel(const Ti *__restrict__ x, typename Op::acc_t *__restrict__ part, long long R,
+		   long long C, long long rows_per, Op op)
+{
+	typedef typename Op::acc_t A;
+	__shared__ A sm[RED_ROWS][33];
+	long long c = (long long)blockIdx.x * 32 + threadIdx.x;
+	long long r0 = (long long)blockIdx.y * rows_per, r1 = min(R, r0 + rows_per);
+	A a = op.ident();
+	if (c < C)
+		for (long long r = r0 + threadIdx.y; r < r1; r += RED_ROWS)
+			a = op.reduce(a, to_f(x[r * C + c]), r);
+	sm[threadIdx.y][threadIdx.x] = a;
+	__syncthreads();
+	if (threadIdx.y == 0 && c < C) {
+		for (int k = 1; k < RED_ROWS; k++)
+			a = op.combine(a, sm[k][threadIdx.x]);
+		part[(long long)blockIdx.y * C + c] = a;
+	}
+}
+
+template <typename A, typename To, typename Op>
+__global__ void col_finish_kernel(const A *__restrict__ part, To *__restrict__ out, long long C,
+				  int splits, Op op)
+{
+	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (c >= C)
+		return;
+	A a = part[c];
+	for (int k = 1; k < splits; k++)
+		a = op.combine(a, part[(long long)k * C + c]);
+	out[c] = (To)op.project(a);
+}
+
+// out[c] = op over x[0:R, c]. ws: workspace of at least col_reduce_ws(C)
+// bytes. Splits the rows over grid.y so that about 4 blocks per SM run.
+template <typename Op> size_t col_reduce_ws(long long C) { return (size_t)C * 64 * sizeof(typename Op::acc_t); }
+template <typename Ti, typename To, typename Op>
+int col_reduce(const Ti *x, To *out, long long R, long long C, Op op, void *ws, cudaStream_t s)
+{
+	typedef typename Op::acc_t A;
+	long long gx = (C + 31) / 32;
+	long long splits = (4 * 132 + gx - 1) / gx;
+	if (splits > 64)
+		splits = 64;
+	if (splits > (R + RED_ROWS - 1) / RED_ROWS)
+		splits = (R + RED_ROWS - 1) / RED_ROWS;
+	if (splits < 1)
+		splits = 1;
+	long long rows_per = (R + splits - 1) / splits;
+	dim3 grid((unsigned)gx, (unsigned)splits), block(32, RED_ROWS);
+	col_partial_kernel<<<grid, block, 0, s>>>(x, (A *)ws, R, C, rows_per, op);
+	col_finish_kernel<<<grid_for(C, 256), 256, 0, s>>>((const A *)ws, out, C, (int)splits, op);
+	return launch_status();
+}
+
+// ---- copies and index ops ---------------------------------------------------
+
+// out (contiguous, logical shape d[0..2]) = in viewed with element strides
+// st[0..2]: the copy behind .contiguous() of a transposed or permuted view.
+template <typename T>
+__global__ void __launch_bounds__(EW_THREADS)
+strided_copy_kernel(const T *__restrict__ in, T *__restrict__ out, long long n, long long d1,
+		    long long d2, long long s0, long long s1, long long s2)
+{
+	long long base = (long long)blockIdx.x * EW_THREADS * EW_WORK + threadIdx.x;
+#pragma unroll
+	for (int j = 0; j < EW_WORK; j++) {
+		long long i = base + (long long)j * EW_THREADS;
+		if (i < n) {
+			long long i2 = i % d2, t = i / d2, i1 = t % d1, i0 = t / d1;
+			out[i] = in[i0 * s0 + i1 * s1 + i2 * s2];
+		}
+	}
+}
+
+template <typename T>
+int strided_copy(const T *in, T *out, const long long d[3], const long long st[3], cudaStream_t s)
+{
+	long long n = d[0] * d[1] * d[2];
+	long long blocks = (n + EW_THREADS * EW_WORK - 1) / (EW_THREADS * EW_WORK);
+	strided_copy_kernel<<<(unsigned)(blocks < 1 ? 1 : blocks), EW_THREADS, 0, s>>>(
+		in, out, n, d[1], d[2], st[0], st[1], st[2]);
+	return launch_status();
+}
+
+// out[t, :] = w[idx[t], :] for idx [T], w [V, D], out [T, D].
+template <typename T, typename I>
+__global__ void __launch_bounds__(EW_THREADS)
+index_select_kernel(const T *__restrict__ w, const I *__restrict__ idx, T *__restrict__ out,
+		    long long n, long long D)
+{
+	long long stride = (long long)gridDim.x * EW_THREADS;
+	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		out[i] = w[(long long)idx[i / D] * D + i % D];
+}
+
+template <typename T, typename I>
+int index_select_rows(const T *w, const I *idx, T *out, long long Tn, long long D, cudaStream_t s)
+{
+	long long n = Tn * D;
+	index_select_kernel<<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(w, idx, out, n, D);
+	return launch_status();
+}
+
+// Inclusive prefix sum along rows of x [R, C]: 16 rows per block, 32 threads
+// per row, chunks of 64 elements scanned in shared memory, a running carry.
+template <typename T>
+__global__ void __launch_bounds__(32 * RED_ROWS)
+scan_rows_kernel(const T *__restrict__ x, T *__restrict__ y, long long R, long long C)
+{
+	__shared__ float buf[RED_ROWS][64];
+	long long r = (long long)blockIdx.x * RED_ROWS + threadIdx.y;
+	bool live = r < R;
+	const T *xr = x + (live ? r : 0) * C;
+	T *yr = y + (live ? r : 0) * C;
+	float *b = buf[threadIdx.y];
+	int l = threadIdx.x;
+	float carry = 0.f;
+	for (long long c0 = 0; c0 < C; c0 += 64) {
+		b[l] = live && c0 + l < C ? to_f(xr[c0 + l]) : 0.f;
+		b[l + 32] = live && c0 + l + 32 < C ? to_f(xr[c0 + l + 32]) : 0.f;
+		__syncwarp();
+		// Hillis-Steele over 64 elements, two per lane.
+		for (int o = 1; o < 64; o <<= 1) {
+			float u0 = l >= o ? b[l - o] : 0.f, u1 = b[l + 32 - o];
+			__syncwarp();
+			b[l] += u0;
+			b[l + 32] += u1;
+			__syncwarp();
+		}
+		if (live && c0 + l < C)
+			yr[c0 + l] = from_f<T>(carry + b[l]);
+		if (live && c0 + l + 32 < C)
+			yr[c0 + l + 32] = from_f<T>(carry + b[l + 32]);
+		carry += b[63];
+		__syncwarp();
+	}
+}
+
+template <typename T> int scan_rows(const T *x, T *y, long long R, long long C, cudaStream_t s)
+{
+	dim3 block(32, RED_ROWS);
+	scan_rows_kernel<<<(unsigned)((R + RED_ROWS - 1) / RED_ROWS), block, 0, s>>>(x, y, R, C);
+	return launch_status();
+}
+
+// ---- softmax ------------------------------------------------------------------
+// torch.softmax(x, dim=-1) for fp32 rows: ATen's cunn_SoftMaxForwardSmem, a
+// single kernel, one block per row of (C / 4 rounded up to a power of two,
+// 32..1024) threads; the row is read once with float4 loads into shared memory
+// (when it fits in 47 KiB and is 16-byte aligned), then block max, block sum of
+// exp(x - max), and the write of exp(x - max) / sum. Longer rows read x three
+// times from global memory.
+template <bool IS_MAX> __device__ float block_allreduce(float v, float *red)
+{
+	for (int o = 16; o > 0; o >>= 1) {
+		float u = shfl(v, o);
+		v = IS_MAX ? fmaxf(v, u) : v + u;
+	}
+	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+	__syncthreads(); // red[] may still be read by the previous reduction
+	if (lane == 0)
+		red[warp] = v;
+	__syncthreads();
+	v = lane < nw ? red[lane] : (IS_MAX ? -INFINITY : 0.f);
+	for (int o = 16; o > 0; o >>= 1) {
+		float u = shfl(v, o);
+		v = IS_MAX ? fmaxf(v, u) : v + u;
+	}
+	return v;
+}
+
+template <bool SMEM>
+__global__ void softmax_rows_kernel(const float *__restrict__ x, float *__restrict__ y, long long C)
+{
+	extern __shared__ float4 row4[];
+	__shared__ float red[32];
+	const float *xr = x + (long long)blockIdx.x * C;
+	float *yr = y + (long long)blockIdx.x * C;
+	float *row = reinterpret_cast<float *>(row4);
+	float m = -INFINITY;
+	if (SMEM) { // C % 4 == 0 and aligned: float4 loads into shared memory
+		for (long long q = threadIdx.x; q < C / 4; q += blockDim.x) {
+			float4 v = reinterpret_cast<const float4 *>(xr)[q];
+			row4[q] = v;
+			m = fmaxf(fmaxf(m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
+		}
+	} else {
+		for (long long c = threadIdx.x; c < C; c += blockDim.x)
+			m = fmaxf(m, xr[c]);
+	}
+	m = block_allreduce<true>(m, red);
+	float s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		s += expf((SMEM ? row[c] : xr[c]) - m);
+	s = block_allreduce<false>(s, red);
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		yr[c] = expf((SMEM ? row[c] : xr[c]) - m) / s;
+}
+
+static inline int softmax_rows(const float *x, float *y, long long R, long long C, cudaStream_t s)
+{
+	int threads = 32;
+	while (threads < 1024 && threads * 4 < C)
+		threads *= 2;
+	size_t bytes = (size_t)C * sizeof(float);
+	if (C % 4 == 0 && aligned16(x) && bytes <= 47 * 1024)
+		softmax_rows_kernel<true><<<(unsigned)R, threads, bytes, s>>>(x, y, C);
+	else
+		softmax_rows_kernel<false><<<(unsigned)R, threads, 0, s>>>(x, y, C);
+	return launch_status();
+}
+
+} // namespace ka
+
+#endif

@@ -1,0 +1,17 @@
+// hardswish_clamp, compiled baseline: torch.clamp(F.hardswish(x), -0.25, 2.0) as torch.compile produces it: the
+// whole chain in one fused pointwise kernel (bank/lib/compiled.cuh), one read
+// of x and one write of y.
+// Trusted code: it runs natively in the runner, not through the recorder.
+#include "compiled.cuh"
+#include "ka_kernel.h"
+
+struct chain_f {
+	__device__ float operator()(float v, long long) const { return fminf(fmaxf(v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f, -0.25f), 2.0f); }
+};
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	// Task order: params R, C; input x [R, C] fp32; output y [R, C] fp32.
+	long long n = a->params[0] * a->params[1];
+	return ka::pointwise((const float *)a->inputs[0].ptr, (float *)a->outputs[0].ptr, n, chain_f(), stream);
+}

@@ -1,0 +1,13 @@
+// row_l2norm, eager baseline: torch.linalg.vector_norm(x, dim=-1) as PyTorch eager runs it: one launch of
+// ATen's reduce kernel along the contiguous dimension (bank/lib/eager.cuh
+// row_reduce: a warp per row, float4 loads, 4 accumulators per lane).
+// Trusted code: it runs natively in the runner, not through the recorder.
+#include "eager.cuh"
+#include "ka_kernel.h"
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	// Task order: params R, C; input x [R, C] fp32; output y [R] fp32.
+	long long R = a->params[0], C = a->params[1];
+	return ka::row_reduce((const float *)a->inputs[0].ptr, (float *)a->outputs[0].ptr, R, C, ka::sumsq_op(), stream);
+}

@@ -1,0 +1,19 @@
+// row_max, compiled baseline: torch.amax(x, dim=-1) as torch.compile produces it: one
+// block per row looping over the row in vector chunks, a block reduction and
+// the epilogue in the same kernel (bank/lib/compiled.cuh fused_row_reduce).
+// Trusted code: it runs natively in the runner, not through the recorder.
+#include "compiled.cuh"
+#include "ka_kernel.h"
+
+struct epi_f {
+	long long C;
+	__device__ float operator()(float a, long long) const { return a; }
+};
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	// Task order: params R, C; input x [R, C] fp32; output y [R] fp32.
+	long long R = a->params[0], C = a->params[1];
+	return ka::fused_row_reduce((const float *)a->inputs[0].ptr, (float *)a->outputs[0].ptr, R, C, ka::max_op(),
+				    epi_f{C}, stream);
+}

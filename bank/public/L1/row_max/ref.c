@@ -1,0 +1,14 @@
+/* row_max reference: y[r] = max over c of x[r, c].
+ * One work item is one row (it owns one output); accumulates in double. */
+#include "ka_ref.h"
+
+KA_FN void ref(ka_i64 item, ka_i64 R, ka_i64 C, KA_IN(float) x, KA_OUT(float) y)
+{
+	KA_IN(float) row = x + item * C;
+	double m = (double)row[0];
+	for (ka_i64 c = 0; c < C; c++) {
+		double v = (double)row[c];
+		m = fmax(m, v);
+	}
+	y[item] = m;
+}
