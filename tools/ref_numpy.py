@@ -237,12 +237,15 @@ def torch_shim(np):
     Torch.softmax = staticmethod(softmax)
     Torch.sigmoid = staticmethod(lambda x: 1.0 / (1.0 + np.exp(-x)))
     Torch.relu = F.relu
+    l2_extend_shim(np, Torch, F)
     return Torch, F
 
 
 def draw(np, rng, spec, n):
     d = spec["dist"]
     dt = {"fp32": np.float32, "fp64": np.float64, "int32": np.int32, "int64": np.int64}
+    if spec["dtype"] in L2_DTYPES:
+        return l2_draw(np, rng, spec, n)
     if spec["dtype"] not in dt:
         raise ValueError("dtype %s not supported by this cross-check" % spec["dtype"])
     if d["kind"] == "normal":
@@ -275,9 +278,9 @@ def check_task(np, tdir, include, seed, extra_shapes, work):
         for s in task["inputs"]:
             v = draw(np, rng, s, numel(s, env))
             path = os.path.join(work, "%s_%s.bin" % (name, s["name"]))
-            v.tofile(path)
+            l2_raw(np, s, v).tofile(path)
             argv.append(path)
-            scope[s["name"]] = v.astype(np.float64).reshape(shape_of(s, env))
+            scope[s["name"]] = l2_value(np, s, v).reshape(shape_of(s, env))
         outs = []
         for s in task["outputs"]:
             path = os.path.join(work, "%s_%s.out" % (name, s["name"]))
@@ -304,6 +307,60 @@ def check_task(np, tdir, include, seed, extra_shapes, work):
             if not rel <= TOL:
                 return "%s at %s: relative error %.3e > %.0e" % (s["name"], env, rel, TOL)
     return "ok: %d shapes, max relative error %.2e" % (len(shapes), worst)
+
+
+# ---- L2 bank additions (h-bank2): fp16/bf16 inputs, torch functions of the L2 tasks ----
+# Kept in one block so other additions stay separate. fp16 and bf16 inputs are
+# drawn in fp32, then rounded to the dtype (NumPy's float16 cast; bf16 by
+# round-to-nearest-even on the fp32 bits, NumPy having no bf16): the driver
+# reads the raw 16-bit patterns, the NumPy side the exact values they hold.
+
+L2_DTYPES = ("fp16", "bf16")
+
+
+def l2_bf16_bits(np, v):
+    u = np.asarray(v, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def l2_draw(np, rng, spec, n):
+    d = spec["dist"]
+    if d["kind"] == "normal":
+        v = rng.normal(d["mean"], d["std"], n)
+    elif d["kind"] == "uniform":
+        v = rng.uniform(d["lo"], d["hi"], n)
+    else:
+        v = rng.integers(d["lo"], d["hi"] + 1, n)
+    v = v.astype(np.float32)
+    return v.astype(np.float16) if spec["dtype"] == "fp16" else l2_bf16_bits(np, v)
+
+
+def l2_raw(np, spec, v):
+    """What the C driver reads: the array itself (bf16 is already its bits)."""
+    return v
+
+
+def l2_value(np, spec, v):
+    """The fp64 values an input holds (bf16: widen the bits)."""
+    if spec["dtype"] == "bf16":
+        return (v.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return v.astype(np.float64)
+
+
+def l2_extend_shim(np, Torch, F):
+    def amax(x, dim=-1, keepdim=False):
+        return np.max(x, axis=dim, keepdims=keepdim)
+
+    def normalize(x, p=2.0, dim=-1, eps=1e-12):
+        n = np.sqrt((np.abs(x) ** p).sum(axis=dim, keepdims=True)) if p == 2.0 else \
+            ((np.abs(x) ** p).sum(axis=dim, keepdims=True)) ** (1.0 / p)
+        return x / np.maximum(n, eps)
+
+    Torch.clamp = staticmethod(lambda x, min=None, max=None: np.clip(x, min, max))
+    Torch.amax = staticmethod(amax)
+    Torch.bmm = staticmethod(np.matmul)
+    F.normalize = staticmethod(normalize)
 
 
 def main():

@@ -1,4 +1,4 @@
-// bmm_f16, CUDA solution: torch.bmm(a, b).
+// bmm_f16, CUDA solution: torch.bmm(x, w).
 // A tensor-core (WMMA, fp32 accumulation) GEMM with the epilogue fused into the GEMM's store; no libraries.
 // Speed is not tuned (plain bounds-checked loads, no cp.async or wgmma): correct first.
 #include <cuda_runtime.h>
@@ -140,16 +140,16 @@ struct Epi {
 
 extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
-	// Task order: params Bt, M, N, K; inputs a, b; output c.
+	// Task order: params Bt, M, N, K; inputs x, w; output y.
 	int Bt = (int)a->params[0];
 	int M = (int)a->params[1];
 	int N = (int)a->params[2];
 	int K = (int)a->params[3];
-	const IN_T *a = (const IN_T *)a->inputs[0].ptr;
-	const IN_T *b = (const IN_T *)a->inputs[1].ptr;
-	OUT_T *c = (OUT_T *)a->outputs[0].ptr;
-	Epi epi = {0, 0, c, M, N};
+	const IN_T *x = (const IN_T *)a->inputs[0].ptr;
+	const IN_T *w = (const IN_T *)a->inputs[1].ptr;
+	OUT_T *y = (OUT_T *)a->outputs[0].ptr;
+	Epi epi = {0, 0, y, M, N};
 	dim3 grid((N + GEMM_BN - 1) / GEMM_BN, (M + GEMM_BM - 1) / GEMM_BM, Bt);
-	gemm_kernel<MMA_T, false, false, Epi><<<grid, GEMM_THREADS, 0, stream>>>(a, b, b, M, N, K, (long long)M * K, (long long)N * K, epi);
+	gemm_kernel<MMA_T, false, false, Epi><<<grid, GEMM_THREADS, 0, stream>>>(x, w, w, M, N, K, (long long)M * K, (long long)N * K, epi);
 	return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

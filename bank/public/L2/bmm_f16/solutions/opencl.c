@@ -1,4 +1,4 @@
-/* bmm_f16, OpenCL solution: torch.bmm(a, b).
+/* bmm_f16, OpenCL solution: torch.bmm(x, w).
  *
  * A work item computes a 4 x 4 block of the output: per step of K it loads 4
  * values of each operand and does 16 fp32 FMAs (fp32 accumulation, inputs widened from fp16),
@@ -74,15 +74,15 @@ static int set_args(cl_kernel k, const cl_long *v, int nv, const cl_mem *m, int 
 
 int ka_launch(const struct ka_args *a, cl_context ctx, cl_device_id dev, cl_command_queue queue)
 {
-	/* Task order: params Bt, M, N, K; inputs a, b; output c. */
+	/* Task order: params Bt, M, N, K; inputs x, w; output y. */
 	cl_long Bt = a->params[0];
 	cl_long M = a->params[1];
 	cl_long N = a->params[2];
 	cl_long K = a->params[3];
 	cl_long Z = Bt;
-	cl_mem a = (cl_mem)a->inputs[0].ptr;
-	cl_mem b = (cl_mem)a->inputs[1].ptr;
-	cl_mem c = (cl_mem)a->outputs[0].ptr;
+	cl_mem x = (cl_mem)a->inputs[0].ptr;
+	cl_mem w = (cl_mem)a->inputs[1].ptr;
+	cl_mem y = (cl_mem)a->outputs[0].ptr;
 	cl_int err;
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &kernel_src, NULL, &err);
 	if (err != CL_SUCCESS)
@@ -96,7 +96,7 @@ int ka_launch(const struct ka_args *a, cl_context ctx, cl_device_id dev, cl_comm
 	if (err != CL_SUCCESS)
 		goto out;
 	cl_long v[5] = {M, N, K, M * K, N * K};
-	cl_mem mm[6] = {a, b, b, b, b, c};
+	cl_mem mm[6] = {x, w, w, w, w, y};
 	if (set_args(k, v, 5, mm, 6))
 		goto out;
 	/* One work item per 4 x 4 block of the output, groups of 4 x 4 items. */
