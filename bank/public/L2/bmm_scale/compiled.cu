@@ -1,6 +1,6 @@
 // bmm_scale, compiled baseline: torch.matmul(q, key.mT) * 0.125 as torch.compile produces it by default: the GEMM through cuBLAS
 // (extern kernel), then one fused kernel for everything after it.
-//   t = q @ key   cuBLAS (cublasSgemmStridedBatched, fp32, no tf32)
+//   t = q @ key.mT   cuBLAS (cublasSgemmStridedBatched, fp32, no tf32)
 //   s = t scale   one fused pointwise kernel
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).

@@ -1,7 +1,7 @@
 // bmm_scale, eager baseline: torch.matmul(q, key.mT) * 0.125 as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = q @ key   cuBLAS (cublasSgemmStridedBatched, fp32, no tf32)
-//   s = t0 op_scale
+//   t0 = q @ key.mT   cuBLAS (cublasSgemmStridedBatched, fp32, no tf32)
+//   s = t0 * 0.125
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"

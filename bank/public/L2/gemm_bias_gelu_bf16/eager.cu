@@ -1,8 +1,8 @@
 // gemm_bias_gelu_bf16, eager baseline: torch.nn.functional.gelu(x @ w.T + b) as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasGemmEx, fp32 accumulation)
+//   t0 = x @ w.T   cuBLAS (cublasGemmEx, fp32 accumulation)
 //   t1 = t0 + b
-//   y = t1 op_gelu
+//   y = t1 then gelu
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"

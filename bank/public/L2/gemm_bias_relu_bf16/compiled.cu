@@ -1,6 +1,6 @@
 // gemm_bias_relu_bf16, compiled baseline: torch.relu(x @ w.T + b) as torch.compile produces it by default: the GEMM through cuBLAS
 // (extern kernel), then one fused kernel for everything after it.
-//   t = x @ w   cuBLAS (cublasGemmEx, fp32 accumulation)
+//   t = x @ w.T   cuBLAS (cublasGemmEx, fp32 accumulation)
 //   y = t + b then relu   one fused pointwise kernel
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).

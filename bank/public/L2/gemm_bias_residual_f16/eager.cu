@@ -1,6 +1,6 @@
 // gemm_bias_residual_f16, eager baseline: x @ w.T + b + r as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasGemmEx, fp32 accumulation)
+//   t0 = x @ w.T   cuBLAS (cublasGemmEx, fp32 accumulation)
 //   t1 = t0 + b
 //   y = t1 + r
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the

@@ -1,9 +1,9 @@
 // gemm_bias_scale_clamp_f16, eager baseline: torch.clamp((x @ w.T + b) * 0.5, -1.0, 1.0) as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasGemmEx, fp32 accumulation)
+//   t0 = x @ w.T   cuBLAS (cublasGemmEx, fp32 accumulation)
 //   t1 = t0 + b
-//   t2 = t1 op_scale
-//   y = t2 op_clamp
+//   t2 = t1 * 0.5
+//   y = t2 clamped to [-1, 1]
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"

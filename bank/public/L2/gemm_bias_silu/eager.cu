@@ -1,8 +1,8 @@
 // gemm_bias_silu, eager baseline: torch.nn.functional.silu(x @ w.T + b) as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasSgemm, fp32, no tf32)
+//   t0 = x @ w.T   cuBLAS (cublasSgemm, fp32, no tf32)
 //   t1 = t0 + b
-//   y = t1 op_silu
+//   y = t1 then silu
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"

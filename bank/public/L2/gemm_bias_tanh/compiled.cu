@@ -1,6 +1,6 @@
 // gemm_bias_tanh, compiled baseline: torch.tanh(x @ w.T + b) as torch.compile produces it by default: the GEMM through cuBLAS
 // (extern kernel), then one fused kernel for everything after it.
-//   t = x @ w   cuBLAS (cublasSgemm, fp32, no tf32)
+//   t = x @ w.T   cuBLAS (cublasSgemm, fp32, no tf32)
 //   y = t + b then tanh   one fused pointwise kernel
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).

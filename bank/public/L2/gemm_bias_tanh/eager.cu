@@ -1,8 +1,8 @@
 // gemm_bias_tanh, eager baseline: torch.tanh(x @ w.T + b) as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasSgemm, fp32, no tf32)
+//   t0 = x @ w.T   cuBLAS (cublasSgemm, fp32, no tf32)
 //   t1 = t0 + b
-//   y = t1 op_tanh
+//   y = t1 then tanh
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"

@@ -1,6 +1,6 @@
 // gemm_splitk, eager baseline: x @ w.T + b as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasSgemm, fp32, no tf32)
+//   t0 = x @ w.T   cuBLAS (cublasSgemm, fp32, no tf32)
 //   y = t0 + b
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).

@@ -1,6 +1,6 @@
 // gemm_splitk_bf16, eager baseline: x @ w.T + b as PyTorch eager runs it: one library call or kernel per op,
 // intermediates as full tensors in scratch memory.
-//   t0 = x @ w   cuBLAS (cublasGemmEx, fp32 accumulation)
+//   t0 = x @ w.T   cuBLAS (cublasGemmEx, fp32 accumulation)
 //   y = t0 + b
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
