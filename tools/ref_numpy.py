@@ -264,6 +264,7 @@ def torch_shim(np):
     Torch.argmax = staticmethod(lambda x, dim=None, keepdim=False:
                                 np.argmax(np.asarray(x), axis=dim, keepdims=keepdim).astype(np.float64))
     Torch.cumsum = staticmethod(lambda x, dim: np.cumsum(np.asarray(x), axis=dim))
+    l2_extend_shim(np, Torch, F)
     return Torch, F
 
 
@@ -354,6 +355,18 @@ def check_task(np, tdir, include, seed, extra_shapes, work):
             if not rel <= TOL:
                 return "%s at %s: relative error %.3e > %.0e" % (s["name"], env, rel, TOL)
     return "ok: %d shapes, max relative error %.2e" % (len(shapes), worst)
+
+
+# ---- torch functions of the L2 tasks ----
+
+def l2_extend_shim(np, Torch, F):
+    def normalize(x, p=2.0, dim=-1, eps=1e-12):
+        n = np.sqrt((np.abs(x) ** p).sum(axis=dim, keepdims=True)) if p == 2.0 else \
+            ((np.abs(x) ** p).sum(axis=dim, keepdims=True)) ** (1.0 / p)
+        return x / np.maximum(n, eps)
+
+    Torch.bmm = staticmethod(np.matmul)
+    F.normalize = staticmethod(normalize)
 
 
 def main():

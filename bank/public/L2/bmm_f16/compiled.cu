@@ -1,0 +1,23 @@
+// bmm_f16, compiled baseline: torch.bmm(x, w) as torch.compile produces it by default: the GEMM through cuBLAS
+// (extern kernel), then one fused kernel for everything after it.
+//   y = x @ w   cuBLAS (cublasGemmStridedBatchedEx, fp32 accumulation)
+//   (no epilogue: torch.compile calls the same extern GEMM)
+// Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
+// math modes and the kernels).
+#include "gemm.cuh"
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	// Task order: params Bt, M, N, K; inputs x, w; output y.
+	long long Bt = a->params[0];
+	long long M = a->params[1];
+	long long N = a->params[2];
+	long long K = a->params[3];
+	const __half *x = (const __half *)a->inputs[0].ptr;
+	const __half *w = (const __half *)a->inputs[1].ptr;
+	__half *y = (__half *)a->outputs[0].ptr;
+	kagemm::ctx c;
+	if (kagemm::begin(&c, stream, 0))
+		return -1;
+	return kagemm::gemm<__half>(&c, false, M, N, K, x, w, y, Bt, M * K, N * K, M * N);
+}

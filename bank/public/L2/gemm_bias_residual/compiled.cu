@@ -1,0 +1,28 @@
+// gemm_bias_residual, compiled baseline: x @ w.T + b + r as torch.compile produces it by default: the GEMM through cuBLAS
+// (extern kernel), then one fused kernel for everything after it.
+//   t = x @ w.T   cuBLAS (cublasSgemm, fp32, no tf32)
+//   y = t + b then + r   one fused pointwise kernel
+// Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
+// math modes and the kernels).
+#include "gemm.cuh"
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	// Task order: params M, N, K; inputs x, w, b, r; output y.
+	long long M = a->params[0];
+	long long N = a->params[1];
+	long long K = a->params[2];
+	const float *x = (const float *)a->inputs[0].ptr;
+	const float *w = (const float *)a->inputs[1].ptr;
+	const float *b = (const float *)a->inputs[2].ptr;
+	const float *r = (const float *)a->inputs[3].ptr;
+	float *y = (float *)a->outputs[0].ptr;
+	long long n = M * N;
+	kagemm::ctx c;
+	if (kagemm::begin(&c, stream, kagemm::round256(n * sizeof(float))))
+		return -1;
+	float *t = kagemm::alloc<float>(&c, n);
+	if (kagemm::gemm<float>(&c, true, M, N, K, x, w, t))
+		return -1;
+	return kagemm::fused<float>(&c, t, b, r, (const float *)0, y, n, N, kagemm::op_id());
+}
