@@ -21,7 +21,6 @@
 #define GRADE_MAX_SHAPES (KA_MAX_SHAPES + 1)
 #define GRADE_SLOT_EAGER 14
 #define GRADE_SLOT_COMPILED 15
-#define GRADE_MAX_MISMATCH 10
 #define GRADE_BOOT_REPS 1000
 #define GRADE_SAMPLE_ELEMS 65536 /* sampled output elements per call, roughly */
 
@@ -302,8 +301,8 @@ static char *record_request(const struct grade_session *s, const struct ka_task 
 	for (int i = 0; i < t->n_params; i++)
 		names[i] = t->params[i];
 	char *dev = json_dumps(s->device, JSON_COMPACT);
-	char *text = recclient_request_json(s->ops->name, t->n_inputs, t->n_outputs, ts, t->n_params,
-					 names, st->sh.v, dev, e);
+	char *text = recclient_request_json(s->ops->name, t->n_inputs, t->n_outputs, ts,
+					    t->n_params, names, st->sh.v, dev, e);
 	free(dev);
 	if (!text || !extra)
 		return text;
@@ -375,378 +374,6 @@ static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per,
 	return idx;
 }
 
-/* The call's whole inputs as the CPU generates them, into st->host_in
- * (allocated on first use) and inputs[]. */
-static void host_inputs_fill(const struct ka_task *t, struct shape_state *st,
-			     const struct run_call_req *req, const struct gen_params *gp,
-			     void **inputs)
-{
-	for (int k = 0; k < t->n_inputs; k++) {
-		if (!st->host_in[k])
-			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
-		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], req->in[k].key, &gp[k]);
-		inputs[k] = st->host_in[k];
-	}
-}
-
-/* The lazy gold against the C gold just computed into gold_out, on the same
- * items: where they differ in one bit, the lazy gold is turned off for this
- * reference (one line on stderr says so) and timed calls regenerate whole
- * inputs. Nothing to do where ref.c has no lazy build. 0, or -1 with e. */
-static int lazy_cross_check(const struct ka_task *t, struct gold *g, struct shape_state *st,
-			    const struct run_call_req *req, const struct gen_params *gp,
-			    const int64_t *items, int64_t n_items, double *const *gold_out,
-			    struct ka_err *e)
-{
-	struct ka_gen_src src[KA_MAX_TENSORS];
-	double *lz[KA_MAX_TENSORS] = {0};
-	for (int k = 0; k < t->n_inputs; k++)
-		gen_src_of(&src[k], t->inputs[k].dtype, req->in[k].key, &gp[k]);
-	for (int j = 0; j < t->n_outputs; j++)
-		lz[j] = xcalloc(
-			(size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
-			sizeof(double));
-	int rc = gold_compute_lazy(g, &st->sh, src, lz, items, n_items, e);
-	for (int64_t q = 0; rc == 0 && q < n_items; q++)
-		for (int j = 0; j < t->n_outputs; j++) {
-			size_t at = (size_t)(items[q] * st->per_item[j]),
-			       n = (size_t)st->per_item[j];
-			if (!memcmp(gold_out[j] + at, lz[j] + at, n * sizeof(double)))
-				continue;
-			fprintf(stderr,
-				"ka: %s: the lazy gold differs from the C gold at item %lld (a "
-				"grader "
-				"problem with this ref.c; its timed calls regenerate whole inputs "
-				"instead)\n",
-				t->name, (long long)items[q]);
-			gold_lazy_off(g);
-			rc = 1;
-			break;
-		}
-	for (int j = 0; j < t->n_outputs; j++)
-		free(lz[j]);
-	return rc < 0 ? -1 : 0;
-}
-
-/* One call of slot st->slot with fresh inputs. verify: check outputs against
- * gold (0 = only the runner-side checks, for trusted baselines). Returns 0
- * (no verdict), 1 (r holds the candidate's verdict), -1 (harness failure). */
-static int one_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
-		    const struct gen_params *gp, struct shape_state *st, int slot, int verify,
-		    int timed, const char *phase, double *time_ns, double *wall_s, double *span_ns,
-		    struct grade_result *r, struct ka_err *e)
-{
-	uint64_t call = s->calls++;
-	uint64_t thash = task_hash(t);
-	struct run_call_req req;
-	memset(&req, 0, sizeof req);
-	req.slot = slot;
-	req.n_inputs = t->n_inputs;
-	req.n_outputs = t->n_outputs;
-	for (int k = 0; k < t->n_inputs; k++) {
-		req.in[k].key = gen_tensor_key(s->nonce, thash, &st->sh, k, call);
-		req.in[k].kind = gp[k].kind;
-		req.in[k].a = gp[k].a;
-		req.in[k].b = gp[k].b;
-		req.in[k].lo = gp[k].lo;
-		req.in[k].range = gp[k].range;
-	}
-	req.poison = util_mix64(s->nonce ^ util_mix64(call ^ 0x9015011ULL));
-	req.flush = timed;
-	req.time = timed;
-	int64_t *items = NULL, n_items = st->items;
-	int64_t *elems[KA_MAX_TENSORS] = {0};
-	int sampled = verify && !st->full;
-	if (sampled) {
-		/* Random items plus the boundary: at most ~64 Ki elements come back
-		 * per call, so row-sized items (softmax rows) sample fewer rows. */
-		int64_t widest = 1;
-		for (int j = 0; j < t->n_outputs; j++)
-			if (st->per_item[j] > widest)
-				widest = st->per_item[j];
-		int64_t n_random = (int64_t)s->proto.sample_items;
-		if (n_random * widest > GRADE_SAMPLE_ELEMS)
-			n_random = GRADE_SAMPLE_ELEMS / widest;
-		if (n_random < 8)
-			n_random = 8;
-		if (gold_sample_items(t, &st->sh, util_mix64(s->nonce ^ call), (int)n_random,
-				      &items, &n_items, e))
-			return -1;
-		req.sample = 1;
-		for (int j = 0; j < t->n_outputs; j++) {
-			elems[j] = sample_elems(items, n_items, st->per_item[j], &req.n_sample[j]);
-			req.sample_idx[j] = elems[j];
-		}
-	} else if (!verify) {
-		/* Trusted baseline: the runner's own checks suffice; return nothing. */
-		req.sample = 1;
-	}
-	struct run_call_res res;
-	double w0 = util_now();
-	int rc = runclient_call(s->rc, &req, &res, s->proto.call_timeout, e);
-	double wall = util_now() - w0;
-	r->runner_s += wall;
-	int out = -1;
-	double **gold_out = st->gold;
-	if (rc < 0)
-		goto done;
-	if (res.status != RUNCLIENT_OK) {
-		enum verdict v =
-			res.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT : verdict_of(res.verdict);
-		set_verdict(r, v, phase, st->name, "%s", res.detail);
-		out = 1;
-		goto done;
-	}
-	if (time_ns) {
-		/* The window's own cost comes off; never more than half a call. */
-		double net = res.time_ns - s->window_ns;
-		*time_ns = net > res.time_ns / 2 ? net : res.time_ns / 2;
-	}
-	if (wall_s)
-		*wall_s = wall;
-	/* CUDA: CUPTI saw every kernel of the call. None may run outside the
-	 * call's window, none may come from elsewhere than the plan, and the
-	 * launches must be those of the plan (a kernel launching others from the
-	 * device, or work deferred past the timed window, shows up here). */
-	if (res.cupti && verify) {
-		json_int_t outside = json_integer_value(json_object_get(res.cupti, "outside"));
-		json_int_t foreign = json_integer_value(json_object_get(res.cupti, "foreign"));
-		int match = json_is_true(json_object_get(res.cupti, "signature_match"));
-		if (outside || foreign || !match) {
-			set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, phase, st->name,
-				    "CUPTI: %lld kernel(s) outside the call's window, %lld not "
-				    "from the "
-				    "plan, launch signature %s",
-				    (long long)outside, (long long)foreign,
-				    match ? "matches" : "differs from the recorded plan");
-			json_decref(r->evidence);
-			r->evidence = json_incref(res.cupti);
-			out = 1;
-			goto done;
-		}
-		/* The tight bound: the kernels ran within the event window, so
-		 * their span cannot exceed the events' time (CUPTI's and the
-		 * events' clocks agree to well under 5% + 2 us). */
-		double span = json_number_value(json_object_get(res.cupti, "span_ns"));
-		if (timed && res.time_ns > 0 && span > res.time_ns * 1.05 + 2000) {
-			set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, phase, st->name,
-				    "CUPTI saw the kernels run for %.3f us, longer than the event "
-				    "window's %.3f us: work ran outside the timed window",
-				    span * 1e-3, res.time_ns * 1e-3);
-			json_decref(r->evidence);
-			r->evidence = json_incref(res.cupti);
-			out = 1;
-			goto done;
-		}
-		if (span_ns)
-			*span_ns = span;
-	}
-	if (res.clocks) {
-		int sm = (int)json_integer_value(json_object_get(res.clocks, "sm_mhz"));
-		int mem = (int)json_integer_value(json_object_get(res.clocks, "mem_mhz"));
-		if (sm && (!r->clock_sm_min || sm < r->clock_sm_min))
-			r->clock_sm_min = sm;
-		if (sm > r->clock_sm_max)
-			r->clock_sm_max = sm;
-		if (mem)
-			r->clock_mem = mem;
-		r->throttle_reasons |=
-			json_integer_value(json_object_get(res.clocks, "throttle_reasons"));
-	}
-	/* Inputs as the CPU generates them; the runner's hash of what it generated
-	 * must agree (else the generator diverged: a grader bug, not a verdict).
-	 * Trusted baselines' calls skip this CPU work. */
-	/* Timed calls are checked on a sample of items: the lazy gold draws
-	 * just the input elements those items read (a timed call would
-	 * otherwise regenerate whole tensors, ~10 ns an element). */
-	int lazy = verify && timed && sampled;
-	double tv = util_now();
-	void *inputs[KA_MAX_TENSORS] = {0};
-	if (verify && !lazy)
-		host_inputs_fill(t, st, &req, gp, inputs);
-	/* The generator check is made on every untimed call (all of the
-	 * correctness phase); timed calls skip the CPU hash, since a
-	 * divergence would show as wrong gold there anyway. */
-	for (int k = 0; verify && !timed && k < t->n_inputs; k++) {
-		uint64_t h = gen_hash(st->host_in[k], st->bytes[k]);
-		if (h != res.in_hash_before[k]) {
-			ka_err_set(e,
-				   "%s: input %s at %s: device-generated bytes differ from the "
-				   "CPU generator (grader bug)",
-				   t->name, t->inputs[k].name, st->name);
-			goto done;
-		}
-	}
-	for (int b = 0; b < res.n_buffers; b++)
-		if (!res.canary_ok[b]) {
-			const char *what = b < t->n_inputs     ? t->inputs[b].name
-					   : b < st->n_tensors ? t->outputs[b - t->n_inputs].name
-							       : "workspace";
-			set_verdict(r, VERDICT_OUT_OF_BOUNDS_WRITE, phase, st->name,
-				    "a write landed outside buffer %d (%s): its canary changed", b,
-				    what);
-			out = 1;
-			goto done;
-		}
-	for (int k = 0; k < t->n_inputs; k++)
-		if (res.in_hash_after[k] != res.in_hash_before[k]) {
-			set_verdict(r, VERDICT_INPUT_MODIFIED, phase, st->name,
-				    "input %s was modified by the candidate", t->inputs[k].name);
-			out = 1;
-			goto done;
-		}
-	for (int j = 0; j < t->n_outputs; j++)
-		if (res.unwritten[j] > 0) {
-			set_verdict(
-				r, VERDICT_UNWRITTEN_OUTPUT, phase, st->name,
-				"output %s: %lld of %lld elements never written (first at index "
-				"%lld)",
-				t->outputs[j].name, (long long)res.unwritten[j],
-				(long long)st->numel[t->n_inputs + j],
-				(long long)res.first_unwritten[j]);
-			out = 1;
-			goto done;
-		}
-	if (!verify) {
-		out = 0;
-		goto done;
-	}
-	/* Gold in fp64 on the CPU for the items checked. */
-	for (int j = 0; j < t->n_outputs; j++)
-		if (!gold_out[j]) {
-			size_t ne = (size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j]
-									: 1);
-			gold_out[j] = xmalloc(ne * sizeof(double));
-			memset(gold_out[j], 0, ne * sizeof(double));
-		}
-	int gx = 1;
-	if (lazy) {
-		struct ka_gen_src src[KA_MAX_TENSORS];
-		for (int k = 0; k < t->n_inputs; k++)
-			gen_src_of(&src[k], t->inputs[k].dtype, req.in[k].key, &gp[k]);
-		gx = gold_compute_lazy(g, &st->sh, src, gold_out, items, n_items, e);
-		if (gx > 0) /* no lazy build of this reference: whole inputs */
-			host_inputs_fill(t, st, &req, gp, inputs);
-	}
-	if (gx > 0)
-		gx = gold_compute(g, &st->sh, inputs, gold_out, sampled ? items : NULL, n_items, e);
-	if (gx < 0)
-		goto done;
-	if (sampled && !timed && !st->lazy_checked) {
-		/* Once per grade, at the benchmark shape's untimed call (whole
-		 * inputs and the C gold are at hand): the lazy gold on the same
-		 * items must agree, so a C/C++ difference in some reference (a
-		 * grader problem, never the candidate's) cannot decide a timed
-		 * call's verdict. */
-		st->lazy_checked = 1;
-		if (lazy_cross_check(t, g, st, &req, gp, items, n_items, gold_out, e))
-			goto done;
-	}
-	json_t *mism = json_array();
-	int64_t n_bad = 0, n_nonfinite = 0;
-	double max_err = 0;
-	for (int j = 0; j < t->n_outputs; j++) {
-		int dt = st->dtype[t->n_inputs + j];
-		size_t es = dtype_size((enum ka_dtype)dt);
-		int64_t n = sampled ? req.n_sample[j] : st->numel[t->n_inputs + j];
-		if (res.out_len[j] != (size_t)n * es) {
-			json_decref(mism);
-			ka_err_set(e, "runner returned %zu bytes for output %s, expected %lld",
-				   res.out_len[j], t->outputs[j].name,
-				   (long long)n * (long long)es);
-			goto done;
-		}
-		for (int64_t q = 0; q < n; q++) {
-			int64_t idx = sampled ? elems[j][q] : q;
-			double got = elem_to_double(res.out[j] + (size_t)q * es, dt);
-			double want = gold_out[j][idx];
-			int finite = isfinite(got);
-			double err = finite ? fabs(got - want) : INFINITY;
-			int bad = !finite || !(err <= t->atol + t->rtol * fabs(want));
-			if (!bad)
-				continue;
-			if (!finite)
-				n_nonfinite++;
-			n_bad++;
-			if (finite && err > max_err)
-				max_err = err;
-			if (json_array_size(mism) < GRADE_MAX_MISMATCH)
-				json_array_append_new(mism, json_pack("{s:s,s:I,s:f,s:f}", "output",
-								      t->outputs[j].name, "index",
-								      (json_int_t)idx, "got",
-								      finite ? got : 0.0,
-								      "expected", want));
-		}
-	}
-	r->verify_s += util_now() - tv;
-	if (n_bad) {
-		enum verdict v = n_nonfinite ? VERDICT_NONFINITE : VERDICT_WRONG_ANSWER;
-		char first[512] = "";
-		size_t fl = 0;
-		for (size_t m = 0; m < json_array_size(mism) && m < 3; m++) {
-			json_t *x = json_array_get(mism, m);
-			fl += (size_t)snprintf(
-				first + fl, sizeof first - fl, "%s[%lld] got %.9g want %.9g; ",
-				json_string_value(json_object_get(x, "output")),
-				(long long)json_integer_value(json_object_get(x, "index")),
-				json_real_value(json_object_get(x, "got")),
-				json_real_value(json_object_get(x, "expected")));
-			if (fl >= sizeof first)
-				break;
-		}
-		set_verdict(r, v, phase, st->name,
-			    "%lld of the checked elements are outside atol %g + rtol %g%s (%lld "
-			    "non-finite); %s",
-			    (long long)n_bad, t->atol, t->rtol, sampled ? " (sampled items)" : "",
-			    (long long)n_nonfinite, first);
-		json_decref(r->evidence);
-		r->evidence = json_pack("{s:o,s:I,s:I,s:f}", "mismatches", mism, "count",
-					(json_int_t)n_bad, "nonfinite", (json_int_t)n_nonfinite,
-					"max_abs_error", max_err);
-		out = 1;
-		goto done;
-	}
-	json_decref(mism);
-	out = 0;
-done:
-	if (rc >= 0)
-		run_call_res_free(&res);
-	for (int j = 0; j < KA_MAX_TENSORS; j++) {
-		free(elems[j]);
-	}
-	free(items);
-	return out;
-}
-
-/* The runner slot of baseline b (0 eager, 1 compiled). */
-static int base_slot(int b)
-{
-	return b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
-}
-
-/* One call of trusted baseline b (named name) on the benchmark shape: checked
- * against gold (check: the one verified call before timing) or timed with
- * the runner's own checks only (*ns gets the time, when not NULL). Its
- * runner time is added to the candidate's r; its own verdict never touches
- * r: a baseline that fails is a bank or grader problem, -1 with e. */
-static int baseline_call(struct grade_session *s, const struct ka_task *t, struct gold *g,
-			 const struct gen_params *gp, struct shape_state *bench, int b,
-			 const char *name, int check, double *ns, struct grade_result *r,
-			 struct ka_err *e)
-{
-	struct grade_result br;
-	memset(&br, 0, sizeof br);
-	int x = one_call(s, t, g, gp, bench, base_slot(b), check, !check, "baseline", ns, NULL,
-			 NULL, &br, e);
-	json_decref(br.evidence);
-	r->runner_s += br.runner_s;
-	if (x > 0)
-		ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", t->name, name,
-			   check ? "is not correct" : "failed while timing", bench->name,
-			   verdict_name(br.verdict), br.detail);
-	return x ? -1 : 0;
-}
-
 static struct grade_figure figure_of(const double *x, int n, double scale)
 {
 	struct grade_figure f = {0};
@@ -804,272 +431,874 @@ static int only_space(const char *s, size_t n)
 	return 1;
 }
 
+/* ---- the pure parts: sample size, output comparison, timing checks ---- */
+
+int64_t grade_sample_count(int sample_items, const int64_t *per_item, int n_outputs)
+{
+	/* Random items plus the boundary: at most ~64 Ki elements come back per
+	 * call, so row-sized items (softmax rows) sample fewer rows. */
+	int64_t widest = 1;
+	for (int j = 0; j < n_outputs; j++)
+		if (per_item[j] > widest)
+			widest = per_item[j];
+	int64_t n_random = (int64_t)sample_items;
+	if (n_random * widest > GRADE_SAMPLE_ELEMS)
+		n_random = GRADE_SAMPLE_ELEMS / widest;
+	if (n_random < 8)
+		n_random = 8;
+	return n_random;
+}
+
+void grade_tally_init(struct grade_tally *tl)
+{
+	memset(tl, 0, sizeof *tl);
+	tl->mismatches = json_array();
+}
+
+void grade_tally_free(struct grade_tally *tl)
+{
+	if (!tl)
+		return;
+	json_decref(tl->mismatches);
+	tl->mismatches = NULL;
+}
+
+void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64_t n,
+			  const int64_t *idx, const double *gold, double atol, double rtol,
+			  struct grade_tally *tl)
+{
+	size_t es = dtype_size((enum ka_dtype)dtype);
+	for (int64_t q = 0; q < n; q++) {
+		int64_t at = idx ? idx[q] : q;
+		double v = elem_to_double(got + (size_t)q * es, dtype);
+		double want = gold[at];
+		int finite = isfinite(v);
+		double err = finite ? fabs(v - want) : INFINITY;
+		/* Written so that a NaN error (gold NaN) counts as bad. */
+		if (finite && err <= atol + rtol * fabs(want))
+			continue;
+		if (!finite)
+			tl->n_nonfinite++;
+		tl->n_bad++;
+		if (finite && err > tl->max_err)
+			tl->max_err = err;
+		if (json_array_size(tl->mismatches) < GRADE_MAX_MISMATCH)
+			json_array_append_new(tl->mismatches,
+					      json_pack("{s:s,s:I,s:f,s:f}", "output", name,
+							"index", (json_int_t)at, "got",
+							finite ? v : 0.0, "expected", want));
+	}
+}
+
+enum verdict grade_tally_describe(const struct grade_tally *tl, double atol, double rtol,
+				  int sampled, char *detail, size_t cap)
+{
+	char first[512] = "";
+	size_t fl = 0;
+	for (size_t m = 0; m < json_array_size(tl->mismatches) && m < 3; m++) {
+		json_t *x = json_array_get(tl->mismatches, m);
+		fl += (size_t)snprintf(first + fl, sizeof first - fl,
+				       "%s[%lld] got %.9g want %.9g; ",
+				       json_string_value(json_object_get(x, "output")),
+				       (long long)json_integer_value(json_object_get(x, "index")),
+				       json_real_value(json_object_get(x, "got")),
+				       json_real_value(json_object_get(x, "expected")));
+		if (fl >= sizeof first)
+			break;
+	}
+	snprintf(detail, cap,
+		 "%lld of the checked elements are outside atol %g + rtol %g%s (%lld "
+		 "non-finite); %s",
+		 (long long)tl->n_bad, atol, rtol, sampled ? " (sampled items)" : "",
+		 (long long)tl->n_nonfinite, first);
+	return tl->n_nonfinite ? VERDICT_NONFINITE : VERDICT_WRONG_ANSWER;
+}
+
+double grade_roofline_s(int64_t min_bytes, int64_t min_flops, double peak_bw, double peak_flops)
+{
+	return fmax((double)min_bytes / peak_bw, (double)min_flops / peak_flops);
+}
+
+enum verdict grade_timing_check(double sum_event_s, double sum_wall_s, double median_us,
+				double floor_s, double floor_factor, char *why, size_t cap)
+{
+	if (sum_event_s > sum_wall_s * 1.0001) {
+		snprintf(why, cap, "device time %.6f s exceeds the wall-clock time %.6f s",
+			 sum_event_s, sum_wall_s);
+		return VERDICT_IMPLAUSIBLE_TIME;
+	}
+	if (median_us * 1e-6 < floor_factor * floor_s) {
+		snprintf(why, cap, "median %.3f us is below %g x the physical minimum %.3f us",
+			 median_us, floor_factor, floor_s * 1e6);
+		return VERDICT_IMPLAUSIBLE_TIME;
+	}
+	if (cap)
+		why[0] = 0;
+	return VERDICT_OK;
+}
+
+/* ---- one grade's state ---- */
+
+/* Everything one grade_candidate holds, freed by grade_run_free. Each step
+ * of the grade returns 0 to go on, 1 when r holds the final result (a
+ * verdict, or the last phase done), or -1 with e (the grader cannot work). */
+struct grade_run {
+	struct grade_session *s;
+	const struct ka_task *t;
+	struct grade_result *r;
+	double t0; /* when the grade began */
+	struct gen_params gp[KA_MAX_TENSORS];
+	struct target_compiled cc;
+	struct gold *g;
+	struct shape_state *shapes; /* the check shapes, then the benchmark shape */
+	int n_shapes;
+	struct shape_state *bench;
+	struct target_baseline base[2]; /* eager, compiled */
+	int n_base;
+	/* Timing samples (max_samples each): candidate, baselines, CUPTI spans. */
+	double *tc, *tb[2], *spans;
+	int nc, nb[2], n_span;
+	double sum_event_s, sum_wall_s; /* over the candidate's timed calls */
+	double t_timing;		/* when the timing phase began */
+};
+
+static void grade_run_free(struct grade_run *gr)
+{
+	for (int i = 0; i < gr->n_shapes; i++)
+		shape_free(&gr->shapes[i]);
+	free(gr->shapes);
+	for (int b = 0; b < gr->n_base; b++)
+		target_baseline_free(&gr->base[b]);
+	free(gr->tc);
+	free(gr->spans);
+	free(gr->tb[0]);
+	free(gr->tb[1]);
+	gold_close(gr->g);
+	target_compiled_free(&gr->cc);
+}
+
+/* ---- one runner call: build the request, run it, integrity checks, gold,
+ * compare outputs ---- */
+
+/* One call of a slot with fresh inputs. The caller sets the fields up to r
+ * (the rest zero); the steps fill the others. */
+struct call_ctx {
+	struct grade_run *gr;	/* session, task, gold, generator parameters */
+	struct shape_state *st; /* the shape called */
+	int slot;
+	int verify; /* check outputs against gold (0: only the runner-side
+		     * checks, for trusted baselines) */
+	int timed;
+	const char *phase;	/* named in a verdict */
+	struct grade_result *r; /* where a verdict and the runner time go */
+	/* Measured, when the call got that far (else 0). */
+	double time_ns; /* event time less the window's cost */
+	double wall_s;	/* the parent's wall clock around the runner call */
+	double span_ns; /* CUDA: CUPTI's first kernel start to last end */
+	/* The call's working state. */
+	uint64_t call;
+	int sampled; /* outputs checked on sampled items */
+	int lazy;    /* gold from the lazy build (timed sampled calls) */
+	int64_t *items, n_items;
+	int64_t *elems[KA_MAX_TENSORS];
+	struct run_call_req req;
+	struct run_call_res res;
+	void *inputs[KA_MAX_TENSORS];
+	double verify_t0; /* when the parent's own checking began */
+};
+
+/* The call's whole inputs as the CPU generates them, into st->host_in
+ * (allocated on first use) and c->inputs. */
+static void host_inputs_fill(struct call_ctx *c)
+{
+	const struct ka_task *t = c->gr->t;
+	struct shape_state *st = c->st;
+	for (int k = 0; k < t->n_inputs; k++) {
+		if (!st->host_in[k])
+			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
+		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], c->req.in[k].key,
+			 &c->gr->gp[k]);
+		c->inputs[k] = st->host_in[k];
+	}
+}
+
+/* The lazy gold against the C gold just computed into st->gold, on the same
+ * items: where they differ in one bit, the lazy gold is turned off for this
+ * reference (one line on stderr says so) and timed calls regenerate whole
+ * inputs. Nothing to do where ref.c has no lazy build. 0, or -1 with e. */
+static int lazy_cross_check(const struct call_ctx *c, struct ka_err *e)
+{
+	const struct ka_task *t = c->gr->t;
+	const struct shape_state *st = c->st;
+	struct ka_gen_src src[KA_MAX_TENSORS];
+	double *lz[KA_MAX_TENSORS] = {0};
+	for (int k = 0; k < t->n_inputs; k++)
+		gen_src_of(&src[k], t->inputs[k].dtype, c->req.in[k].key, &c->gr->gp[k]);
+	for (int j = 0; j < t->n_outputs; j++)
+		lz[j] = xcalloc(
+			(size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
+			sizeof(double));
+	int rc = gold_compute_lazy(c->gr->g, &st->sh, src, lz, c->items, c->n_items, e);
+	for (int64_t q = 0; rc == 0 && q < c->n_items; q++)
+		for (int j = 0; j < t->n_outputs; j++) {
+			size_t at = (size_t)(c->items[q] * st->per_item[j]),
+			       n = (size_t)st->per_item[j];
+			if (!memcmp(st->gold[j] + at, lz[j] + at, n * sizeof(double)))
+				continue;
+			fprintf(stderr,
+				"ka: %s: the lazy gold differs from the C gold at item %lld (a "
+				"grader "
+				"problem with this ref.c; its timed calls regenerate whole inputs "
+				"instead)\n",
+				t->name, (long long)c->items[q]);
+			gold_lazy_off(c->gr->g);
+			rc = 1;
+			break;
+		}
+	for (int j = 0; j < t->n_outputs; j++)
+		free(lz[j]);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Step 1: the request, with fresh keys and poison, and (verified calls on
+ * large shapes) the sampled items. 0, or -1 with e. */
+static int call_build_request(struct call_ctx *c, struct ka_err *e)
+{
+	struct grade_session *s = c->gr->s;
+	const struct ka_task *t = c->gr->t;
+	const struct gen_params *gp = c->gr->gp;
+	const struct shape_state *st = c->st;
+	struct run_call_req *req = &c->req;
+	c->call = s->calls++;
+	uint64_t thash = task_hash(t);
+	req->slot = c->slot;
+	req->n_inputs = t->n_inputs;
+	req->n_outputs = t->n_outputs;
+	for (int k = 0; k < t->n_inputs; k++) {
+		req->in[k].key = gen_tensor_key(s->nonce, thash, &st->sh, k, c->call);
+		req->in[k].kind = gp[k].kind;
+		req->in[k].a = gp[k].a;
+		req->in[k].b = gp[k].b;
+		req->in[k].lo = gp[k].lo;
+		req->in[k].range = gp[k].range;
+	}
+	req->poison = util_mix64(s->nonce ^ util_mix64(c->call ^ 0x9015011ULL));
+	req->flush = c->timed;
+	req->time = c->timed;
+	c->n_items = st->items;
+	c->sampled = c->verify && !st->full;
+	/* Timed calls are checked on a sample of items: the lazy gold draws
+	 * just the input elements those items read (a timed call would
+	 * otherwise regenerate whole tensors, ~10 ns an element). */
+	c->lazy = c->verify && c->timed && c->sampled;
+	if (c->sampled) {
+		int64_t n_random =
+			grade_sample_count(s->proto.sample_items, st->per_item, t->n_outputs);
+		if (gold_sample_items(t, &st->sh, util_mix64(s->nonce ^ c->call), (int)n_random,
+				      &c->items, &c->n_items, e))
+			return -1;
+		req->sample = 1;
+		for (int j = 0; j < t->n_outputs; j++) {
+			c->elems[j] = sample_elems(c->items, c->n_items, st->per_item[j],
+						   &req->n_sample[j]);
+			req->sample_idx[j] = c->elems[j];
+		}
+	} else if (!c->verify) {
+		/* Trusted baseline: the runner's own checks suffice; return nothing. */
+		req->sample = 1;
+	}
+	return 0;
+}
+
+/* Step 2: run the call in the runner. 0, 1 (the runner reported a verdict),
+ * or -1 with e. */
+static int call_send(struct call_ctx *c, struct ka_err *e)
+{
+	struct grade_session *s = c->gr->s;
+	double w0 = util_now();
+	int rc = runclient_call(s->rc, &c->req, &c->res, s->proto.call_timeout, e);
+	double wall = util_now() - w0;
+	c->r->runner_s += wall;
+	if (rc < 0)
+		return -1;
+	if (c->res.status != RUNCLIENT_OK) {
+		enum verdict v = c->res.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
+								    : verdict_of(c->res.verdict);
+		set_verdict(c->r, v, c->phase, c->st->name, "%s", c->res.detail);
+		return 1;
+	}
+	/* The window's own cost comes off; never more than half a call. */
+	double net = c->res.time_ns - s->window_ns;
+	c->time_ns = net > c->res.time_ns / 2 ? net : c->res.time_ns / 2;
+	c->wall_s = wall;
+	return 0;
+}
+
+/* Step 3a: what the device side saw (CUDA: CUPTI and NVML). 0 or 1. */
+static int call_device_checks(struct call_ctx *c)
+{
+	const struct run_call_res *res = &c->res;
+	struct grade_result *r = c->r;
+	/* CUDA: CUPTI saw every kernel of the call. None may run outside the
+	 * call's window, none may come from elsewhere than the plan, and the
+	 * launches must be those of the plan (a kernel launching others from the
+	 * device, or work deferred past the timed window, shows up here). */
+	if (res->cupti && c->verify) {
+		json_int_t outside = json_integer_value(json_object_get(res->cupti, "outside"));
+		json_int_t foreign = json_integer_value(json_object_get(res->cupti, "foreign"));
+		int match = json_is_true(json_object_get(res->cupti, "signature_match"));
+		if (outside || foreign || !match) {
+			set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, c->phase, c->st->name,
+				    "CUPTI: %lld kernel(s) outside the call's window, %lld not "
+				    "from the "
+				    "plan, launch signature %s",
+				    (long long)outside, (long long)foreign,
+				    match ? "matches" : "differs from the recorded plan");
+			json_decref(r->evidence);
+			r->evidence = json_incref(res->cupti);
+			return 1;
+		}
+		/* The tight bound: the kernels ran within the event window, so
+		 * their span cannot exceed the events' time (CUPTI's and the
+		 * events' clocks agree to well under 5% + 2 us). */
+		double span = json_number_value(json_object_get(res->cupti, "span_ns"));
+		if (c->timed && res->time_ns > 0 && span > res->time_ns * 1.05 + 2000) {
+			set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, c->phase, c->st->name,
+				    "CUPTI saw the kernels run for %.3f us, longer than the event "
+				    "window's %.3f us: work ran outside the timed window",
+				    span * 1e-3, res->time_ns * 1e-3);
+			json_decref(r->evidence);
+			r->evidence = json_incref(res->cupti);
+			return 1;
+		}
+		c->span_ns = span;
+	}
+	if (res->clocks) {
+		int sm = (int)json_integer_value(json_object_get(res->clocks, "sm_mhz"));
+		int mem = (int)json_integer_value(json_object_get(res->clocks, "mem_mhz"));
+		if (sm && (!r->clock_sm_min || sm < r->clock_sm_min))
+			r->clock_sm_min = sm;
+		if (sm > r->clock_sm_max)
+			r->clock_sm_max = sm;
+		if (mem)
+			r->clock_mem = mem;
+		r->throttle_reasons |=
+			json_integer_value(json_object_get(res->clocks, "throttle_reasons"));
+	}
+	return 0;
+}
+
+/* Step 3b: the integrity checks on the buffers: the generator agrees with
+ * the CPU, no canary changed, no input changed, every output element was
+ * written. 0, 1 (verdict), or -1 with e (generator divergence). */
+static int call_integrity(struct call_ctx *c, struct ka_err *e)
+{
+	const struct ka_task *t = c->gr->t;
+	const struct shape_state *st = c->st;
+	const struct run_call_res *res = &c->res;
+	/* Inputs as the CPU generates them; the runner's hash of what it generated
+	 * must agree (else the generator diverged: a grader bug, not a verdict).
+	 * Trusted baselines' calls skip this CPU work. */
+	c->verify_t0 = util_now();
+	if (c->verify && !c->lazy)
+		host_inputs_fill(c);
+	/* The generator check is made on every untimed call (all of the
+	 * correctness phase); timed calls skip the CPU hash, since a
+	 * divergence would show as wrong gold there anyway. */
+	for (int k = 0; c->verify && !c->timed && k < t->n_inputs; k++)
+		if (gen_hash(st->host_in[k], st->bytes[k]) != res->in_hash_before[k])
+			return ka_err_set(e,
+					  "%s: input %s at %s: device-generated bytes differ from "
+					  "the CPU generator (grader bug)",
+					  t->name, t->inputs[k].name, st->name);
+	for (int b = 0; b < res->n_buffers; b++)
+		if (!res->canary_ok[b]) {
+			const char *what = b < t->n_inputs     ? t->inputs[b].name
+					   : b < st->n_tensors ? t->outputs[b - t->n_inputs].name
+							       : "workspace";
+			set_verdict(c->r, VERDICT_OUT_OF_BOUNDS_WRITE, c->phase, st->name,
+				    "a write landed outside buffer %d (%s): its canary changed", b,
+				    what);
+			return 1;
+		}
+	for (int k = 0; k < t->n_inputs; k++)
+		if (res->in_hash_after[k] != res->in_hash_before[k]) {
+			set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, st->name,
+				    "input %s was modified by the candidate", t->inputs[k].name);
+			return 1;
+		}
+	for (int j = 0; j < t->n_outputs; j++)
+		if (res->unwritten[j] > 0) {
+			set_verdict(c->r, VERDICT_UNWRITTEN_OUTPUT, c->phase, st->name,
+				    "output %s: %lld of %lld elements never written (first at "
+				    "index %lld)",
+				    t->outputs[j].name, (long long)res->unwritten[j],
+				    (long long)st->numel[t->n_inputs + j],
+				    (long long)res->first_unwritten[j]);
+			return 1;
+		}
+	return 0;
+}
+
+/* Step 4: gold in fp64 on the CPU for the items checked, into st->gold. 0,
+ * or -1 with e. */
+static int call_gold(struct call_ctx *c, struct ka_err *e)
+{
+	const struct ka_task *t = c->gr->t;
+	struct shape_state *st = c->st;
+	for (int j = 0; j < t->n_outputs; j++)
+		if (!st->gold[j]) {
+			size_t ne = (size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j]
+									: 1);
+			st->gold[j] = xmalloc(ne * sizeof(double));
+			memset(st->gold[j], 0, ne * sizeof(double));
+		}
+	int gx = 1;
+	if (c->lazy) {
+		struct ka_gen_src src[KA_MAX_TENSORS];
+		for (int k = 0; k < t->n_inputs; k++)
+			gen_src_of(&src[k], t->inputs[k].dtype, c->req.in[k].key, &c->gr->gp[k]);
+		gx = gold_compute_lazy(c->gr->g, &st->sh, src, st->gold, c->items, c->n_items, e);
+		if (gx > 0) /* no lazy build of this reference: whole inputs */
+			host_inputs_fill(c);
+	}
+	if (gx > 0)
+		gx = gold_compute(c->gr->g, &st->sh, c->inputs, st->gold,
+				  c->sampled ? c->items : NULL, c->n_items, e);
+	if (gx < 0)
+		return -1;
+	if (c->sampled && !c->timed && !st->lazy_checked) {
+		/* Once per grade, at the benchmark shape's untimed call (whole
+		 * inputs and the C gold are at hand): the lazy gold on the same
+		 * items must agree, so a C/C++ difference in some reference (a
+		 * grader problem, never the candidate's) cannot decide a timed
+		 * call's verdict. */
+		st->lazy_checked = 1;
+		if (lazy_cross_check(c, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Step 5: the outputs against gold within the task's tolerance. 0, 1
+ * (wrong_answer or nonfinite, with evidence), or -1 with e (the runner sent
+ * the wrong number of bytes). */
+static int call_compare(struct call_ctx *c, struct ka_err *e)
+{
+	const struct ka_task *t = c->gr->t;
+	const struct shape_state *st = c->st;
+	struct grade_result *r = c->r;
+	struct grade_tally tl;
+	grade_tally_init(&tl);
+	int out = 0;
+	for (int j = 0; j < t->n_outputs; j++) {
+		int dt = st->dtype[t->n_inputs + j];
+		size_t es = dtype_size((enum ka_dtype)dt);
+		int64_t n = c->sampled ? c->req.n_sample[j] : st->numel[t->n_inputs + j];
+		if (c->res.out_len[j] != (size_t)n * es) {
+			out = ka_err_set(e,
+					 "runner returned %zu bytes for output %s, expected %lld",
+					 c->res.out_len[j], t->outputs[j].name,
+					 (long long)n * (long long)es);
+			goto done;
+		}
+		grade_compare_output(t->outputs[j].name, dt, c->res.out[j], n,
+				     c->sampled ? c->elems[j] : NULL, st->gold[j], t->atol, t->rtol,
+				     &tl);
+	}
+	r->verify_s += util_now() - c->verify_t0;
+	if (tl.n_bad) {
+		char detail[sizeof r->detail];
+		enum verdict v = grade_tally_describe(&tl, t->atol, t->rtol, c->sampled, detail,
+						      sizeof detail);
+		set_verdict(r, v, c->phase, st->name, "%s", detail);
+		json_decref(r->evidence);
+		r->evidence = json_pack("{s:O,s:I,s:I,s:f}", "mismatches", tl.mismatches, "count",
+					(json_int_t)tl.n_bad, "nonfinite",
+					(json_int_t)tl.n_nonfinite, "max_abs_error", tl.max_err);
+		out = 1;
+	}
+done:
+	grade_tally_free(&tl);
+	return out;
+}
+
+/* One call through its steps. Returns 0 (no verdict), 1 (c->r holds the
+ * candidate's verdict), -1 (harness failure, e). */
+static int call_run(struct call_ctx *c, struct ka_err *e)
+{
+	int x = call_build_request(c, e);
+	if (!x)
+		x = call_send(c, e);
+	if (!x)
+		x = call_device_checks(c);
+	if (!x)
+		x = call_integrity(c, e);
+	if (!x && c->verify)
+		x = call_gold(c, e);
+	if (!x && c->verify)
+		x = call_compare(c, e);
+	run_call_res_free(&c->res);
+	for (int j = 0; j < KA_MAX_TENSORS; j++)
+		free(c->elems[j]);
+	free(c->items);
+	return x;
+}
+
+/* The runner slot of baseline b (0 eager, 1 compiled). */
+static int base_slot(int b)
+{
+	return b == 0 ? GRADE_SLOT_EAGER : GRADE_SLOT_COMPILED;
+}
+
+/* One call of trusted baseline b on the benchmark shape: checked against
+ * gold (check: the one verified call before timing) or timed with the
+ * runner's own checks only (*ns gets the time, when not NULL). Its runner
+ * time is added to the candidate's result; its own verdict never touches
+ * it: a baseline that fails is a bank or grader problem, -1 with e. */
+static int baseline_call(struct grade_run *gr, int b, int check, double *ns, struct ka_err *e)
+{
+	struct grade_result br;
+	memset(&br, 0, sizeof br);
+	struct call_ctx c = {.gr = gr,
+			     .st = gr->bench,
+			     .slot = base_slot(b),
+			     .verify = check,
+			     .timed = !check,
+			     .phase = "baseline",
+			     .r = &br};
+	int x = call_run(&c, e);
+	if (ns)
+		*ns = c.time_ns;
+	json_decref(br.evidence);
+	gr->r->runner_s += br.runner_s;
+	if (x > 0)
+		ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", gr->t->name,
+			   gr->base[b].name, check ? "is not correct" : "failed while timing",
+			   gr->bench->name, verdict_name(br.verdict), br.detail);
+	return x ? -1 : 0;
+}
+
+/* ---- the grade's steps ---- */
+
+/* 1. compile (after the generator parameters and the no-code check). */
+static int grade_compile(struct grade_run *gr, const char *src, size_t len, struct ka_err *e)
+{
+	struct grade_session *s = gr->s;
+	const struct ka_task *t = gr->t;
+	for (int k = 0; k < t->n_inputs; k++)
+		if (gen_params_of(&t->inputs[k].dist, &gr->gp[k], e))
+			return -1;
+	if (!src || only_space(src, len)) {
+		set_verdict(gr->r, VERDICT_NO_CODE, "extract", NULL, "no kernel source");
+		return 1;
+	}
+	if (s->ops->compile(t, src, len, s->workdir, s->device, &gr->cc, e))
+		return -1;
+	gr->r->compile_s = util_now() - gr->t0;
+	if (gr->cc.verdict != VERDICT_OK) {
+		set_verdict(gr->r, gr->cc.verdict, "compile", NULL, "%s", gr->cc.detail);
+		return 1;
+	}
+	return 0;
+}
+
+/* 2. shapes: every check shape, then the benchmark shape. */
+static int grade_shapes(struct grade_run *gr, const char *bench_override, struct ka_err *e)
+{
+	const struct ka_task *t = gr->t;
+	const struct grade_protocol *p = &gr->s->proto;
+	struct ka_shape bsh;
+	if (bench_shape(gr->s, t, bench_override, &bsh, e))
+		return -1;
+	for (int i = 0; i < t->n_checks; i++)
+		if (shape_init(t, &t->checks[i], i, p, &gr->shapes[gr->n_shapes++], e))
+			return -1;
+	gr->bench = &gr->shapes[gr->n_shapes];
+	if (shape_init(t, &bsh, gr->n_shapes, p, gr->bench, e))
+		return -1;
+	gr->n_shapes++;
+	snprintf(gr->r->bench_shape, sizeof gr->r->bench_shape, "%s", gr->bench->name);
+	return 0;
+}
+
+/* Record one shape in the sandbox and load its plan in the runner (offline:
+ * record only). */
+static int record_shape(struct grade_run *gr, struct shape_state *st, struct ka_err *e)
+{
+	struct grade_session *s = gr->s;
+	struct grade_result *r = gr->r;
+	char *reqj = record_request(s, gr->t, st, gr->cc.record_extra, e);
+	if (!reqj)
+		return -1;
+	struct plan plan;
+	struct recclient_result rr;
+	int x = recclient_run(s->recorder, gr->cc.so_path, reqj, s->proto.record_timeout, &plan,
+			      &rr, e);
+	free(reqj);
+	if (x < 0)
+		return -1;
+	if (strcmp(rr.verdict, "ok")) {
+		/* launch_error comes with the plan that was read: free it too */
+		plan_free(&plan);
+		set_verdict(r, verdict_of(rr.verdict), "record", st->name, "%s", rr.detail);
+		return 1;
+	}
+	int launches = 0;
+	for (int o = 0; o < plan.n_ops; o++)
+		launches += plan.ops[o].kind == PLAN_OP_LAUNCH;
+	if (plan.status != 0 || launches == 0) {
+		if (plan.status)
+			set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
+				    "ka_launch returned %d", plan.status);
+		else
+			set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
+				    "ka_launch launched no kernel");
+		plan_free(&plan);
+		return 1;
+	}
+	if (!s->rc) { /* offline: the record stage is all there is */
+		plan_free(&plan);
+		return 0;
+	}
+	char *pj = plan_write(&plan);
+	plan_free(&plan);
+	struct run_status ls;
+	double tl = util_now();
+	x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype, gr->cc.module,
+			   NULL, &ls, e);
+	free(pj);
+	r->load_s += util_now() - tl;
+	if (x < 0)
+		return -1;
+	if (ls.status != RUNCLIENT_OK) {
+		set_verdict(r,
+			    ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
+							   : verdict_of(ls.verdict),
+			    "load", st->name, "%s", ls.detail);
+		return 1;
+	}
+	return 0;
+}
+
+/* 3. record each shape and load the plans; offline sessions stop here. */
+static int grade_record(struct grade_run *gr, struct ka_err *e)
+{
+	double tr = util_now();
+	for (int i = 0; i < gr->n_shapes; i++) {
+		int x = record_shape(gr, &gr->shapes[i], e);
+		if (x)
+			return x;
+	}
+	gr->r->record_s = util_now() - tr;
+	if (!gr->s->rc) {
+		snprintf(gr->r->phase, sizeof gr->r->phase, "record");
+		snprintf(gr->r->detail, sizeof gr->r->detail,
+			 "record stage only: no runner, nothing ran");
+		return 1;
+	}
+	return 0;
+}
+
+/* 4. correctness: fresh inputs on every call; the benchmark shape once. */
+static int grade_correctness(struct grade_run *gr, struct ka_err *e)
+{
+	struct grade_result *r = gr->r;
+	double tcor = util_now();
+	gr->g = gold_open(gr->t, e);
+	if (!gr->g)
+		return -1;
+	for (int i = 0; i < gr->n_shapes; i++) {
+		struct shape_state *st = &gr->shapes[i];
+		int calls = i == gr->n_shapes - 1 ? 1 : gr->s->proto.checks_per_shape;
+		for (int k = 0; k < calls; k++) {
+			struct call_ctx c = {.gr = gr,
+					     .st = st,
+					     .slot = st->slot,
+					     .verify = 1,
+					     .phase = "correctness",
+					     .r = r};
+			int x = call_run(&c, e);
+			if (x < 0)
+				return -1;
+			if (x > 0) {
+				r->correct_s = util_now() - tcor;
+				return 1;
+			}
+		}
+	}
+	r->correct_s = util_now() - tcor;
+	return gr->s->proto.timing ? 0 : 1;
+}
+
+/* Load the trusted baselines at the benchmark shape and check each once:
+ * a wrong baseline is a bank or grader bug and would make every speedup
+ * meaningless. 0, or -1 with e. */
+static int load_baselines(struct grade_run *gr, struct ka_err *e)
+{
+	struct grade_session *s = gr->s;
+	struct shape_state *bench = gr->bench;
+	if (s->ops->baselines(gr->t, &bench->sh, s->device, s->workdir, gr->base, &gr->n_base, e))
+		return -1;
+	for (int b = 0; b < gr->n_base; b++) {
+		struct run_status ls;
+		if (runclient_load(s->rc, base_slot(b), gr->base[b].plan_json, bench->n_tensors,
+				   bench->bytes, bench->dtype, gr->base[b].module,
+				   gr->base[b].native, &ls, e))
+			return -1;
+		if (ls.status != RUNCLIENT_OK)
+			return ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s",
+					  gr->t->name, gr->base[b].name, ls.verdict, ls.detail);
+		if (baseline_call(gr, b, 1, NULL, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* One timed, verified call of the candidate at the benchmark shape; with
+ * keep, its times join the samples. 0, 1 (verdict), or -1 with e. */
+static int candidate_timed_call(struct grade_run *gr, int keep, struct ka_err *e)
+{
+	struct call_ctx c = {.gr = gr,
+			     .st = gr->bench,
+			     .slot = gr->bench->slot,
+			     .verify = 1,
+			     .timed = 1,
+			     .phase = "timing",
+			     .r = gr->r};
+	int x = call_run(&c, e);
+	if (x || !keep)
+		return x;
+	if (c.span_ns > 0)
+		gr->spans[gr->n_span++] = c.span_ns;
+	gr->tc[gr->nc++] = c.time_ns;
+	gr->sum_event_s += c.time_ns * 1e-9;
+	gr->sum_wall_s += c.wall_s;
+	return 0;
+}
+
+/* Randomised warm-up (1..4 calls each), verified like every other call. */
+static int timing_warmup(struct grade_run *gr, struct ka_err *e)
+{
+	int warm = 1 + (int)(util_mix64(gr->s->nonce ^ gr->s->calls) % 4);
+	for (int w = 0; w < warm; w++) {
+		int x = candidate_timed_call(gr, 0, e);
+		if (x)
+			return x;
+		for (int b = 0; b < gr->n_base; b++)
+			if (baseline_call(gr, b, 0, NULL, e))
+				return -1;
+	}
+	return 0;
+}
+
+/* ABAB blocks until every side's median CI is tight enough, the sample cap
+ * or the time cap. 0, 1 (verdict), or -1 with e. */
+static int timing_samples(struct grade_run *gr, struct ka_err *e)
+{
+	const struct grade_protocol *p = &gr->s->proto;
+	int cap = p->max_samples;
+	for (;;) {
+		for (int k = 0; k < p->block && gr->nc < cap; k++) {
+			int x = candidate_timed_call(gr, 1, e);
+			if (x)
+				return x;
+		}
+		for (int b = 0; b < gr->n_base; b++)
+			for (int k = 0; k < p->block && gr->nb[b] < cap; k++) {
+				double ns = 0;
+				if (baseline_call(gr, b, 0, &ns, e))
+					return -1;
+				gr->tb[b][gr->nb[b]++] = ns;
+			}
+		int done = converged(gr->tc, gr->nc, p);
+		for (int b = 0; b < gr->n_base; b++)
+			done = done && converged(gr->tb[b], gr->nb[b], p);
+		if (done || gr->nc >= cap || util_now() - gr->t_timing > p->max_seconds)
+			return 0;
+	}
+}
+
+/* The figures, the cross-checks (event time cannot exceed the parent's wall
+ * clock, and no kernel can beat the roofline by orders of magnitude) and
+ * the speedups with their CIs. Always 1: the result is final. */
+static int timing_results(struct grade_run *gr)
+{
+	struct grade_session *s = gr->s;
+	const struct ka_task *t = gr->t;
+	struct grade_result *r = gr->r;
+	r->time_us = figure_of(gr->tc, gr->nc, 1e-3);
+	r->cupti_span_us = figure_of(gr->spans, gr->n_span, 1e-3);
+	int64_t mb = 0, mf = 0;
+	if (t->min_bytes)
+		expr_eval(t->min_bytes, gr->bench->sh.v, &mb, NULL);
+	if (t->min_flops)
+		expr_eval(t->min_flops, gr->bench->sh.v, &mf, NULL);
+	double floor_s = grade_roofline_s(mb, mf, s->peak_bw, s->peak_flops);
+	char why[256];
+	enum verdict v = grade_timing_check(gr->sum_event_s, gr->sum_wall_s, r->time_us.median,
+					    floor_s, s->proto.floor_factor, why, sizeof why);
+	if (v != VERDICT_OK) {
+		set_verdict(r, v, "timing", gr->bench->name, "%s", why);
+		return 1;
+	}
+	for (int b = 0; b < gr->n_base; b++) {
+		struct grade_figure *f = b == 0 ? &r->eager_us : &r->compiled_us;
+		struct grade_figure *sp = b == 0 ? &r->speedup_eager : &r->speedup_compiled;
+		*f = figure_of(gr->tb[b], gr->nb[b], 1e-3);
+		struct ci c =
+			stats_ratio_ci(gr->tb[b], (size_t)gr->nb[b], gr->tc, (size_t)gr->nc,
+				       GRADE_BOOT_REPS, util_mix64(task_hash(t) ^ (uint64_t)b));
+		sp->valid = 1;
+		sp->n = gr->nc;
+		sp->median = f->median / r->time_us.median;
+		sp->lo = c.lo;
+		sp->hi = c.hi;
+	}
+	r->timing_s = util_now() - gr->t_timing;
+	return 1;
+}
+
+/* 5. timing against the trusted baselines, interleaved in blocks. */
+static int grade_timing(struct grade_run *gr, struct ka_err *e)
+{
+	gr->t_timing = util_now();
+	if (load_baselines(gr, e))
+		return -1;
+	size_t cap = (size_t)gr->s->proto.max_samples;
+	gr->tc = xcalloc(cap, sizeof *gr->tc);
+	gr->spans = xcalloc(cap, sizeof *gr->spans);
+	for (int b = 0; b < gr->n_base; b++)
+		gr->tb[b] = xcalloc(cap, sizeof *gr->tb[b]);
+	int x = timing_warmup(gr, e);
+	if (!x)
+		x = timing_samples(gr, e);
+	if (x > 0)
+		gr->r->timing_s = util_now() - gr->t_timing;
+	return x ? x : timing_results(gr);
+}
+
 int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 		    const char *bench_override, struct grade_result *r, struct ka_err *e)
 {
 	memset(r, 0, sizeof *r);
 	r->verdict = VERDICT_OK;
 	r->test_grade = s->test_grade;
-	double t0 = util_now();
-	int rc = -1;
-	struct gold *g = NULL;
-	struct target_compiled cc;
-	memset(&cc, 0, sizeof cc);
-	struct shape_state *shapes = xcalloc(GRADE_MAX_SHAPES, sizeof *shapes);
-	int n_shapes = 0;
-	struct target_baseline base[2];
-	memset(base, 0, sizeof base);
-	int n_base = 0;
-	struct gen_params gp[KA_MAX_TENSORS];
-	double *tc = NULL, *tb[2] = {NULL, NULL}, *spans = NULL;
-
-	for (int k = 0; k < t->n_inputs; k++)
-		if (gen_params_of(&t->inputs[k].dist, &gp[k], e))
-			goto out;
-	if (!src || only_space(src, len)) {
-		set_verdict(r, VERDICT_NO_CODE, "extract", NULL, "no kernel source");
-		rc = 0;
-		goto out;
-	}
-	/* 1. compile */
-	if (s->ops->compile(t, src, len, s->workdir, s->device, &cc, e))
-		goto out;
-	r->compile_s = util_now() - t0;
-	if (cc.verdict != VERDICT_OK) {
-		set_verdict(r, cc.verdict, "compile", NULL, "%s", cc.detail);
-		rc = 0;
-		goto out;
-	}
-	/* 2. shapes: every check shape, then the benchmark shape */
-	struct ka_shape bsh;
-	if (bench_shape(s, t, bench_override, &bsh, e))
-		goto out;
-	for (int i = 0; i < t->n_checks; i++)
-		if (shape_init(t, &t->checks[i], i, &s->proto, &shapes[n_shapes++], e))
-			goto out;
-	struct shape_state *bench = &shapes[n_shapes];
-	if (shape_init(t, &bsh, n_shapes, &s->proto, bench, e))
-		goto out;
-	n_shapes++;
-	snprintf(r->bench_shape, sizeof r->bench_shape, "%s", bench->name);
-	/* 3. record each shape in the sandbox and load the plan in the runner */
-	double tr = util_now();
-	for (int i = 0; i < n_shapes; i++) {
-		struct shape_state *st = &shapes[i];
-		char *reqj = record_request(s, t, st, cc.record_extra, e);
-		if (!reqj)
-			goto out;
-		struct plan plan;
-		struct recclient_result rr;
-		int x = recclient_run(s->recorder, cc.so_path, reqj, s->proto.record_timeout, &plan,
-				   &rr, e);
-		free(reqj);
-		if (x < 0)
-			goto out;
-		if (strcmp(rr.verdict, "ok")) {
-			/* launch_error comes with the plan that was read: free it too */
-			plan_free(&plan);
-			set_verdict(r, verdict_of(rr.verdict), "record", st->name, "%s", rr.detail);
-			rc = 0;
-			goto out;
-		}
-		int launches = 0;
-		for (int o = 0; o < plan.n_ops; o++)
-			launches += plan.ops[o].kind == PLAN_OP_LAUNCH;
-		if (plan.status != 0 || launches == 0) {
-			if (plan.status)
-				set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
-					    "ka_launch returned %d", plan.status);
-			else
-				set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
-					    "ka_launch launched no kernel");
-			plan_free(&plan);
-			rc = 0;
-			goto out;
-		}
-		if (!s->rc) { /* offline: the record stage is all there is */
-			plan_free(&plan);
-			continue;
-		}
-		char *pj = plan_write(&plan);
-		plan_free(&plan);
-		struct run_status ls;
-		double tl = util_now();
-		x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype,
-				   cc.module, NULL, &ls, e);
-		free(pj);
-		r->load_s += util_now() - tl;
-		if (x < 0)
-			goto out;
-		if (ls.status != RUNCLIENT_OK) {
-			set_verdict(r,
-				    ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
-								   : verdict_of(ls.verdict),
-				    "load", st->name, "%s", ls.detail);
-			rc = 0;
-			goto out;
-		}
-	}
-	r->record_s = util_now() - tr;
-	if (!s->rc) {
-		snprintf(r->phase, sizeof r->phase, "record");
-		snprintf(r->detail, sizeof r->detail, "record stage only: no runner, nothing ran");
-		rc = 0;
-		goto out;
-	}
-	/* 4. correctness: fresh inputs on every call */
-	double tcor = util_now();
-	g = gold_open(t, e);
-	if (!g)
-		goto out;
-	for (int i = 0; i < n_shapes; i++) {
-		struct shape_state *st = &shapes[i];
-		int calls = i == n_shapes - 1 ? 1 : s->proto.checks_per_shape;
-		for (int c = 0; c < calls; c++) {
-			int x = one_call(s, t, g, gp, st, st->slot, 1, 0, "correctness", NULL, NULL,
-					 NULL, r, e);
-			if (x < 0)
-				goto out;
-			if (x > 0) {
-				r->correct_s = util_now() - tcor;
-				rc = 0;
-				goto out;
-			}
-		}
-	}
-	r->correct_s = util_now() - tcor;
-	if (!s->proto.timing) {
-		rc = 0;
-		goto out;
-	}
-	/* 5. timing against the trusted baselines, interleaved in blocks */
-	double tt = util_now();
-	if (s->ops->baselines(t, &bench->sh, s->device, s->workdir, base, &n_base, e))
-		goto out;
-	for (int b = 0; b < n_base; b++) {
-		struct run_status ls;
-		if (runclient_load(s->rc, base_slot(b), base[b].plan_json, bench->n_tensors,
-				   bench->bytes, bench->dtype, base[b].module, base[b].native, &ls,
-				   e))
-			goto out;
-		if (ls.status != RUNCLIENT_OK) {
-			ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s", t->name,
-				   base[b].name, ls.verdict, ls.detail);
-			goto out;
-		}
-		/* The baseline must itself be right: a wrong baseline is a bank or
-		 * grader bug and would make every speedup meaningless. */
-		if (baseline_call(s, t, g, gp, bench, b, base[b].name, 1, NULL, r, e))
-			goto out;
-	}
-	int cap = s->proto.max_samples;
-	tc = xcalloc((size_t)cap, sizeof *tc);
-	spans = xcalloc((size_t)cap, sizeof *spans);
-	int n_span = 0;
-	for (int b = 0; b < n_base; b++)
-		tb[b] = xcalloc((size_t)cap, sizeof *tb[b]);
-	int nc = 0, nb[2] = {0, 0};
-	double sum_event_s = 0, sum_wall_s = 0;
-	/* Randomised warm-up (1..4 calls each), verified like every other call. */
-	int warm = 1 + (int)(util_mix64(s->nonce ^ s->calls) % 4);
-	for (int w = 0; w < warm; w++) {
-		int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", NULL, NULL, NULL,
-				 r, e);
-		if (x < 0)
-			goto out;
-		if (x > 0) {
-			r->timing_s = util_now() - tt;
-			rc = 0;
-			goto out;
-		}
-		for (int b = 0; b < n_base; b++)
-			if (baseline_call(s, t, g, gp, bench, b, base[b].name, 0, NULL, r, e))
-				goto out;
-	}
-	for (;;) {
-		for (int k = 0; k < s->proto.block && nc < cap; k++) {
-			double ns = 0, wall = 0, span = 0;
-			int x = one_call(s, t, g, gp, bench, bench->slot, 1, 1, "timing", &ns,
-					 &wall, &span, r, e);
-			if (x < 0)
-				goto out;
-			if (x > 0) {
-				r->timing_s = util_now() - tt;
-				rc = 0;
-				goto out;
-			}
-			if (span > 0)
-				spans[n_span++] = span;
-			tc[nc++] = ns;
-			sum_event_s += ns * 1e-9;
-			sum_wall_s += wall;
-		}
-		for (int b = 0; b < n_base; b++)
-			for (int k = 0; k < s->proto.block && nb[b] < cap; k++) {
-				double ns = 0;
-				if (baseline_call(s, t, g, gp, bench, b, base[b].name, 0, &ns, r,
-						  e))
-					goto out;
-				tb[b][nb[b]++] = ns;
-			}
-		int done = converged(tc, nc, &s->proto);
-		for (int b = 0; b < n_base; b++)
-			done = done && converged(tb[b], nb[b], &s->proto);
-		if (done || nc >= cap || util_now() - tt > s->proto.max_seconds)
-			break;
-	}
-	r->time_us = figure_of(tc, nc, 1e-3);
-	r->cupti_span_us = figure_of(spans, n_span, 1e-3);
-	/* Cross-checks: event time cannot exceed the parent's wall clock, and no
-	 * kernel can beat the roofline by orders of magnitude. */
-	if (sum_event_s > sum_wall_s * 1.0001) {
-		set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, "timing", bench->name,
-			    "device time %.6f s exceeds the wall-clock time %.6f s", sum_event_s,
-			    sum_wall_s);
-		rc = 0;
-		goto out;
-	}
-	int64_t mb = 0, mf = 0;
-	if (t->min_bytes)
-		expr_eval(t->min_bytes, bench->sh.v, &mb, NULL);
-	if (t->min_flops)
-		expr_eval(t->min_flops, bench->sh.v, &mf, NULL);
-	double floor_s = fmax((double)mb / s->peak_bw, (double)mf / s->peak_flops);
-	if (r->time_us.median * 1e-6 < s->proto.floor_factor * floor_s) {
-		set_verdict(r, VERDICT_IMPLAUSIBLE_TIME, "timing", bench->name,
-			    "median %.3f us is below %g x the physical minimum %.3f us",
-			    r->time_us.median, s->proto.floor_factor, floor_s * 1e6);
-		rc = 0;
-		goto out;
-	}
-	for (int b = 0; b < n_base; b++) {
-		struct grade_figure *f = b == 0 ? &r->eager_us : &r->compiled_us;
-		struct grade_figure *sp = b == 0 ? &r->speedup_eager : &r->speedup_compiled;
-		*f = figure_of(tb[b], nb[b], 1e-3);
-		struct ci c = stats_ratio_ci(tb[b], (size_t)nb[b], tc, (size_t)nc, GRADE_BOOT_REPS,
-					     util_mix64(task_hash(t) ^ (uint64_t)b));
-		sp->valid = 1;
-		sp->n = nc;
-		sp->median = f->median / r->time_us.median;
-		sp->lo = c.lo;
-		sp->hi = c.hi;
-	}
-	r->timing_s = util_now() - tt;
-	rc = 0;
-out:
-	r->total_s = util_now() - t0;
-	for (int i = 0; i < n_shapes; i++)
-		shape_free(&shapes[i]);
-	free(shapes);
-	for (int b = 0; b < n_base; b++)
-		target_baseline_free(&base[b]);
-	free(tc);
-	free(spans);
-	free(tb[0]);
-	free(tb[1]);
-	gold_close(g);
-	target_compiled_free(&cc);
-	return rc;
+	struct grade_run gr = {.s = s, .t = t, .r = r, .t0 = util_now()};
+	gr.shapes = xcalloc(GRADE_MAX_SHAPES, sizeof *gr.shapes);
+	/* Each step: 0 goes on, 1 ends with r final, -1 ends with e. */
+	int x = grade_compile(&gr, src, len, e);
+	if (!x)
+		x = grade_shapes(&gr, bench_override, e);
+	if (!x)
+		x = grade_record(&gr, e);
+	if (!x)
+		x = grade_correctness(&gr, e);
+	if (!x)
+		x = grade_timing(&gr, e);
+	r->total_s = util_now() - gr.t0;
+	grade_run_free(&gr);
+	return x < 0 ? -1 : 0;
 }
 
 void grade_result_free(struct grade_result *r)

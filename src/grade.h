@@ -133,4 +133,57 @@ void grade_result_free(struct grade_result *r);
 json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t,
 			  const struct grade_result *r);
 
+/* ---- The grader's pure parts (no session, no runner, no I/O), exposed
+ * for tests/unit/test_grade.c. ---- */
+
+/* How many random items a sampled check draws (the boundary items come on
+ * top): sample_items, fewer when the widest output item (per_item[j]
+ * elements, n_outputs of them) would bring back more than ~64 Ki elements,
+ * never fewer than 8. */
+int64_t grade_sample_count(int sample_items, const int64_t *per_item, int n_outputs);
+
+#define GRADE_MAX_MISMATCH 10 /* mismatches kept as evidence per call */
+
+/* What a comparison with gold found, over one or more outputs. */
+struct grade_tally {
+	int64_t n_bad;	     /* elements outside tolerance (non-finite ones included) */
+	int64_t n_nonfinite; /* NaN/Inf elements */
+	double max_err;	     /* largest finite absolute error among the bad */
+	json_t *mismatches;  /* owned: the first GRADE_MAX_MISMATCH bad elements as
+			      * {"output","index","got","expected"} ("got" 0 when
+			      * non-finite) */
+};
+
+/* Start an empty tally (allocates tl->mismatches). */
+void grade_tally_init(struct grade_tally *tl);
+
+/* Release tl->mismatches. NULL is a no-op. */
+void grade_tally_free(struct grade_tally *tl);
+
+/* Compare n packed elements got (ka_kernel.h dtype code dtype) of the output
+ * called name with gold (fp64): element q stands for gold[idx[q]] (idx NULL:
+ * gold[q]). An element is bad when it is not finite or |got - gold| >
+ * atol + rtol * |gold| (a NaN gold is never matched). Adds to tl. */
+void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64_t n,
+			  const int64_t *idx, const double *gold, double atol, double rtol,
+			  struct grade_tally *tl);
+
+/* The verdict of a tally with n_bad > 0 (nonfinite when any bad element is
+ * non-finite, else wrong_answer), and its one-paragraph evidence into
+ * detail (cap bytes, truncated): the counts, the tolerance, whether items
+ * were sampled, and the first three mismatches. */
+enum verdict grade_tally_describe(const struct grade_tally *tl, double atol, double rtol,
+				  int sampled, char *detail, size_t cap);
+
+/* The roofline minimum time in seconds: the larger of min_bytes / peak_bw
+ * and min_flops / peak_flops. */
+double grade_roofline_s(int64_t min_bytes, int64_t min_flops, double peak_bw, double peak_flops);
+
+/* The timing cross-checks: the event time summed over the timed calls may
+ * not exceed their wall time (0.01% slack), and the median (us) may not be
+ * below floor_factor * floor_s. VERDICT_OK (why empty) or
+ * VERDICT_IMPLAUSIBLE_TIME with the reason in why (cap bytes). */
+enum verdict grade_timing_check(double sum_event_s, double sum_wall_s, double median_us,
+				double floor_s, double floor_factor, char *why, size_t cap);
+
 #endif

@@ -20,7 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dtype.h"
 #include "proto.h"
+#include "verdict.h"
 
 #define LOG_TAIL 4096
 #define HELLO_TIMEOUT_S 120.0
@@ -28,9 +30,7 @@
 struct saved_load {
 	bool on;
 	char *plan;
-	int n;
-	uint64_t bytes[RUN_MAX_TENSORS];
-	int dtypes[RUN_MAX_TENSORS];
+	struct run_tensors ts;
 	char *module;
 	char *native;
 };
@@ -57,19 +57,6 @@ struct runclient {
 	double load_timeout;
 	int starts;
 };
-
-static int dtype_size(int d)
-{
-	switch (d) {
-	case 0:
-	case 4: return 4; /* fp32, int32 */
-	case 1:
-	case 2: return 2; /* fp16, bf16 */
-	case 3:
-	case 5: return 8; /* fp64, int64 */
-	default: return 0;
-	}
-}
 
 static void status_set(enum runclient_status *status, char *verdict, char *detail,
 		       enum runclient_status stv, const char *v, const char *fmt, ...)
@@ -327,18 +314,18 @@ static int exchange(struct runclient *rc, json_t *req, double timeout_s, struct 
 
 /* ---- hello ---- */
 
-static void jstr(json_t *o, const char *k, char *out, size_t cap)
+static void jstr(const json_t *o, const char *k, char *out, size_t cap)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 	snprintf(out, cap, "%s", s ? s : "");
 }
 
-static int64_t jint(json_t *o, const char *k)
+static int64_t jint(const json_t *o, const char *k)
 {
 	return (int64_t)json_integer_value(json_object_get(o, k));
 }
 
-static void parse_device(json_t *d, struct device_info *o)
+void runclient_parse_device(const json_t *d, struct device_info *o)
 {
 	memset(o, 0, sizeof *o);
 	jstr(d, "name", o->name, sizeof o->name);
@@ -373,9 +360,9 @@ static void parse_device(json_t *d, struct device_info *o)
 		o->pref_vec[i] = (int)jint(p, pv[i]);
 }
 
-static int reply_error(struct proto_msg *m, const char *what, struct ka_err *e)
+static int reply_error(const json_t *reply, const char *what, struct ka_err *e)
 {
-	const char *err = json_string_value(json_object_get(m->obj, "error"));
+	const char *err = json_string_value(json_object_get(reply, "error"));
 	return ka_err_set(e, "runner %s: %s", what, err ? err : "malformed reply");
 }
 
@@ -394,13 +381,13 @@ static int do_hello(struct runclient *rc, struct ka_err *e)
 		return -1;
 	json_t *dev = json_object_get(m.obj, "device");
 	if (!json_is_true(json_object_get(m.obj, "ok")) || !json_is_object(dev)) {
-		r = reply_error(&m, "hello", e);
+		r = reply_error(m.obj, "hello", e);
 		proto_msg_free(&m);
 		return r;
 	}
 	json_decref(rc->dev_raw);
 	rc->dev_raw = json_incref(dev);
-	parse_device(dev, &rc->dev);
+	runclient_parse_device(dev, &rc->dev);
 	proto_msg_free(&m);
 	return 0;
 }
@@ -414,9 +401,10 @@ static json_t *load_request(int slot, const struct saved_load *s)
 	if (s->plan && !(plan = json_loads(s->plan, 0, &je)))
 		return NULL;
 	json_t *ts = json_array();
-	for (int i = 0; i < s->n; i++)
-		json_array_append_new(ts, json_pack("{s:I,s:i}", "bytes", (json_int_t)s->bytes[i],
-						    "dtype", s->dtypes[i]));
+	for (int i = 0; i < s->ts.n; i++)
+		json_array_append_new(ts,
+				      json_pack("{s:I,s:i}", "bytes", (json_int_t)s->ts.bytes[i],
+						"dtype", s->ts.dtypes[i]));
 	json_t *req = json_pack("{s:s,s:i,s:o}", "op", "load", "slot", slot, "tensors", ts);
 	if (plan)
 		json_object_set_new(req, "plan", plan);
@@ -438,7 +426,7 @@ static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
 	char why[256] = "";
 	int r = exchange(rc, req, rc->load_timeout, &m, why, sizeof why, e);
 	if (r == -2) {
-		status_set(ST(st), RUNCLIENT_TIMEOUT, "timeout",
+		status_set(ST(st), RUNCLIENT_TIMEOUT, verdict_name(VERDICT_TIMEOUT),
 			   "no load reply within %.0f s (building the "
 			   "program); the runner was killed",
 			   rc->load_timeout);
@@ -446,24 +434,30 @@ static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
 	}
 	if (r == -3) {
 		/* The compiler crashed on this source. */
-		status_set(ST(st), RUNCLIENT_VERDICT, "compile_error",
+		status_set(ST(st), RUNCLIENT_VERDICT, verdict_name(VERDICT_COMPILE_ERROR),
 			   "the runner %s while loading", why);
 		return 0;
 	}
 	if (r)
 		return -1;
-	int rc2 = 0;
-	const char *v = json_string_value(json_object_get(m.obj, "verdict"));
-	const char *d = json_string_value(json_object_get(m.obj, "detail"));
-	if (json_is_true(json_object_get(m.obj, "ok")))
+	r = runclient_parse_load(m.obj, st, e);
+	proto_msg_free(&m);
+	return r;
+}
+
+int runclient_parse_load(const json_t *reply, struct run_status *st, struct ka_err *e)
+{
+	const char *v = json_string_value(json_object_get(reply, "verdict"));
+	const char *d = json_string_value(json_object_get(reply, "detail"));
+	int pv = verdict_parse(v);
+	if (json_is_true(json_object_get(reply, "ok")))
 		status_set(ST(st), RUNCLIENT_OK, "", "%s", "");
-	else if (v && (!strcmp(v, "compile_error") || !strcmp(v, "launch_error") ||
-		       !strcmp(v, "runtime_fault")))
+	else if (pv == VERDICT_COMPILE_ERROR || pv == VERDICT_LAUNCH_ERROR ||
+		 pv == VERDICT_RUNTIME_FAULT)
 		status_set(ST(st), RUNCLIENT_VERDICT, v, "%s", d ? d : "");
 	else
-		rc2 = reply_error(&m, "load", e);
-	proto_msg_free(&m);
-	return rc2;
+		return reply_error(reply, "load", e);
+	return 0;
 }
 
 static void saved_free(struct saved_load *s)
@@ -568,13 +562,13 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
 	saved_free(&rc->slot[slot]);
 	if (ensure_alive(rc, e))
 		return -1;
-	struct saved_load s = {.on = true, .n = n_tensors};
+	struct saved_load s = {.on = true, .ts.n = n_tensors};
 	s.plan = plan_json ? xstrdup(plan_json) : NULL;
 	s.module = module ? xstrdup(module) : NULL;
 	s.native = native ? xstrdup(native) : NULL;
 	for (int i = 0; i < n_tensors; i++) {
-		s.bytes[i] = bytes[i];
-		s.dtypes[i] = dtypes[i];
+		s.ts.bytes[i] = bytes[i];
+		s.ts.dtypes[i] = dtypes[i];
 	}
 	int r = send_load(rc, slot, &s, st, e);
 	if (r || st->status != RUNCLIENT_OK) {
@@ -612,7 +606,7 @@ static json_t *sample_json(const int64_t *idx, int64_t n)
 	return json_pack("{s:o}", "runs", r);
 }
 
-static json_t *call_request(const struct run_call_req *q, struct ka_err *e)
+json_t *runclient_call_json(const struct run_call_req *q, struct ka_err *e)
 {
 	json_t *ins = json_array();
 	for (int i = 0; i < q->n_inputs; i++) {
@@ -676,20 +670,23 @@ static int get_int_array(json_t *obj, const char *key, int n, int64_t *out)
 	return 0;
 }
 
-static int parse_call_reply(struct runclient *rc, const struct run_call_req *q, struct proto_msg *m,
-			    struct run_call_res *res, struct ka_err *e)
+int runclient_parse_call(const struct run_call_req *q, const struct run_tensors *s,
+			 struct proto_msg *m, struct run_call_res *res, struct ka_err *e)
 {
-	const struct saved_load *s = &rc->slot[q->slot];
 	json_t *o = m->obj;
 	if (!json_is_true(json_object_get(o, "ok"))) {
 		const char *v = json_string_value(json_object_get(o, "verdict"));
 		const char *d = json_string_value(json_object_get(o, "detail"));
-		if (v && (!strcmp(v, "runtime_fault") || !strcmp(v, "launch_error"))) {
+		int pv = verdict_parse(v);
+		if (pv == VERDICT_RUNTIME_FAULT || pv == VERDICT_LAUNCH_ERROR) {
 			status_set(ST(res), RUNCLIENT_VERDICT, v, "%s", d ? d : "");
 			return 0;
 		}
-		return reply_error(m, "call", e);
+		return reply_error(o, "call", e);
 	}
+	if (q->n_inputs < 0 || s->n < q->n_inputs || s->n > RUN_MAX_TENSORS)
+		return ka_err_set(e, "runner call: %d inputs do not fit the slot's %d tensors",
+				  q->n_inputs, s->n);
 	int n_out = s->n - q->n_inputs;
 	int n_buf = (int)json_array_size(json_object_get(o, "canary_ok"));
 	res->n_inputs = q->n_inputs;
@@ -712,9 +709,9 @@ static int parse_call_reply(struct runclient *rc, const struct run_call_req *q, 
 		res->canary_ok[i] =
 			json_is_true(json_array_get(json_object_get(o, "canary_ok"), (size_t)i));
 	for (int k = 0; k < n_out; k++) {
-		int es = dtype_size(s->dtypes[q->n_inputs + k]);
-		size_t want = q->sample ? (size_t)q->n_sample[k] * (size_t)es
-					: (size_t)s->bytes[q->n_inputs + k];
+		size_t es = dtype_size((enum ka_dtype)s->dtypes[q->n_inputs + k]);
+		size_t want =
+			q->sample ? (size_t)q->n_sample[k] * es : (size_t)s->bytes[q->n_inputs + k];
 		if (m->blob_len[k] != want)
 			return ka_err_set(
 				e, "runner call: output %d came back with %zu bytes, not %zu", k,
@@ -742,12 +739,12 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req, struct 
 	const struct saved_load *s = &rc->slot[req->slot];
 	if (!s->on)
 		return ka_err_set(e, "runclient_call: slot %d is not loaded", req->slot);
-	if (req->n_inputs > s->n || (req->sample && req->n_outputs != s->n - req->n_inputs))
+	if (req->n_inputs > s->ts.n || (req->sample && req->n_outputs != s->ts.n - req->n_inputs))
 		return ka_err_set(e,
 				  "runclient_call: %d inputs / %d sample lists do not fit slot "
 				  "%d's %d tensors",
-				  req->n_inputs, req->n_outputs, req->slot, s->n);
-	json_t *q = call_request(req, e);
+				  req->n_inputs, req->n_outputs, req->slot, s->ts.n);
+	json_t *q = runclient_call_json(req, e);
 	if (!q)
 		return -1;
 	struct proto_msg m;
@@ -756,18 +753,18 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req, struct 
 	int r = exchange(rc, q, timeout_s, &m, why, sizeof why, e);
 	res->wall_s = util_now() - t0;
 	if (r == -2) {
-		status_set(ST(res), RUNCLIENT_TIMEOUT, "timeout",
+		status_set(ST(res), RUNCLIENT_TIMEOUT, verdict_name(VERDICT_TIMEOUT),
 			   "no reply within %.1f s; the runner was killed", timeout_s);
 		return 0;
 	}
 	if (r == -3) {
-		status_set(ST(res), RUNCLIENT_VERDICT, "runtime_fault",
+		status_set(ST(res), RUNCLIENT_VERDICT, verdict_name(VERDICT_RUNTIME_FAULT),
 			   "the runner %s during the call", why);
 		return 0;
 	}
 	if (r)
 		return -1;
-	r = parse_call_reply(rc, req, &m, res, e);
+	r = runclient_parse_call(req, &s->ts, &m, res, e);
 	proto_msg_free(&m);
 	if (r)
 		run_call_res_free(res);

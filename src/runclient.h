@@ -107,7 +107,15 @@ struct run_call_res {
 	json_t *clocks; /* CUDA timed calls: NVML clocks (owned or NULL) */
 };
 
+/* The tensors a slot holds, inputs then outputs, as it was loaded. */
+struct run_tensors {
+	int n;
+	uint64_t bytes[RUN_MAX_TENSORS];
+	int dtypes[RUN_MAX_TENSORS]; /* ka_kernel.h dtype codes */
+};
+
 struct runclient;
+struct proto_msg;
 
 /* Start the runner for target ("opencl" or "cuda"): <exe dir>/ka-run-<target>
  * (or one directory up, where test binaries live), with --platform when
@@ -168,6 +176,36 @@ void runclient_set_load_timeout(struct runclient *rc, double seconds);
 /* The last bytes of the runner's stderr (at most 4 KiB), NUL-terminated, into
  * buf of cap bytes. */
 void runclient_log_tail(struct runclient *rc, char *buf, size_t cap);
+
+/* ---- Message handling, pure (no runner process): exposed for
+ * tests/unit/test_runclient.c; runclient_call and the loads use them. ---- */
+
+/* The "call" request for req (docs/runner-protocol.md): generator
+ * parameters, poison, flush/time flags and, with req->sample, one index list
+ * per output (a plain list, or {"runs": [[start, length], ...]} when that is
+ * shorter). New reference, or NULL with e when a generator parameter is not
+ * finite. */
+json_t *runclient_call_json(const struct run_call_req *req, struct ka_err *e);
+
+/* Read the runner's reply m to the call req on a slot holding ts. Returns 0
+ * with res filled: status OK (the arrays, canaries and outputs; m's blobs
+ * move into res->out), or VERDICT for a "runtime_fault" or "launch_error"
+ * reply (detail kept, truncated to RUN_DETAIL_MAX). Returns -1 with e for any
+ * other reply: an error reply, a missing time_ns on a timed call, arrays of
+ * the wrong length or element type, too many canaries, or an output whose
+ * byte count is not what the slot and the sample call for. res must start
+ * zeroed; free it with run_call_res_free either way. */
+int runclient_parse_call(const struct run_call_req *req, const struct run_tensors *ts,
+			 struct proto_msg *m, struct run_call_res *res, struct ka_err *e);
+
+/* Read the runner's reply to a load: 0 with st OK, or VERDICT for a
+ * "compile_error", "launch_error" or "runtime_fault" reply; -1 with e for
+ * anything else (the reply's "error" text, or "malformed reply"). */
+int runclient_parse_load(const json_t *reply, struct run_status *st, struct ka_err *e);
+
+/* Fill o from a hello's "device" object; missing or mistyped fields are
+ * left 0 or "" (strings truncated to their fields). */
+void runclient_parse_device(const json_t *d, struct device_info *o);
 
 /* Ask the runner to quit (killing it if it does not within 2 s), reap it and
  * free rc. NULL is fine. */

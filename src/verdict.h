@@ -22,7 +22,11 @@ enum verdict {
 	VERDICT_COUNT
 };
 
-/* "ok", "no_code", ... (the scorecard's spelling). */
+/* The names in enum order ("ok", "no_code", ...: the scorecard's spelling),
+ * NULL after the last: the only list of them. */
+extern const char *const verdict_table[VERDICT_COUNT + 1];
+
+/* The name of v ("unknown" when v is out of range). */
 const char *verdict_name(enum verdict v);
 
 /* Parse a verdict name; -1 if unknown. */
