@@ -31,7 +31,9 @@ grep -v '^#' tests/data/grade_cuda/expected.txt | while read -r file task final 
 	fi
 done
 # The starter solutions and baselines record cleanly too.
-for sol in bank/public/L*/*/solutions/cuda.cu; do
+. tests/e2e/lib/bank_tasks.sh
+for sol in $(for t in $(bank_tasks); do echo "$t/solutions/cuda.cu"; done); do
+	[ -f "$sol" ] || continue
 	tdir=$(dirname "$(dirname "$sol")")
 	name=$(basename "$tdir")
 	"$KA" grade --target cuda --task "$tdir" --kernel "$sol" --record-only tests/data/cuda/h200_device.json \

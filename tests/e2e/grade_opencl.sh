@@ -32,7 +32,9 @@ while read -r file task want; do
 done < tests/data/grade_opencl/expected.txt
 
 # Starter solutions: ok, timed, faster than the naive per-item baseline.
-for sol in bank/public/L*/*/solutions/opencl.c; do
+. tests/e2e/lib/bank_tasks.sh
+for sol in $(for t in $(bank_tasks); do echo "$t/solutions/opencl.c"; done); do
+	[ -f "$sol" ] || continue
 	tdir=$(dirname "$(dirname "$sol")")
 	name=$(basename "$tdir")
 	out="$tmp/sol-$name.json"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# starter_compile.sh: every file of every task in bank/public compiles.
+# starter_compile.sh: every file of the starter tasks (every task of
+# bank/public with KA_TEST_BANK=all: tests/e2e/lib/bank_tasks.sh) compiles.
 #   - solutions/*.c (OpenCL candidates): gcc, C17, -Wall -Wextra -Werror, as a
 #     shared object (no link to OpenCL: its symbols stay undefined, as the
 #     recorder provides them);
@@ -16,7 +17,7 @@ cd "${KA_HOME:-$(dirname "$0")/../..}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 NVCC=${NVCC:-$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })}
-NVFLAGS="-O3 -arch=sm_90a -cudart none -Xcompiler -fPIC -shared -Iinclude"
+NVFLAGS="-O3 -arch=sm_90a -cudart none -Xcompiler -fPIC -shared -std=c++17 -Iinclude -Ibank/lib"
 fails=0
 
 result() { # name rc logfile
@@ -28,9 +29,8 @@ result() { # name rc logfile
 	fi
 }
 
-for d in bank/public/*/*/; do
-	d=${d%/}
-	[ -f "$d/task.json" ] || continue
+. tests/e2e/lib/bank_tasks.sh
+for d in $(bank_tasks); do
 	for f in "$d"/solutions/*.c; do
 		[ -f "$f" ] || continue
 		gcc -std=c17 -Wall -Wextra -Werror -fPIC -shared -Iinclude -o "$tmp/cand.so" "$f" >"$tmp/log" 2>&1
