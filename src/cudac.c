@@ -447,9 +447,9 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	util_run_result_free(&rr);
 	/* The host compiler's assembler input: directives that read files, in
 	 * whatever form the source built them. */
-	char *sfile = xasprintf("%s/" KEEP_DIR "/candidate.s", work);
-	int asm_bad = jail_check_asm_file(sfile, why, sizeof why);
-	free(sfile);
+	char *kdir = xasprintf("%s/" KEEP_DIR, work);
+	int asm_bad = jail_check_asm_dir(kdir, why, sizeof why);
+	free(kdir);
 	if (asm_bad < 0) {
 		ka_err_set(e, "cudac: %s", why); /* nvcc did not keep it: ours */
 		goto out;

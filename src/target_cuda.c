@@ -7,12 +7,14 @@
  * libraries that the runner calls directly (bank code, allowed cuBLAS). */
 #include "target.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cudac.h"
+#include "jail.h"
 #include "plan.h"
 
 /* The architecture to compile for: what the runner reported ("sm_90a" on
@@ -117,9 +119,11 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 		free(path);
 		return so;
 	}
-	/* Unique: several threads or processes may build the same baseline. */
-	char *tmp = xasprintf("%s.%d.%016llx.part", so, (int)getpid(),
-			      (unsigned long long)util_random64());
+	/* A private folder per build (several threads or processes may build
+	 * the same baseline); nvcc runs jailed in it: trusted bank code, but
+	 * the jail costs little and bounds its memory too. */
+	char *work = xasprintf("%s/build-XXXXXX", dir);
+	char *tmp = xasprintf("%s/baseline.so", work);
 	char *archflag = xasprintf("-arch=%s", arch);
 	char *inc = xasprintf("-I%s/include", util_data_root());
 	const char *nvcc = getenv("NVCC");
@@ -137,15 +141,31 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 			"-lcublas",
 			"-lcublasLt",
 			NULL};
-	char *log = NULL;
-	int st = util_mkdirs(dir, e) ? -1 : util_run(argv, NULL, 300, 16384, &log, NULL, NULL, e);
+	struct jail_opts jo;
+	struct util_run_result rr = {0};
+	struct util_run_opts ro = {
+		.timeout_s = 300, .out_cap = 16384, .merge_err = 1, .jail = &jo};
+	int st = -1;
+	if (util_mkdirs(dir, e) == 0 &&
+	    (mkdtemp(work) || ka_err_set(e, "%s: %s", work, strerror(errno)) == 0) &&
+	    jail_opts_compiler(&jo, argv[0], work, 300, e) == 0 &&
+	    jail_add_ro(&jo, t->dir, e) == 0 && util_run_child(argv, &ro, &rr, e) == 0)
+		st = rr.code;
 	if (st != 0 || rename(tmp, so) != 0) {
-		if (st > 0)
-			ka_err_set(e, "%s: trusted baseline does not compile: %.400s", path, log);
+		if (st > 0) {
+			char esc[512];
+			jail_log_escape(rr.out.s, rr.out.len < 400 ? rr.out.len : 400, esc,
+					sizeof esc);
+			ka_err_set(e, "%s: trusted baseline does not compile: %s", path, esc);
+		}
 		free(so);
 		so = NULL;
 	}
-	free(log);
+	if (st >= 0)
+		util_run_result_free(&rr);
+	if (strstr(work, "XXXXXX") == NULL)
+		util_rmtree(work);
+	free(work);
 	free(tmp);
 	free(archflag);
 	free(inc);

@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
@@ -761,4 +762,33 @@ int jail_check_space(const char *dir, struct ka_err *e)
 				  "of space (not stored as a verdict; free some and run again)",
 				  dir, (unsigned long long)(avail >> 10));
 	return 0;
+}
+
+int jail_check_asm_dir(const char *dir, char *why, size_t cap)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(why, cap, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int found = 0, rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 3 || strcmp(de->d_name + n - 2, ".s"))
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		found = 1;
+		rc = jail_check_asm_file(path, why, cap);
+	}
+	closedir(d);
+	if (!found && rc == 0) {
+		snprintf(why, cap, "%s: the compiler kept no assembler input", dir);
+		return -1;
+	}
+	return rc;
 }

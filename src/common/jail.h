@@ -88,6 +88,11 @@ int jail_enter(const struct jail_opts *o, struct ka_err *e);
  * the directive and the line; -1 with why when the file cannot be read. */
 int jail_check_asm_file(const char *path, char *why, size_t cap);
 
+/* jail_check_asm_file on every "*.s" file directly in dir (where -save-temps
+ * left the compiler's assembler input). 0 clean, 1 refused (why), -1 with why
+ * when none is there or one cannot be read. */
+int jail_check_asm_dir(const char *dir, char *why, size_t cap);
+
 /* A quick refusal before compiling a C, C++ or CUDA source (n bytes): the
  * file-reading directives written literally in it, outside comments:
  * `.incbin` and `.include "` (in asm strings), `#embed`, `__has_embed`, and
