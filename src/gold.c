@@ -131,7 +131,7 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 	 * compiler's jail sees only it, the toolchain and include/. */
 	char *work = xasprintf("%s/build-XXXXXX", dir);
 	const char *name = kind == GOLD_LAZY ? "ref_gold.cc" : "ref_gold.c";
-	char *csrc = NULL, *tmp = NULL;
+	char *csrc = NULL, *tmp = NULL, *refc = NULL;
 	struct util_run_result rr = {0};
 	int ran = 0, rc = -1;
 	char why[512];
@@ -149,21 +149,57 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 	tmp = xasprintf("%s/ref_gold.so", work);
 	if (util_write_file(csrc, src, strlen(src), e))
 		goto done;
-	/* -save-temps keeps the assembler input for the directive scan. */
+	/* Two steps: compile to assembler (scanned for file-reading
+	 * directives), then assemble and link; both jailed. */
 	const char *const *c = gold_cmd[kind];
-	char *argv[] = {(char *)c[0], (char *)c[1], (char *)c[2], (char *)c[3],
-			(char *)c[4], (char *)c[5], (char *)c[6], "-save-temps",
-			incl,	      "-o",	    "ref_gold.so", (char *)name,
-			"-lm",	      NULL};
+	char *argv[] = {(char *)c[0], (char *)c[1], (char *)c[2], (char *)c[3], (char *)c[4],
+			(char *)c[5], incl,	    "-S",	  "-o",		"ref_gold.s",
+			(char *)name, NULL};
+	char *argv2[] = {(char *)c[0], (char *)c[3], (char *)c[5], (char *)c[6], "-o",
+			 "ref_gold.so", "ref_gold.s",  "-lm",	     NULL};
 	struct jail_opts jo;
 	struct util_run_opts ro = {
 		.timeout_s = GOLD_CC_TIMEOUT_S, .out_cap = GOLD_LOG_CAP, .merge_err = 1, .jail = &jo};
-	if (jail_opts_compiler(&jo, c[0], work, GOLD_CC_TIMEOUT_S, e) ||
-	    util_run_child(argv, &ro, &rr, e))
+	if (jail_opts_compiler(&jo, c[0], work, GOLD_CC_TIMEOUT_S, e))
 		goto done;
-	ran = 1;
-	int status = rr.code;
-	if (status != 0) {
+	/* The compiler rereads the file the #line directive names to show the
+	 * line of a diagnostic: let it find ref.c there (a copy under the work
+	 * folder for a relative path, the file itself for an absolute one) and
+	 * nothing else. */
+	refc = xasprintf("%s/ref.c", t->dir);
+	if (refc[0] == '/') {
+		if (access(refc, R_OK) == 0 && jail_add_ro(&jo, refc, e))
+			goto done;
+	} else if (!strstr(refc, "..")) {
+		char *copy = xasprintf("%s/%s", work, refc);
+		char *slash = strrchr(copy, '/');
+		*slash = 0;
+		int bad = util_mkdirs(copy, e);
+		*slash = '/';
+		bad = bad || util_write_file(copy, t->ref_src, strlen(t->ref_src), e);
+		free(copy);
+		if (bad)
+			goto done;
+	}
+	for (int step = 0; step < 2; step++) {
+		if (ran)
+			util_run_result_free(&rr);
+		ran = 0;
+		if (step == 1) {
+			char *sfile = xasprintf("%s/ref_gold.s", work);
+			int bad = jail_check_asm_file(sfile, why, sizeof why);
+			free(sfile);
+			if (bad) {
+				ka_err_set(e, "%s/ref.c: %s", t->dir, why);
+				goto done;
+			}
+		}
+		if (util_run_child(step ? argv2 : argv, &ro, &rr, e))
+			goto done;
+		ran = 1;
+		int status = rr.code;
+		if (status == 0)
+			continue;
 		char sum[400];
 		if (status != 124 && jail_check_space(dir, e))
 			goto done;
@@ -175,11 +211,6 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 		jail_log_escape(sum, strlen(sum), esc, sizeof esc);
 		ka_err_set(e, "%s/ref.c: does not compile as %s: %s", t->dir,
 			   kind == GOLD_LAZY ? "the lazy gold (C++)" : "C", esc);
-		goto done;
-	}
-	int bad = jail_check_asm_dir(work, why, sizeof why);
-	if (bad) {
-		ka_err_set(e, "%s/ref.c: %s", t->dir, why);
 		goto done;
 	}
 	if (rename(tmp, so) != 0) {
@@ -195,6 +226,7 @@ done:
 	free(work);
 	free(csrc);
 	free(tmp);
+	free(refc);
 	return rc;
 }
 
