@@ -22,6 +22,7 @@
 #define RECCLIENT_DETAIL_MAX 4096
 #define RECCLIENT_MAX_OUTPUT (8u << 20) /* recorder stdout: the plan */
 #define RECCLIENT_MAX_LOG (64u << 10)   /* recorder stderr kept while running */
+#define RECCLIENT_EXCERPT 200		/* bytes of a recorded verdict's text kept */
 
 /* Verdict strings used in record_result.verdict. */
 #define RECCLIENT_OK "ok"
@@ -33,7 +34,12 @@
 
 struct recclient_result {
 	char verdict[24];		/* one of the RECCLIENT_* strings above */
-	char detail[RECCLIENT_DETAIL_MAX]; /* one line of evidence; "" when ok */
+	char detail[RECCLIENT_DETAIL_MAX]; /* one line of evidence; "" when ok. Text
+					    * the recording process wrote after
+					    * loading the candidate is candidate-
+					    * controlled: it is kept only as
+					    * recorder: "<excerpt>", at most
+					    * RECCLIENT_EXCERPT bytes, escaped */
 	char sandbox[512];		/* "sandbox: userns=on ... seccomp=on": the
 					 * protections that were active, or "" */
 	char log[RECCLIENT_DETAIL_MAX];	/* the last bytes of the recorder's stderr
