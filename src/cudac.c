@@ -422,6 +422,20 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	if (ran)
 		goto out;
 	int st = rr.code;
+	/* The host compiler's assembler input (kept even when the compile
+	 * failed, for instance because the jail hid the file a directive
+	 * named): directives that read files, in whatever form the source
+	 * built them, are forbidden whatever happened next. */
+	char *kdir = xasprintf("%s/" KEEP_DIR, work);
+	int asm_bad = st == 124 ? 0 : jail_check_asm_dir(kdir, why, sizeof why);
+	free(kdir);
+	if (asm_bad > 0) {
+		util_run_result_free(&rr);
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "%s", why);
+		rc = 0;
+		goto out;
+	}
 	if (st != 0) {
 		util_rmtree(work);
 		if (st != 124 && jail_check_space(o->cache_dir, e)) {
@@ -445,19 +459,8 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		goto out;
 	}
 	util_run_result_free(&rr);
-	/* The host compiler's assembler input: directives that read files, in
-	 * whatever form the source built them. */
-	char *kdir = xasprintf("%s/" KEEP_DIR, work);
-	int asm_bad = jail_check_asm_dir(kdir, why, sizeof why);
-	free(kdir);
 	if (asm_bad < 0) {
 		ka_err_set(e, "cudac: %s", why); /* nvcc did not keep it: ours */
-		goto out;
-	}
-	if (asm_bad) {
-		r->verdict = VERDICT_FORBIDDEN;
-		snprintf(r->detail, sizeof r->detail, "%s", why);
-		rc = 0;
 		goto out;
 	}
 	char *cuda_root = realpath(nvcc, NULL); /* .../bin/nvcc -> toolkit root */

@@ -88,21 +88,25 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 	char *deps = xasprintf("%s/deps.d", dir);
 	static const char *const sysdirs[] = {"/usr/include", "/usr/lib/gcc", "/usr/local/include",
 					      NULL};
-	int asm_bad = 0;
-	if (st == 0 && (asm_bad = jail_check_asm_dir(dir, why, sizeof why)) < 0) {
+	/* the assembler input, kept even when the compile failed (the jail may
+	 * have hidden the file a directive named) */
+	int asm_bad = st == 124 ? 0 : jail_check_asm_dir(dir, why, sizeof why);
+	if (st != 0 && asm_bad < 0)
+		asm_bad = 0; /* failed before assembling: the log is the verdict */
+	if (st == 0 && asm_bad < 0) {
 		ka_err_set(e, "opencl compile: %s", why); /* cc kept no .s: ours */
 		util_run_result_free(&rr);
 		free(deps);
 		free(tmp_so);
 		goto done;
 	}
-	if (st != 0 && st != 124 && jail_check_space(workdir, e)) {
+	if (st != 0 && st != 124 && !asm_bad && jail_check_space(workdir, e)) {
 		util_run_result_free(&rr);
 		free(deps);
 		free(tmp_so);
 		goto done;
 	}
-	if (st == 0 && asm_bad) {
+	if (asm_bad) {
 		out->verdict = VERDICT_FORBIDDEN;
 		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
 	} else if (st == 0 && target_check_deps(deps, dir, sysdirs, why, sizeof why)) {
