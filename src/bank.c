@@ -418,20 +418,20 @@ static int compile_with(char **argv, const char *src, const char *ext, char *sum
 	char *args[32];
 	int n = 0;
 	for (; n < 31 && argv[n]; n++)
-		args[n] = !strcmp(argv[n], "SRC")   ? file
-			  : !strcmp(argv[n], "OUT") ? obj
-						    : argv[n];
+		args[n] = !strcmp(argv[n], "SRC") ? file : !strcmp(argv[n], "OUT") ? obj : argv[n];
 	args[n] = NULL;
 	struct ka_err e;
 	int st = -1;
 	struct jail_opts jo;
 	struct util_run_result rr;
-	struct util_run_opts ro = {
-		.timeout_s = BANK_CC_TIMEOUT_S, .out_cap = BANK_LOG_CAP, .merge_err = 1, .jail = &jo};
+	struct util_run_opts ro = {.timeout_s = BANK_CC_TIMEOUT_S,
+				   .out_cap = BANK_LOG_CAP,
+				   .merge_err = 1,
+				   .jail = &jo};
 	if (jail_check_source_text(src, strlen(src), sum, cap)) {
 		st = 1;
-	} else if (util_write_file(file, src, strlen(src), &e) || bank_jail(&jo, args[0], dir, &e) ||
-		   util_run_child(args, &ro, &rr, &e)) {
+	} else if (util_write_file(file, src, strlen(src), &e) ||
+		   bank_jail(&jo, args[0], dir, &e) || util_run_child(args, &ro, &rr, &e)) {
 		snprintf(sum, cap, "%.300s", e.msg);
 	} else {
 		st = rr.code;

@@ -29,8 +29,8 @@
  * the cache key. --keep and -save-temps keep the host compiler's assembler
  * input (keep/candidate.s), which is scanned for file-reading directives. */
 static const char *const nvcc_flags[] = {
-	"-O3",	   "-std=c++17", "-cudart",	"none",	       "-Xcompiler", "-fPIC", "-shared",
-	"--keep", "--keep-dir", KEEP_DIR, "-Xcompiler", "-save-temps", NULL};
+	"-O3",	  "-std=c++17", "-cudart", "none",	 "-Xcompiler",	"-fPIC", "-shared",
+	"--keep", "--keep-dir", KEEP_DIR,  "-Xcompiler", "-save-temps", NULL};
 
 /* ---- symbols ---- */
 
@@ -159,7 +159,7 @@ static int header_allowed(const char *name, const void *ctx)
 	if (cudasym_in_list("cublasLt", libs) && cudasym_in_list(name, cublaslt_headers))
 		return 1;
 	if (cudasym_in_list("cudnn", libs) && (cudasym_in_list(name, cudnn_headers) ||
-					      (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
+					       (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
 		return 1;
 	return 0;
 }
@@ -448,8 +448,8 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 					      "nvcc ran over its time limit of %.0f s\n", limit);
 		jail_log_escape(rr.out.s, rr.out.len, r->detail + dl, sizeof r->detail - dl);
 		if (rr.out_truncated)
-			snprintf(r->detail + strlen(r->detail), sizeof r->detail - strlen(r->detail),
-				 "\n[log truncated]");
+			snprintf(r->detail + strlen(r->detail),
+				 sizeof r->detail - strlen(r->detail), "\n[log truncated]");
 		util_run_result_free(&rr);
 		r->verdict = VERDICT_COMPILE_ERROR;
 		/* Cache the failure, but not a timeout (it may be load). */

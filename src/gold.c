@@ -152,14 +152,16 @@ static int gold_build(const struct ka_task *t, const char *src, const char *so, 
 	/* Two steps: compile to assembler (scanned for file-reading
 	 * directives), then assemble and link; both jailed. */
 	const char *const *c = gold_cmd[kind];
-	char *argv[] = {(char *)c[0], (char *)c[1], (char *)c[2], (char *)c[3], (char *)c[4],
-			(char *)c[5], incl,	    "-S",	  "-o",		"ref_gold.s",
-			(char *)name, NULL};
-	char *argv2[] = {(char *)c[0], (char *)c[3], (char *)c[5], (char *)c[6], "-o",
-			 "ref_gold.so", "ref_gold.s",  "-lm",	     NULL};
+	char *argv[] = {(char *)c[0], (char *)c[1], (char *)c[2], (char *)c[3],
+			(char *)c[4], (char *)c[5], incl,	  "-S",
+			"-o",	      "ref_gold.s", (char *)name, NULL};
+	char *argv2[] = {(char *)c[0],	(char *)c[3], (char *)c[5], (char *)c[6], "-o",
+			 "ref_gold.so", "ref_gold.s", "-lm",	    NULL};
 	struct jail_opts jo;
-	struct util_run_opts ro = {
-		.timeout_s = GOLD_CC_TIMEOUT_S, .out_cap = GOLD_LOG_CAP, .merge_err = 1, .jail = &jo};
+	struct util_run_opts ro = {.timeout_s = GOLD_CC_TIMEOUT_S,
+				   .out_cap = GOLD_LOG_CAP,
+				   .merge_err = 1,
+				   .jail = &jo};
 	if (jail_opts_compiler(&jo, c[0], work, GOLD_CC_TIMEOUT_S, e))
 		goto done;
 	/* The compiler rereads the file the #line directive names to show the
@@ -479,8 +481,8 @@ int gold_inputs_new(const struct ka_task *t, const struct ka_shape *sh, uint64_t
 		return -1;
 	for (int k = 0; k < t->n_inputs; k++) {
 		size_t bytes;
-		if (tensor_bytes(t, &t->inputs[k], sh, dtype_size(t->inputs[k].dtype),
-				 cap_bytes, &bytes, e))
+		if (tensor_bytes(t, &t->inputs[k], sh, dtype_size(t->inputs[k].dtype), cap_bytes,
+				 &bytes, e))
 			goto fail;
 		inputs[k] = malloc(bytes ? bytes : 1);
 		if (!inputs[k]) {

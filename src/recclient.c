@@ -252,7 +252,8 @@ static int first_inline_asm(const char *src, const char *options, char *which, s
 				snprintf(which, cap, "inline assembly (%s)", spellings[k]);
 				line = 1;
 				for (const char *q = t; (q = strstr(q, spellings[k])); q += m) {
-					int pre = q > t && (q[-1] == '_' || isalnum((unsigned char)q[-1]));
+					int pre = q > t &&
+						  (q[-1] == '_' || isalnum((unsigned char)q[-1]));
 					int post = q[m] == '_' || isalnum((unsigned char)q[m]);
 					if (!pre && !post) {
 						for (const char *r = t; r < q; r++)
@@ -304,9 +305,9 @@ int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
 			return -1;
 		}
 		char what[96];
-		line = p->sources[i] ? first_inline_asm(p->sources[i], p->options[i], what,
-							sizeof what)
-				     : 0;
+		line = p->sources[i]
+			       ? first_inline_asm(p->sources[i], p->options[i], what, sizeof what)
+			       : 0;
 		if (line) {
 			snprintf(detail, cap,
 				 "program %d, line %d: %s is not allowed in OpenCL C (it would run "

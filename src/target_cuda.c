@@ -143,8 +143,7 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 			NULL};
 	struct jail_opts jo;
 	struct util_run_result rr = {0};
-	struct util_run_opts ro = {
-		.timeout_s = 300, .out_cap = 16384, .merge_err = 1, .jail = &jo};
+	struct util_run_opts ro = {.timeout_s = 300, .out_cap = 16384, .merge_err = 1, .jail = &jo};
 	int st = -1;
 	if (util_mkdirs(dir, e) == 0 &&
 	    (mkdtemp(work) || ka_err_set(e, "%s: %s", work, strerror(errno)) == 0) &&

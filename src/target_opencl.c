@@ -70,9 +70,21 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 	char *tmp_so = xasprintf("%s/candidate.so.part", dir);
 	/* -save-temps keeps the assembler input (candidate.so.part-candidate.s)
 	 * for the scan of file-reading directives. */
-	char *argv[] = {"cc",	       "-std=gnu17", "-O2", "-fPIC",	   "-shared",
-			"-save-temps", "-MD",	     "-MF", "deps.d",	   "-I",
-			"include",     "-o",	     "candidate.so.part", "candidate.c", NULL};
+	char *argv[] = {"cc",
+			"-std=gnu17",
+			"-O2",
+			"-fPIC",
+			"-shared",
+			"-save-temps",
+			"-MD",
+			"-MF",
+			"deps.d",
+			"-I",
+			"include",
+			"-o",
+			"candidate.so.part",
+			"candidate.c",
+			NULL};
 	struct jail_opts jo;
 	struct util_run_result rr;
 	struct util_run_opts ro = {.timeout_s = OPENCL_CC_TIMEOUT_S,

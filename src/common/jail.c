@@ -478,8 +478,8 @@ int jail_opts_compiler(struct jail_opts *o, const char *tool, const char *work_d
 /* ---- assembler and source scans ------------------------------------------ */
 
 /* Directives refused in assembler input (lower case, without the dot). */
-static const char *const asm_bad[] = {"incbin", "include", "import",  "macro",
-				      "irp",	"irpc",	   "altmacro", "purgem", NULL};
+static const char *const asm_bad[] = {"incbin", "include",  "import", "macro", "irp",
+				      "irpc",	"altmacro", "purgem", NULL};
 
 /* Scan one statement-carrying line of assembler (NUL-terminated, may be
  * modified); 1 with *bad set when it holds a refused directive. The state
@@ -739,7 +739,8 @@ size_t jail_log_escape(const char *log, size_t n, char *out, size_t cap)
 			k = 4;
 		}
 		if (o + k + sizeof cut > cap) {
-			memcpy(out + o, cut, sizeof cut - 1 < cap - 1 - o ? sizeof cut - 1 : cap - 1 - o);
+			memcpy(out + o, cut,
+			       sizeof cut - 1 < cap - 1 - o ? sizeof cut - 1 : cap - 1 - o);
 			o += sizeof cut - 1 < cap - 1 - o ? sizeof cut - 1 : cap - 1 - o;
 			break;
 		}

@@ -108,13 +108,13 @@ struct jail_opts; /* common/jail.h */
  * no extra environment, no time limit, nothing captured (caps 0), stderr
  * captured apart from stdout, stdin from /dev/null, no jail. */
 struct util_run_opts {
-	const char *cwd;	 /* working directory of the child; NULL: ours */
-	char *const *env_add;	 /* "NAME=VALUE" entries added to our environment */
-	double timeout_s;	 /* wall-clock limit in seconds; 0: none */
-	size_t out_cap, err_cap; /* bytes of stdout / stderr kept (the rest dropped) */
-	int merge_err;		 /* stderr goes into the stdout capture (err unused) */
-	int stdin_fd;		 /* > 0: the child's stdin; otherwise /dev/null */
-	int kill_at_cap;	 /* stop the child as soon as stdout goes over out_cap */
+	const char *cwd;	      /* working directory of the child; NULL: ours */
+	char *const *env_add;	      /* "NAME=VALUE" entries added to our environment */
+	double timeout_s;	      /* wall-clock limit in seconds; 0: none */
+	size_t out_cap, err_cap;      /* bytes of stdout / stderr kept (the rest dropped) */
+	int merge_err;		      /* stderr goes into the stdout capture (err unused) */
+	int stdin_fd;		      /* > 0: the child's stdin; otherwise /dev/null */
+	int kill_at_cap;	      /* stop the child as soon as stdout goes over out_cap */
 	const struct jail_opts *jail; /* non-NULL: the child calls jail_enter before exec
 				       * (a compiler on model-written source); its
 				       * environment is then the jail's plus env_add */
