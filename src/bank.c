@@ -1,7 +1,7 @@
 /* bank.c: scanning banks, the standalone device sources of a reference and
- * task validation (see bank.h). Compilers run through util_run with a
- * wall-clock limit and a capped log; sources go to a private temporary
- * folder that is removed afterwards. */
+ * task validation (see bank.h). Compilers run jailed (common/jail.h) through
+ * util_run_child with a wall-clock limit and a capped log; sources go to a
+ * private temporary folder that is removed afterwards. */
 #include "bank.h"
 
 #include <dirent.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gold.h"
+#include "jail.h"
 
 #define BANK_HDR_CAP (256u << 10)
 #define BANK_LOG_CAP (64u << 10)
@@ -377,9 +378,33 @@ void bank_tools_find(struct bank_tools *tools)
 		snprintf(tools->nvcc, sizeof tools->nvcc, "/usr/local/cuda/bin/nvcc");
 }
 
+/* The jail of a bank compile in dir: the toolchain of argv0, or for ka-clc
+ * (one file, no toolchain folder) the base paths, the program itself and
+ * the OpenCL platform's registry; the repository's include/ in both. */
+static int bank_jail(struct jail_opts *o, const char *argv0, const char *dir, struct ka_err *e)
+{
+	const char *base = strrchr(argv0, '/');
+	if (!base || strcmp(base + 1, "ka-clc"))
+		return jail_opts_compiler(o, argv0, dir, BANK_CC_TIMEOUT_S, e);
+	jail_opts_base(o, dir);
+	o->cpu_s = (int)BANK_CC_TIMEOUT_S + 1;
+	static __thread char inc[4096];
+	snprintf(inc, sizeof inc, "%s/include", util_data_root());
+	/* PoCL's CPU driver reads the CPU topology (hwloc) from /sys */
+	static const char *const ocl[] = {"/etc/OpenCL", "/sys/devices/system/cpu",
+					  "/sys/devices/system/node", NULL};
+	if (jail_add_ro(o, argv0, e) || (access(inc, R_OK) == 0 && jail_add_ro(o, inc, e)))
+		return -1;
+	for (int i = 0; ocl[i]; i++)
+		if (access(ocl[i], R_OK) == 0 && jail_add_ro(o, ocl[i], e))
+			return -1;
+	return 0;
+}
+
 /* Compile src with argv (argv's "SRC" and "OUT" entries are replaced by
- * files in a fresh temporary folder). Returns the exit status, -1 if it
- * could not run; the log summary goes to sum. */
+ * files in a fresh temporary folder), jailed in that folder (ref.c may come
+ * from a proposer model). Returns the exit status, -1 if it could not run
+ * (the jail included); the log summary (escaped) goes to sum. */
 static int compile_with(char **argv, const char *src, const char *ext, char *sum, size_t cap)
 {
 	char tmpl[] = "/tmp/ka-bank-XXXXXX";
@@ -390,29 +415,34 @@ static int compile_with(char **argv, const char *src, const char *ext, char *sum
 	}
 	char *file = xasprintf("%s/ref%s", dir, ext);
 	char *obj = xasprintf("%s/ref.o", dir);
-	/* LC_ALL=C: plain ASCII messages whatever the caller's locale. */
-	char *args[32] = {"env", "LC_ALL=C"};
+	char *args[32];
 	int n = 0;
-	for (; n < 29 && argv[n]; n++)
-		args[n + 2] = !strcmp(argv[n], "SRC")	? file
-			      : !strcmp(argv[n], "OUT") ? obj
-							: argv[n];
-	args[n + 2] = NULL;
+	for (; n < 31 && argv[n]; n++)
+		args[n] = !strcmp(argv[n], "SRC") ? file : !strcmp(argv[n], "OUT") ? obj : argv[n];
+	args[n] = NULL;
 	struct ka_err e;
-	char *log = NULL;
 	int st = -1;
-	if (util_write_file(file, src, strlen(src), &e) == 0) {
-		st = util_run(args, dir, BANK_CC_TIMEOUT_S, BANK_LOG_CAP, &log, NULL, NULL, &e);
-		if (st < 0)
-			snprintf(sum, cap, "%.300s", e.msg);
-		else if (st == 124)
-			snprintf(sum, cap, "compiler ran over %.0f s", BANK_CC_TIMEOUT_S);
-		else
-			util_log_summary(log, sum, cap);
-	} else {
+	struct jail_opts jo;
+	struct util_run_result rr;
+	struct util_run_opts ro = {.timeout_s = BANK_CC_TIMEOUT_S,
+				   .out_cap = BANK_LOG_CAP,
+				   .merge_err = 1,
+				   .jail = &jo};
+	if (jail_check_source_text(src, strlen(src), sum, cap)) {
+		st = 1;
+	} else if (util_write_file(file, src, strlen(src), &e) ||
+		   bank_jail(&jo, args[0], dir, &e) || util_run_child(args, &ro, &rr, &e)) {
 		snprintf(sum, cap, "%.300s", e.msg);
+	} else {
+		st = rr.code;
+		char raw[400];
+		if (st == 124)
+			snprintf(raw, sizeof raw, "compiler ran over %.0f s", BANK_CC_TIMEOUT_S);
+		else
+			util_log_summary(rr.out.s, raw, sizeof raw);
+		jail_log_escape(raw, strlen(raw), sum, cap);
+		util_run_result_free(&rr);
 	}
-	free(log);
 	util_rmtree(dir);
 	free(file);
 	free(obj);

@@ -19,13 +19,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jail.h"
 #include "libc_allow.h"
 #include "target.h"
 
+#define KEEP_DIR "keep"
+
 /* The fixed flags (besides -arch, -I, -MD/-MF, -o and the source). Part of
- * the cache key. */
-static const char *const nvcc_flags[] = {"-O3",	       "-std=c++17", "-cudart", "none",
-					 "-Xcompiler", "-fPIC",	     "-shared", NULL};
+ * the cache key. --keep and -save-temps keep the host compiler's assembler
+ * input (keep/candidate.s), which is scanned for file-reading directives. */
+static const char *const nvcc_flags[] = {
+	"-O3",	  "-std=c++17", "-cudart", "none",	 "-Xcompiler",	"-fPIC", "-shared",
+	"--keep", "--keep-dir", KEEP_DIR,  "-Xcompiler", "-save-temps", NULL};
 
 /* ---- symbols ---- */
 
@@ -154,7 +159,7 @@ static int header_allowed(const char *name, const void *ctx)
 	if (cudasym_in_list("cublasLt", libs) && cudasym_in_list(name, cublaslt_headers))
 		return 1;
 	if (cudasym_in_list("cudnn", libs) && (cudasym_in_list(name, cudnn_headers) ||
-					      (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
+					       (!strncmp(name, "cudnn_", 6) && !strchr(name, '/'))))
 		return 1;
 	return 0;
 }
@@ -328,7 +333,8 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 			 len, CUDAC_MAX_SOURCE);
 		return 0;
 	}
-	if (cudac_check_includes(src, len, o->libs, why, sizeof why)) {
+	if (cudac_check_includes(src, len, o->libs, why, sizeof why) ||
+	    jail_check_source_text(src, len, why, sizeof why)) {
 		r->verdict = VERDICT_FORBIDDEN;
 		snprintf(r->detail, sizeof r->detail, "%s", why);
 		return 0;
@@ -371,10 +377,13 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	char *hdr = NULL;
 	size_t hl = 0;
 	char *inc = xasprintf("%s/include", work);
+	char *keep = xasprintf("%s/" KEEP_DIR, work);
 	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
 	char *cu = xasprintf("%s/candidate.cu", work);
 	int setup = util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_mkdirs(inc, e) ||
-		    util_write_file(hdr_dst, hdr, hl, e) || util_write_file(cu, src, len, e);
+		    util_mkdirs(keep, e) || util_write_file(hdr_dst, hdr, hl, e) ||
+		    util_write_file(cu, src, len, e);
+	free(keep);
 	free(hdr);
 	free(hdr_src);
 	free(hdr_dst);
@@ -397,23 +406,61 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	argv[a++] = "candidate.so";
 	argv[a++] = "candidate.cu";
 	argv[a] = NULL;
-	int trunc = 0;
 	double t0 = util_now();
 	double limit = o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S;
-	int st = util_run(argv, work, limit, CUDAC_MAX_LOG, &log, NULL, &trunc, e);
+	struct jail_opts jo;
+	if (jail_opts_compiler(&jo, nvcc, work, limit, e)) {
+		free(archflag);
+		goto out;
+	}
+	struct util_run_opts ro = {
+		.timeout_s = limit, .out_cap = CUDAC_MAX_LOG, .merge_err = 1, .jail = &jo};
+	struct util_run_result rr;
+	int ran = util_run_child(argv, &ro, &rr, e);
 	r->seconds = util_now() - t0;
 	free(archflag);
-	if (st < 0)
+	if (ran)
 		goto out;
+	int st = rr.code;
+	/* The host compiler's assembler input (kept even when the compile
+	 * failed, for instance because the jail hid the file a directive
+	 * named): directives that read files, in whatever form the source
+	 * built them, are forbidden whatever happened next. */
+	char *kdir = xasprintf("%s/" KEEP_DIR, work);
+	int asm_bad = st == 124 ? 0 : jail_check_asm_dir(kdir, why, sizeof why);
+	free(kdir);
+	if (asm_bad > 0) {
+		util_run_result_free(&rr);
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "%s", why);
+		rc = 0;
+		goto out;
+	}
 	if (st != 0) {
+		util_rmtree(work);
+		if (st != 124 && jail_check_space(o->cache_dir, e)) {
+			util_run_result_free(&rr);
+			goto out;
+		}
+		size_t dl = 0;
+		if (st == 124)
+			dl = (size_t)snprintf(r->detail, sizeof r->detail,
+					      "nvcc ran over its time limit of %.0f s\n", limit);
+		jail_log_escape(rr.out.s, rr.out.len, r->detail + dl, sizeof r->detail - dl);
+		if (rr.out_truncated)
+			snprintf(r->detail + strlen(r->detail),
+				 sizeof r->detail - strlen(r->detail), "\n[log truncated]");
+		util_run_result_free(&rr);
 		r->verdict = VERDICT_COMPILE_ERROR;
-		snprintf(r->detail, sizeof r->detail, "%s%s%s",
-			 st == 124 ? "nvcc ran over its time limit\n" : "", log,
-			 trunc ? "\n[log truncated]" : "");
 		/* Cache the failure, but not a timeout (it may be load). */
 		if (st != 124)
 			util_write_file(errf, r->detail, strlen(r->detail), NULL);
 		rc = 0;
+		goto out;
+	}
+	util_run_result_free(&rr);
+	if (asm_bad < 0) {
+		ka_err_set(e, "cudac: %s", why); /* nvcc did not keep it: ours */
 		goto out;
 	}
 	char *cuda_root = realpath(nvcc, NULL); /* .../bin/nvcc -> toolkit root */

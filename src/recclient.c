@@ -5,6 +5,7 @@
  * checked. It never loads candidate code. */
 #include "recclient.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -167,6 +168,120 @@ static int first_file_directive(const char *src, char *which, size_t cap)
 	return found;
 }
 
+/* Append the identifiers of t (comments and string literals skipped) to
+ * ids (space-separated); 1 if t holds a token-pasting operator (## or %:%:). */
+static int collect_idents(const char *t, struct util_buf *ids)
+{
+	int paste = 0;
+	for (size_t i = 0; t[i];) {
+		char c = t[i];
+		if (c == '/' && t[i + 1] == '*') {
+			for (i += 2; t[i] && !(t[i] == '*' && t[i + 1] == '/'); i++)
+				;
+			i += t[i] ? 2 : 0;
+		} else if (c == '/' && t[i + 1] == '/') {
+			while (t[i] && t[i] != '\n')
+				i++;
+		} else if (c == '"' || c == '\'') {
+			for (i++; t[i] && t[i] != c && t[i] != '\n'; i++)
+				if (t[i] == '\\' && t[i + 1])
+					i++;
+			i += t[i] == c;
+		} else if ((c == '#' && t[i + 1] == '#') ||
+			   (c == '%' && t[i + 1] == ':' && t[i + 2] == '%' && t[i + 3] == ':')) {
+			paste = 1;
+			i += c == '#' ? 2 : 4;
+		} else if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			size_t s = i;
+			while (t[i] == '_' || (t[i] >= 'a' && t[i] <= 'z') ||
+			       (t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9'))
+				i++;
+			util_buf_add(ids, t + s, i - s);
+			util_buf_putc(ids, ' ');
+		} else if (c >= '0' && c <= '9') {
+			while (t[i] == '.' || t[i] == '_' || (t[i] >= '0' && t[i] <= '9') ||
+			       (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z'))
+				i++; /* a pp-number: its letters are not an identifier */
+		} else {
+			i++;
+		}
+	}
+	return paste;
+}
+
+/* 1 if word can be written as a concatenation of the identifiers in ids
+ * (each usable any number of times): what token pasting could build. */
+static int composable(const char *word, const char *ids)
+{
+	size_t n = strlen(word);
+	char ok[16] = {1}; /* ok[k]: word[0..k) can be built */
+	for (size_t k = 0; k < n; k++) {
+		if (!ok[k])
+			continue;
+		for (const char *p = ids; *p;) {
+			size_t l = strcspn(p, " ");
+			if (l && k + l <= n && !strncmp(word + k, p, l))
+				ok[k + l] = 1;
+			p += l + (p[l] == ' ');
+		}
+	}
+	return ok[n];
+}
+
+/* Inline assembly in OpenCL C (PoCL compiles it to native code that runs in
+ * the runner): the spellings asm, __asm, __asm__ as identifiers anywhere,
+ * comments and strings aside (in any #if branch, in a macro body), or, when
+ * the source pastes tokens, any of them buildable from its identifiers and
+ * the build options' identifiers. 0, or the line (1 when built by pasting)
+ * with which[] naming it. */
+static int first_inline_asm(const char *src, const char *options, char *which, size_t cap)
+{
+	static const char *const spellings[] = {"asm", "__asm", "__asm__", NULL};
+	char *t = splice_lines(src);
+	struct util_buf ids;
+	util_buf_init_cap(&ids, 8u << 20);
+	int paste = collect_idents(t, &ids);
+	util_buf_add(&ids, "", 0);
+	int line = 0;
+	/* a whole identifier among ids: its line in t */
+	for (int k = 0; spellings[k] && !line; k++) {
+		size_t m = strlen(spellings[k]);
+		for (const char *p = ids.s; *p && !line;) {
+			size_t l = strcspn(p, " ");
+			if (l == m && !strncmp(p, spellings[k], m)) {
+				snprintf(which, cap, "inline assembly (%s)", spellings[k]);
+				line = 1;
+				for (const char *q = t; (q = strstr(q, spellings[k])); q += m) {
+					int pre = q > t &&
+						  (q[-1] == '_' || isalnum((unsigned char)q[-1]));
+					int post = q[m] == '_' || isalnum((unsigned char)q[m]);
+					if (!pre && !post) {
+						for (const char *r = t; r < q; r++)
+							line += *r == '\n';
+						break;
+					}
+				}
+			}
+			p += l + (p[l] == ' ');
+		}
+	}
+	if (!line && paste) {
+		if (options)
+			collect_idents(options, &ids);
+		util_buf_add(&ids, "", 0);
+		for (int k = 0; spellings[k] && !line; k++)
+			if (composable(spellings[k], ids.s)) {
+				snprintf(which, cap,
+					 "token pasting that can build inline assembly (%s)",
+					 spellings[k]);
+				line = 1;
+			}
+	}
+	util_buf_free(&ids);
+	free(t);
+	return line;
+}
+
 int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
 {
 	for (int i = 0; i < p->n_programs; i++) {
@@ -187,6 +302,17 @@ int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
 				 "program %d, line %d: %s reads a file on the grader's machine; "
 				 "kernels must be self-contained",
 				 i, line, which);
+			return -1;
+		}
+		char what[96];
+		line = p->sources[i]
+			       ? first_inline_asm(p->sources[i], p->options[i], what, sizeof what)
+			       : 0;
+		if (line) {
+			snprintf(detail, cap,
+				 "program %d, line %d: %s is not allowed in OpenCL C (it would run "
+				 "as native code in the runner)",
+				 i, line, what);
 			return -1;
 		}
 	}
@@ -274,6 +400,28 @@ static int parse_verdict_line(const char *l, size_t n, char *name, size_t ncap, 
 	return 1;
 }
 
+/* Candidate-controlled text (n bytes) as a bounded, escaped excerpt in
+ * quotes: recorder: "...". Printable ASCII stays, '"' and '\\' are escaped,
+ * every other byte is \xNN; at most RECCLIENT_EXCERPT bytes of t are used. */
+static void set_excerpt(struct recclient_result *r, const char *verdict, const char *t, size_t n)
+{
+	char out[RECCLIENT_EXCERPT * 4 + 64];
+	size_t o = 0;
+	size_t use = n < RECCLIENT_EXCERPT ? n : RECCLIENT_EXCERPT;
+	o += (size_t)snprintf(out, sizeof out, "recorder: \"");
+	for (size_t i = 0; i < use; i++) {
+		unsigned char c = (unsigned char)t[i];
+		if (c == '"' || c == '\\')
+			o += (size_t)snprintf(out + o, sizeof out - o, "\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", c);
+	}
+	snprintf(out + o, sizeof out - o, "\"%s", n > use ? " [cut]" : "");
+	set_verdict(r, verdict, "%s", out);
+}
+
 static void keep_log(struct recclient_result *r, const struct util_buf *err)
 {
 	const char *s = err->s;
@@ -334,12 +482,9 @@ static void judge(const struct util_buf *out, int truncated, int status, int tim
 	}
 	if (parse_verdict_line(line, n, name, sizeof name, detail, sizeof detail)) {
 		if (strcmp(name, RECCLIENT_RECORD_ERROR) && strcmp(name, RECCLIENT_FORBIDDEN))
-			set_verdict(r, RECCLIENT_RECORD_ERROR,
-				    "the recorder's output is malformed "
-				    "(verdict '%s')",
-				    name);
+			set_excerpt(r, RECCLIENT_RECORD_ERROR, "malformed verdict", 17);
 		else
-			set_verdict(r, name, "%s", detail);
+			set_excerpt(r, name, detail, strlen(detail));
 		return;
 	}
 	if (n != 4 || strncmp(line, "plan", 4)) {
@@ -353,12 +498,16 @@ static void judge(const struct util_buf *out, int truncated, int status, int tim
 	}
 	struct ka_err pe = {{0}};
 	if (plan_read(s + pos, out->len - pos, plan, &pe)) {
-		set_verdict(r, RECCLIENT_RECORD_ERROR, "the launch plan is malformed: %s", pe.msg);
+		char m[KA_ERRLEN + 64];
+		snprintf(m, sizeof m, "the launch plan is malformed: %s", pe.msg);
+		set_excerpt(r, RECCLIENT_RECORD_ERROR, m, strlen(m));
 		return;
 	}
 	if (strcmp(plan->target, target)) {
-		set_verdict(r, RECCLIENT_RECORD_ERROR, "the plan is for target '%s', not '%s'",
-			    plan->target, target);
+		char m[128];
+		snprintf(m, sizeof m, "the plan is for target '%.16s', not '%s'", plan->target,
+			 target);
+		set_excerpt(r, RECCLIENT_RECORD_ERROR, m, strlen(m));
 		plan_free(plan);
 		return;
 	}

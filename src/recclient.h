@@ -21,7 +21,8 @@
 
 #define RECCLIENT_DETAIL_MAX 4096
 #define RECCLIENT_MAX_OUTPUT (8u << 20) /* recorder stdout: the plan */
-#define RECCLIENT_MAX_LOG (64u << 10)   /* recorder stderr kept while running */
+#define RECCLIENT_MAX_LOG (64u << 10)	/* recorder stderr kept while running */
+#define RECCLIENT_EXCERPT 200		/* bytes of a recorded verdict's text kept */
 
 /* Verdict strings used in record_result.verdict. */
 #define RECCLIENT_OK "ok"
@@ -32,13 +33,18 @@
 #define RECCLIENT_LAUNCH_ERROR "launch_error"
 
 struct recclient_result {
-	char verdict[24];		/* one of the RECCLIENT_* strings above */
-	char detail[RECCLIENT_DETAIL_MAX]; /* one line of evidence; "" when ok */
-	char sandbox[512];		/* "sandbox: userns=on ... seccomp=on": the
-					 * protections that were active, or "" */
-	char log[RECCLIENT_DETAIL_MAX];	/* the last bytes of the recorder's stderr
-					 * (notes, the candidate's own printing) */
-	double wall_s;			/* recclient_run call to result */
+	char verdict[24];		   /* one of the RECCLIENT_* strings above */
+	char detail[RECCLIENT_DETAIL_MAX]; /* one line of evidence; "" when ok. Text
+					    * the recording process wrote after
+					    * loading the candidate is candidate-
+					    * controlled: it is kept only as
+					    * recorder: "<excerpt>", at most
+					    * RECCLIENT_EXCERPT bytes, escaped */
+	char sandbox[512];		   /* "sandbox: userns=on ... seccomp=on": the
+					    * protections that were active, or "" */
+	char log[RECCLIENT_DETAIL_MAX];	   /* the last bytes of the recorder's stderr
+					    * (notes, the candidate's own printing) */
+	double wall_s;			   /* recclient_run call to result */
 };
 
 /* One tensor of a recording request (inputs first, then outputs). */
@@ -56,9 +62,9 @@ struct recclient_tensor {
  * as JSON text (NULL: an empty object, every property defaulted). Returns a
  * string the caller frees, or NULL with e set (bad device_json, over a cap). */
 char *recclient_request_json(const char *target, int n_inputs, int n_outputs,
-			  const struct recclient_tensor *tensors, int n_params,
-			  const char *const *param_names, const int64_t *param_values,
-			  const char *device_json, struct ka_err *e);
+			     const struct recclient_tensor *tensors, int n_params,
+			     const char *const *param_names, const int64_t *param_values,
+			     const char *device_json, struct ka_err *e);
 
 /* Record one candidate. recorder_bin: path of ka-record-<target>; so_path: the
  * candidate's host code, compiled into a shared object (copied, not
@@ -72,7 +78,8 @@ char *recclient_request_json(const char *target, int n_inputs, int n_outputs,
  * directory, the recorder reporting a harness error before loading the
  * candidate). */
 int recclient_run(const char *recorder_bin, const char *so_path, const char *request_json,
-	       double timeout_s, struct plan *plan, struct recclient_result *r, struct ka_err *e);
+		  double timeout_s, struct plan *plan, struct recclient_result *r,
+		  struct ka_err *e);
 
 /* The policy every plan must meet, whoever wrote it: build options on the
  * whitelist (src/common/clopts.h) and no #include / #import / #embed

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cudac.h"
+#include "jail.h"
 #include "plan.h"
 
 /* The architecture to compile for: what the runner reported ("sm_90a" on
@@ -115,8 +116,10 @@ static char *bank_lib_dir(const char *task_dir)
 		free(probe);
 		if (found) {
 			char *lib = xasprintf("%s/lib", d);
+			char *real = realpath(lib, NULL); /* a jail binds it by this path */
+			free(lib);
 			free(d);
-			return lib;
+			return real;
 		}
 		char *up = xasprintf("%s/..", d);
 		free(d);
@@ -172,9 +175,17 @@ static int hash_lib(const char *lib, uint64_t *h, struct ka_err *e)
 static char *build_native(const struct ka_task *t, const char *file, const char *arch,
 			  const char *workdir, struct ka_err *e)
 {
-	char *path = xasprintf("%s/%s", t->dir, file);
+	/* Absolute paths: nvcc runs jailed with its own work folder as cwd. */
+	char *rel = xasprintf("%s/%s", t->dir, file);
+	char *path = realpath(rel, NULL);
 	char *src = NULL;
 	size_t len = 0;
+	if (!path) {
+		ka_err_set(e, "%s: %s", rel, strerror(errno));
+		free(rel);
+		return NULL;
+	}
+	free(rel);
 	if (util_read_file(path, 1 << 20, &src, &len, e)) {
 		free(path);
 		return NULL;
@@ -188,18 +199,20 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 		return NULL;
 	}
 	char *libinc = lib ? xasprintf("-I%s", lib) : xasprintf("-I%s/include", util_data_root());
-	free(lib);
 	char *dir = xasprintf("%s/baseline", workdir);
 	char *so = xasprintf("%s/%s-%016llx.so", dir, t->name, (unsigned long long)h);
 	if (access(so, R_OK) == 0) {
+		free(lib);
 		free(libinc);
 		free(dir);
 		free(path);
 		return so;
 	}
-	/* Unique: several threads or processes may build the same baseline. */
-	char *tmp = xasprintf("%s.%d.%016llx.part", so, (int)getpid(),
-			      (unsigned long long)util_random64());
+	/* A private folder per build (several threads or processes may build
+	 * the same baseline); nvcc runs jailed in it: trusted bank code, but
+	 * the jail costs little and bounds its memory too. */
+	char *work = xasprintf("%s/build-XXXXXX", dir);
+	char tmp[4096] = ""; /* <work>/baseline.so, once mkdtemp has named work */
 	char *archflag = xasprintf("-arch=%s", arch);
 	char *inc = xasprintf("-I%s/include", util_data_root());
 	const char *nvcc = getenv("NVCC");
@@ -218,19 +231,36 @@ static char *build_native(const struct ka_task *t, const char *file, const char 
 			"-lcublas",
 			"-lcublasLt",
 			NULL};
-	char *log = NULL;
-	int st = util_mkdirs(dir, e) ? -1 : util_run(argv, NULL, 300, 16384, &log, NULL, NULL, e);
+	struct jail_opts jo;
+	struct util_run_result rr = {0};
+	struct util_run_opts ro = {.timeout_s = 300, .out_cap = 16384, .merge_err = 1, .jail = &jo};
+	int st = -1;
+	if (util_mkdirs(dir, e) == 0 &&
+	    (mkdtemp(work) || ka_err_set(e, "%s: %s", work, strerror(errno)) == 0) &&
+	    snprintf(tmp, sizeof tmp, "%s/baseline.so", work) > 0 &&
+	    jail_opts_compiler(&jo, argv[0], work, 300, e) == 0 &&
+	    jail_add_ro(&jo, t->dir, e) == 0 && (!lib || jail_add_ro(&jo, lib, e) == 0) &&
+	    util_run_child(argv, &ro, &rr, e) == 0)
+		st = rr.code;
 	if (st != 0 || rename(tmp, so) != 0) {
-		if (st > 0)
-			ka_err_set(e, "%s: trusted baseline does not compile: %.400s", path, log);
+		if (st > 0) {
+			char esc[512];
+			jail_log_escape(rr.out.s, rr.out.len < 400 ? rr.out.len : 400, esc,
+					sizeof esc);
+			ka_err_set(e, "%s: trusted baseline does not compile: %s", path, esc);
+		}
 		free(so);
 		so = NULL;
 	}
-	free(log);
-	free(tmp);
+	if (st >= 0)
+		util_run_result_free(&rr);
+	if (strstr(work, "XXXXXX") == NULL)
+		util_rmtree(work);
+	free(work);
 	free(archflag);
 	free(inc);
 	free(libinc);
+	free(lib);
 	free(dir);
 	free(path);
 	return so;

@@ -12,7 +12,11 @@
 #include <unistd.h>
 
 #include "bank.h"
+#include "jail.h"
 #include "plan.h"
+
+#define OPENCL_CC_TIMEOUT_S 60.0
+#define OPENCL_LOG_CAP 16384
 
 /* The headers an OpenCL candidate may include: the OpenCL API, the ABI and
  * the C (and common C++) standard headers. */
@@ -38,12 +42,13 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 {
 	memset(out, 0, sizeof *out);
 	char why[512];
-	if (target_check_includes(src, len, opencl_header_allowed, NULL, why, sizeof why)) {
+	if (target_check_includes(src, len, opencl_header_allowed, NULL, why, sizeof why) ||
+	    jail_check_source_text(src, len, why, sizeof why)) {
 		out->verdict = VERDICT_FORBIDDEN;
 		snprintf(out->detail, sizeof out->detail, "%s", why);
 		return 0;
 	}
-	uint64_t h = util_hash64(src, len, 0x0c1);
+	uint64_t h = util_hash64(src, len, 0x0c2); /* 0x0c2: built jailed and scanned */
 	char *dir = xasprintf("%s/cl-%016llx", workdir, (unsigned long long)h);
 	char *so = xasprintf("%s/candidate.so", dir);
 	if (access(so, R_OK) == 0) { /* compiled before: same source, same flags */
@@ -57,35 +62,81 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 	char *inc = xasprintf("%s/include", dir);
 	char *hdr_src = xasprintf("%s/include/ka_kernel.h", util_data_root());
 	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
-	char *hdr = NULL, *log = NULL;
+	char *hdr = NULL;
 	size_t hl = 0;
 	if (util_mkdirs(inc, e) || util_write_file(c_path, src, len, e) ||
 	    util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_write_file(hdr_dst, hdr, hl, e))
 		goto done;
 	char *tmp_so = xasprintf("%s/candidate.so.part", dir);
-	char *argv[] = {"cc",	       "-std=gnu17", "-O2", "-fPIC",
-			"-shared",     "-MD",	     "-MF", "deps.d",
-			"-I",	       "include",    "-o",  "candidate.so.part",
-			"candidate.c", NULL};
-	int trunc = 0;
-	int st = util_run(argv, dir, 60, 16384, &log, NULL, &trunc, e);
-	if (st < 0) {
+	/* -save-temps keeps the assembler input (candidate.so.part-candidate.s)
+	 * for the scan of file-reading directives. */
+	char *argv[] = {"cc",
+			"-std=gnu17",
+			"-O2",
+			"-fPIC",
+			"-shared",
+			"-save-temps",
+			"-MD",
+			"-MF",
+			"deps.d",
+			"-I",
+			"include",
+			"-o",
+			"candidate.so.part",
+			"candidate.c",
+			NULL};
+	struct jail_opts jo;
+	struct util_run_result rr;
+	struct util_run_opts ro = {.timeout_s = OPENCL_CC_TIMEOUT_S,
+				   .out_cap = OPENCL_LOG_CAP,
+				   .merge_err = 1,
+				   .jail = &jo};
+	if (jail_opts_compiler(&jo, "cc", dir, OPENCL_CC_TIMEOUT_S, e) ||
+	    util_run_child(argv, &ro, &rr, e)) {
 		free(tmp_so);
 		goto done;
 	}
+	int st = rr.code;
 	char *deps = xasprintf("%s/deps.d", dir);
 	static const char *const sysdirs[] = {"/usr/include", "/usr/lib/gcc", "/usr/local/include",
 					      NULL};
-	if (st == 0 && target_check_deps(deps, dir, sysdirs, why, sizeof why)) {
+	/* the assembler input, kept even when the compile failed (the jail may
+	 * have hidden the file a directive named) */
+	int asm_bad = st == 124 ? 0 : jail_check_asm_dir(dir, why, sizeof why);
+	if (st != 0 && asm_bad < 0)
+		asm_bad = 0; /* failed before assembling: the log is the verdict */
+	if (st == 0 && asm_bad < 0) {
+		ka_err_set(e, "opencl compile: %s", why); /* cc kept no .s: ours */
+		util_run_result_free(&rr);
+		free(deps);
+		free(tmp_so);
+		goto done;
+	}
+	if (st != 0 && st != 124 && !asm_bad && jail_check_space(workdir, e)) {
+		util_run_result_free(&rr);
+		free(deps);
+		free(tmp_so);
+		goto done;
+	}
+	if (asm_bad) {
+		out->verdict = VERDICT_FORBIDDEN;
+		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
+	} else if (st == 0 && target_check_deps(deps, dir, sysdirs, why, sizeof why)) {
 		out->verdict = VERDICT_FORBIDDEN;
 		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
 	} else if (st != 0) {
 		out->verdict = VERDICT_COMPILE_ERROR;
-		snprintf(out->detail, sizeof out->detail, "%s%s%s",
-			 st == 124 ? "compiler timed out\n" : "", log,
-			 trunc ? "\n[log truncated]" : "");
+		size_t dl = 0;
+		if (st == 124)
+			dl = (size_t)snprintf(out->detail, sizeof out->detail,
+					      "compiler timed out (%.0f s)\n", OPENCL_CC_TIMEOUT_S);
+		jail_log_escape(rr.out.s, rr.out.len, out->detail + dl, sizeof out->detail - dl);
+		if (rr.out_truncated)
+			snprintf(out->detail + strlen(out->detail),
+				 sizeof out->detail - strlen(out->detail), "\n[log truncated]");
 	} else if (rename(tmp_so, so) != 0) {
 		ka_err_set(e, "%s: cannot store the compiled candidate", so);
+		util_run_result_free(&rr);
 		free(deps);
 		free(tmp_so);
 		goto done;
@@ -94,11 +145,11 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 		out->so_path = so;
 		so = NULL;
 	}
+	util_run_result_free(&rr);
 	free(deps);
 	free(tmp_so);
 	rc = 0;
 done:
-	free(log);
 	free(hdr);
 	free(hdr_src);
 	free(hdr_dst);

@@ -7,7 +7,9 @@
  * namespaces). */
 #include "jail.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/landlock.h>
@@ -68,8 +70,8 @@ int jail_add_ro(struct jail_opts *o, const char *path, struct ka_err *e)
  * resolving links (kept in a static slot per call site; at most 4 live). */
 static const char *tool_root(const char *tool)
 {
-	static char slots[4][PATH_MAX];
-	static int next;
+	static __thread char slots[4][PATH_MAX]; /* per thread: compile threads */
+	static __thread int next;
 	char found[PATH_MAX];
 	if (strchr(tool, '/')) {
 		snprintf(found, sizeof found, "%s", tool);
@@ -132,7 +134,7 @@ int jail_opts_for_tool(struct jail_opts *o, const char *tool, const char *work_d
 				*s = 0;
 				struct stat st;
 				if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
-					static char link_slot[PATH_MAX];
+					static __thread char link_slot[PATH_MAX];
 					snprintf(link_slot, sizeof link_slot, "%s", dir);
 					if (jail_add_ro(o, link_slot, e))
 						return -1;
@@ -240,9 +242,17 @@ fail:
 static int open_paths(const struct jail_opts *o, int *fds, const char **paths, int *n,
 		      struct ka_err *e)
 {
+	/* A relative path, or one through "..", is bound at its canonical
+	 * place (the new root has no cwd to be relative to); an absolute path
+	 * is kept as it is, so a link such as /bin -> usr/bin stays a link. */
+	static char canon[JAIL_MAX_PATHS][PATH_MAX];
 	*n = 0;
-	for (int i = 0; i < JAIL_MAX_PATHS && o->ro_paths[i]; i++)
-		paths[(*n)++] = o->ro_paths[i];
+	for (int i = 0; i < JAIL_MAX_PATHS && o->ro_paths[i]; i++) {
+		const char *p = o->ro_paths[i];
+		if ((p[0] != '/' || strstr(p, "/..") || strstr(p, "/./")) && realpath(p, canon[i]))
+			p = canon[i];
+		paths[(*n)++] = p;
+	}
 	for (int i = 0; jail_dev_files[i]; i++)
 		if (access(jail_dev_files[i], F_OK) == 0)
 			paths[(*n)++] = jail_dev_files[i];
@@ -430,7 +440,11 @@ int jail_enter(const struct jail_opts *o, struct ka_err *e)
 		ka_err_set(e, "jail: %s: %s", work, strerror(errno));
 		return -1;
 	}
-	if (set_limit(RLIMIT_AS, o->mem_bytes ? o->mem_bytes : JAIL_DEFAULT_MEM) ||
+	uint64_t mem = o->mem_bytes;
+	const char *mb = getenv("KA_COMPILE_MEM_MB");
+	if (!mem && mb && atoll(mb) > 0)
+		mem = (uint64_t)atoll(mb) << 20;
+	if (set_limit(RLIMIT_AS, mem ? mem : JAIL_DEFAULT_MEM) ||
 	    set_limit(RLIMIT_FSIZE, o->file_bytes ? o->file_bytes : JAIL_DEFAULT_FSIZE) ||
 	    set_limit(RLIMIT_CORE, 0) ||
 	    (o->cpu_s > 0 && set_limit(RLIMIT_CPU, (uint64_t)o->cpu_s)) ||
@@ -440,4 +454,350 @@ int jail_enter(const struct jail_opts *o, struct ka_err *e)
 	}
 	set_env(work);
 	return 0;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+void jail_opts_base(struct jail_opts *o, const char *work_dir)
+{
+	memset(o, 0, sizeof *o);
+	o->work_dir = work_dir;
+	for (int i = 0; jail_base_paths[i]; i++) {
+		struct stat st;
+		if (lstat(jail_base_paths[i], &st) == 0)
+			jail_add_ro(o, jail_base_paths[i], NULL);
+	}
+}
+
+int jail_opts_compiler(struct jail_opts *o, const char *tool, const char *work_dir, double cpu_s,
+		       struct ka_err *e)
+{
+	/* one slot per thread: compile threads build options concurrently */
+	static __thread char inc[PATH_MAX];
+	if (jail_opts_for_tool(o, tool, work_dir, e))
+		return -1;
+	snprintf(inc, sizeof inc, "%s/include", util_data_root());
+	if (access(inc, R_OK) == 0 && jail_add_ro(o, inc, e))
+		return -1;
+	o->cpu_s = cpu_s > 0 ? (int)cpu_s + 1 : 0;
+	return 0;
+}
+
+/* ---- assembler and source scans ------------------------------------------ */
+
+/* Directives refused in assembler input (lower case, without the dot). */
+static const char *const asm_bad[] = {"incbin", "include",  "import", "macro", "irp",
+				      "irpc",	"altmacro", "purgem", NULL};
+
+/* Scan one statement-carrying line of assembler (NUL-terminated, may be
+ * modified); 1 with *bad set when it holds a refused directive. The state
+ * `in_comment` carries a C comment across lines. */
+static int asm_line_bad(char *l, int *in_comment, const char **bad)
+{
+	int at_stmt = 1;
+	for (char *p = l; *p;) {
+		if (*in_comment) {
+			char *end = strstr(p, "*/");
+			if (!end)
+				return 0;
+			*in_comment = 0;
+			p = end + 2;
+			continue;
+		}
+		if (p[0] == '/' && p[1] == '*') {
+			*in_comment = 1;
+			p += 2;
+			continue;
+		}
+		if (*p == '#' || (p[0] == '/' && p[1] == '/'))
+			return 0; /* x86 line comment */
+		if (*p == ';') {
+			at_stmt = 1;
+			p++;
+			continue;
+		}
+		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') {
+			p++;
+			continue;
+		}
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			p += *p == '"';
+			at_stmt = 0;
+			continue;
+		}
+		/* a name: a label (name:), a directive (.name) or an instruction */
+		char *s = p;
+		while (*p && (isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '$' ||
+			      *p == '\\' || *p == '@'))
+			p++;
+		if (p == s) {
+			p++;
+			at_stmt = 0;
+			continue;
+		}
+		if (*p == ':' && at_stmt) {
+			p++; /* label: the statement goes on */
+			continue;
+		}
+		if (at_stmt && *s == '.') {
+			char name[32];
+			size_t n = (size_t)(p - s - 1);
+			if (n < sizeof name) {
+				for (size_t i = 0; i < n; i++)
+					name[i] = (char)tolower((unsigned char)s[1 + i]);
+				name[n] = 0;
+				for (int i = 0; asm_bad[i]; i++)
+					if (!strcmp(name, asm_bad[i])) {
+						*bad = asm_bad[i];
+						return 1;
+					}
+			}
+		}
+		at_stmt = 0;
+	}
+	return 0;
+}
+
+int jail_check_asm_file(const char *path, char *why, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, cap, "the assembler input %s cannot be read: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t n;
+	int lineno = 0, in_comment = 0, rc = 0;
+	while ((n = getline(&line, &lcap, f)) >= 0) {
+		lineno++;
+		if (memchr(line, 0, (size_t)n)) { /* a NUL: not text the compiler wrote */
+			for (ssize_t i = 0; i < n; i++)
+				if (!line[i])
+					line[i] = ' ';
+		}
+		const char *bad = NULL;
+		if (asm_line_bad(line, &in_comment, &bad)) {
+			snprintf(why, cap,
+				 "the assembler input has a .%s directive (line %d of the "
+				 "compiler's output): assembler directives that read files or "
+				 "build directives are not allowed",
+				 bad, lineno);
+			rc = 1;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* Case-insensitive search of needle (lower case) in h (n bytes). */
+static const char *find_ci(const char *h, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+	for (size_t i = 0; i + m <= n; i++) {
+		size_t k = 0;
+		while (k < m && tolower((unsigned char)h[i + k]) == needle[k])
+			k++;
+		if (k == m)
+			return h + i;
+	}
+	return NULL;
+}
+
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* 1 if the identifier word (len bytes) occurs as a whole identifier in t. */
+static const char *find_word(const char *t, size_t n, const char *word)
+{
+	size_t m = strlen(word);
+	for (const char *p = t; p + m <= t + n; p++) {
+		p = memmem(p, (size_t)(t + n - p), word, m);
+		if (!p)
+			return NULL;
+		if ((p == t || !is_ident((unsigned char)p[-1])) &&
+		    (p + m == t + n || !is_ident((unsigned char)p[m])))
+			return p;
+	}
+	return NULL;
+}
+
+/* The source with comments replaced by a space and backslash-newlines
+ * removed (strings kept: asm text lives in them). Caller frees. */
+static char *strip_comments(const char *src, size_t n, size_t *out_n)
+{
+	char *t = xmalloc(n + 1);
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		if (src[i] == '\\' && i + 1 < n && src[i + 1] == '\n') {
+			i += 2;
+			continue;
+		}
+		if (src[i] == '\\' && i + 2 < n && src[i + 1] == '\r' && src[i + 2] == '\n') {
+			i += 3;
+			continue;
+		}
+		if (src[i] == '"' || src[i] == '\'') {
+			char q = src[i];
+			t[o++] = src[i++];
+			while (i < n && src[i] != q && src[i] != '\n') {
+				if (src[i] == '\\' && i + 1 < n)
+					t[o++] = src[i++];
+				t[o++] = src[i++];
+			}
+			if (i < n && src[i] == q)
+				t[o++] = src[i++];
+			continue;
+		}
+		if (src[i] == '/' && i + 1 < n && src[i + 1] == '*') {
+			for (i += 2; i + 1 < n && !(src[i] == '*' && src[i + 1] == '/'); i++)
+				;
+			i = i + 1 < n ? i + 2 : n;
+			t[o++] = ' ';
+			continue;
+		}
+		if (src[i] == '/' && i + 1 < n && src[i + 1] == '/') {
+			while (i < n && src[i] != '\n')
+				i++;
+			continue;
+		}
+		t[o++] = src[i++];
+	}
+	t[o] = 0;
+	*out_n = o;
+	return t;
+}
+
+static int line_of(const char *t, const char *at)
+{
+	int line = 1;
+	for (const char *p = t; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+int jail_check_source_text(const char *text, size_t n, char *why, size_t cap)
+{
+	size_t tn = 0;
+	char *t = strip_comments(text, n, &tn);
+	const char *at = NULL, *what = NULL;
+	if ((at = find_ci(t, tn, ".incbin")))
+		what = "the assembler directive .incbin (reads a file)";
+	else if ((at = find_ci(t, tn, ".include")) &&
+		 (at[8] == ' ' || at[8] == '\t' || at[8] == '"' || at[8] == '\\'))
+		what = "the assembler directive .include (reads a file)";
+	else if ((at = find_word(t, tn, "__has_embed")))
+		what = "__has_embed (probes a file)";
+	else if ((at = find_word(t, tn, "dependency")) &&
+		 (find_word(t, tn, "pragma") || find_word(t, tn, "_Pragma")))
+		what = "#pragma GCC dependency (reads a file)";
+	else
+		at = NULL;
+	if (!at) {
+		/* #embed: '#' (or %:) first on a line, then embed */
+		for (const char *p = t; p < t + tn && !at; p++) {
+			if (!(*p == '#' || (p[0] == '%' && p[1] == ':')))
+				continue;
+			const char *b = p;
+			while (b > t && (b[-1] == ' ' || b[-1] == '\t'))
+				b--;
+			if (b > t && b[-1] != '\n')
+				continue;
+			const char *q = p + (*p == '#' ? 1 : 2);
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (!strncmp(q, "embed", 5) && !is_ident((unsigned char)q[5])) {
+				at = p;
+				what = "#embed (reads a file)";
+			}
+		}
+	}
+	int rc = 0;
+	if (at) {
+		snprintf(why, cap, "line %d: %s is not allowed", line_of(t, at), what);
+		rc = 1;
+	}
+	free(t);
+	return rc;
+}
+
+size_t jail_log_escape(const char *log, size_t n, char *out, size_t cap)
+{
+	static const char cut[] = "\n[log truncated]";
+	size_t o = 0;
+	if (cap == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)log[i];
+		char esc[8];
+		size_t k;
+		if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
+			esc[0] = (char)c;
+			k = 1;
+		} else {
+			snprintf(esc, sizeof esc, "\\x%02x", c);
+			k = 4;
+		}
+		if (o + k + sizeof cut > cap) {
+			memcpy(out + o, cut,
+			       sizeof cut - 1 < cap - 1 - o ? sizeof cut - 1 : cap - 1 - o);
+			o += sizeof cut - 1 < cap - 1 - o ? sizeof cut - 1 : cap - 1 - o;
+			break;
+		}
+		memcpy(out + o, esc, k);
+		o += k;
+	}
+	out[o] = 0;
+	return o;
+}
+
+int jail_check_space(const char *dir, struct ka_err *e)
+{
+	struct statvfs vf;
+	if (statvfs(dir, &vf) != 0)
+		return ka_err_set(e, "%s: %s", dir, strerror(errno));
+	uint64_t avail = (uint64_t)vf.f_bavail * vf.f_frsize;
+	if (avail < JAIL_MIN_FREE)
+		return ka_err_set(e,
+				  "%s: only %llu KiB free: the compiler may have failed for want "
+				  "of space (not stored as a verdict; free some and run again)",
+				  dir, (unsigned long long)(avail >> 10));
+	return 0;
+}
+
+int jail_check_asm_dir(const char *dir, char *why, size_t cap)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(why, cap, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int found = 0, rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 3 || strcmp(de->d_name + n - 2, ".s"))
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		found = 1;
+		rc = jail_check_asm_file(path, why, cap);
+	}
+	closedir(d);
+	if (!found && rc == 0) {
+		snprintf(why, cap, "%s: the compiler kept no assembler input", dir);
+		return -1;
+	}
+	return rc;
 }

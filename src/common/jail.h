@@ -52,6 +52,19 @@ struct jail_opts {
 int jail_opts_for_tool(struct jail_opts *o, const char *tool, const char *work_dir,
 		       struct ka_err *e);
 
+/* Fill o with only the read-only paths every program needs (as above, without
+ * a toolchain root) and work_dir: for a program that is one file, added with
+ * jail_add_ro. Never fails. */
+void jail_opts_base(struct jail_opts *o, const char *work_dir);
+
+/* Options for a compiler run on model-written source: jail_opts_for_tool,
+ * plus the repository's include/ (util_data_root()/include) read-only, and
+ * the CPU limit cpu_s (the caller's wall-clock limit, rounded up). The memory
+ * limit is the default (jail_enter: KA_COMPILE_MEM_MB or JAIL_DEFAULT_MEM).
+ * 0, or -1 with e set. */
+int jail_opts_compiler(struct jail_opts *o, const char *tool, const char *work_dir, double cpu_s,
+		       struct ka_err *e);
+
 /* Add one more read-only path (a folder or a file; it must exist). 0, or -1
  * with e set (no room, or the path does not exist). */
 int jail_add_ro(struct jail_opts *o, const char *path, struct ka_err *e);
@@ -61,7 +74,48 @@ int jail_add_ro(struct jail_opts *o, const char *path, struct ka_err *e);
  * process that returns 0 is the confined one; the other waits for it and
  * exits with its status, so the caller sees one child. On failure returns
  * -1 with e set; the caller must then _exit without running the compiler.
- * The child's environment is replaced (execvp then searches the new PATH). */
+ * The child's environment is replaced (execvp then searches the new PATH).
+ * A mem_bytes of 0 means KA_COMPILE_MEM_MB (in ka's environment) MiB, else
+ * JAIL_DEFAULT_MEM. */
 int jail_enter(const struct jail_opts *o, struct ka_err *e);
+
+/* Scan an assembler input file (a compiler's .s, kept with -save-temps) for
+ * directives that read other files or build directives the scan would not
+ * see: .incbin, .include, .import, and the macro facilities (.macro, .irp,
+ * .irpc, .altmacro, .purgem) through which `.inc\()bin` could be
+ * assembled. Case-insensitive; statements split at newlines and ';';
+ * comments and strings skipped. 0 when clean; 1 with why (cap bytes) naming
+ * the directive and the line; -1 with why when the file cannot be read. */
+int jail_check_asm_file(const char *path, char *why, size_t cap);
+
+/* jail_check_asm_file on every "*.s" file directly in dir (where -save-temps
+ * left the compiler's assembler input). 0 clean, 1 refused (why), -1 with why
+ * when none is there or one cannot be read. */
+int jail_check_asm_dir(const char *dir, char *why, size_t cap);
+
+/* A quick refusal before compiling a C, C++ or CUDA source (n bytes): the
+ * file-reading directives written literally in it, outside comments:
+ * `.incbin` and `.include "` (in asm strings), `#embed`, `__has_embed`, and
+ * `dependency` in a source that has a #pragma or _Pragma (#pragma GCC
+ * dependency reads a file). Forms the preprocessor or the compiler builds
+ * (concatenated strings, \x2e escapes, macros) are caught afterwards by
+ * jail_check_asm_file on the assembler input. 1 with why, or 0. */
+int jail_check_source_text(const char *text, size_t n, char *why, size_t cap);
+
+/* Bytes that must stay free on the work folder's file system after a failed
+ * compile for the failure to be the candidate's (see jail_check_space). */
+#define JAIL_MIN_FREE (64ull << 20)
+
+/* After a compiler failed (and its work folder was cleaned): 0 when the file
+ * system holding dir has at least JAIL_MIN_FREE bytes available, else -1 with
+ * e saying that the disk is full: the failure may be the harness's, so the
+ * caller must report it as an error, never store it as a verdict. */
+int jail_check_space(const char *dir, struct ka_err *e);
+
+/* Copy a compiler log (n bytes) into out (cap bytes, NUL-terminated) with
+ * every byte that is not printable ASCII, newline or tab written as \xNN, so
+ * that a log cannot carry terminal escapes, NULs or bytes that are not text.
+ * Cut (with "[log truncated]") where out is full. Returns the length. */
+size_t jail_log_escape(const char *log, size_t n, char *out, size_t cap);
 
 #endif

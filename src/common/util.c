@@ -20,6 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jail.h"
+
+/* ka-clc links util.c without jail.c and never jails a child: the reference
+ * is weak so that it links; util_run_child refuses a jail it cannot enter. */
+#pragma weak jail_enter
+
 int ka_err_set(struct ka_err *e, const char *fmt, ...)
 {
 	if (e) {
@@ -264,6 +270,11 @@ static void data_root_init(void)
 		snprintf(buf, sizeof buf, "%s", util_exe_dir());
 		snprintf(data_root, sizeof data_root, "%s", dirname(buf));
 	}
+	/* Absolute: compilers run jailed in their own work folder, where a
+	 * relative -I would point nowhere. */
+	char real[PATH_MAX];
+	if (realpath(data_root, real))
+		snprintf(data_root, sizeof data_root, "%s", real);
 }
 
 const char *util_data_root(void)
@@ -313,9 +324,12 @@ static char **run_env(char *const *env_add)
 	return envp;
 }
 
-/* In the child, between fork and exec: async-signal-safe calls only. */
+/* In the child, between fork and exec: async-signal-safe calls only, except
+ * for the jail (glibc makes malloc usable in a forked child). A jail failure
+ * or an exec failure of a jailed program is written to jail_fd, which the
+ * parent reads as its own error. */
 static void run_child_exec(char *const argv[], const struct util_run_opts *o, char **envp,
-			   pid_t parent, int out_fd, int err_fd)
+			   pid_t parent, int out_fd, int err_fd, int jail_fd)
 {
 	/* die with ka (a compiler must not outlive it); the parent may have
 	 * died before prctl took effect */
@@ -329,7 +343,23 @@ static void run_child_exec(char *const argv[], const struct util_run_opts *o, ch
 	dup2(out_fd, 1);
 	dup2(err_fd, 2);
 	if (o->cwd && chdir(o->cwd) != 0) {
-		dprintf(2, "cannot enter %s: %s\n", o->cwd, strerror(errno));
+		dprintf(o->jail ? jail_fd : 2, "cannot enter %s: %s\n", o->cwd, strerror(errno));
+		_exit(127);
+	}
+	if (o->jail) {
+		struct ka_err je = {{0}};
+		if (!jail_enter) {
+			dprintf(jail_fd, "jail: this program is built without the compiler jail");
+			_exit(127);
+		}
+		if (jail_enter(o->jail, &je)) {
+			dprintf(jail_fd, "%s", je.msg);
+			_exit(127);
+		}
+		for (char *const *a = o->env_add; a && *a; a++)
+			putenv(*a);
+		execvp(argv[0], argv);
+		dprintf(jail_fd, "jail: cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (envp)
@@ -390,8 +420,9 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 	memset(r, 0, sizeof *r);
 	util_buf_init_cap(&r->out, o->out_cap);
 	util_buf_init_cap(&r->err, o->merge_err ? 0 : o->err_cap);
-	int po[2] = {-1, -1}, pe[2] = {-1, -1};
-	if (pipe2(po, O_CLOEXEC) != 0 || (!o->merge_err && pipe2(pe, O_CLOEXEC) != 0)) {
+	int po[2] = {-1, -1}, pe[2] = {-1, -1}, pj[2] = {-1, -1};
+	if (pipe2(po, O_CLOEXEC) != 0 || (!o->merge_err && pipe2(pe, O_CLOEXEC) != 0) ||
+	    (o->jail && pipe2(pj, O_CLOEXEC | O_NONBLOCK) != 0)) {
 		ka_err_set(e, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -404,12 +435,15 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 		goto fail;
 	}
 	if (pid == 0)
-		run_child_exec(argv, o, envp, parent, po[1], o->merge_err ? po[1] : pe[1]);
+		run_child_exec(argv, o, envp, parent, po[1], o->merge_err ? po[1] : pe[1], pj[1]);
 	setpgid(pid, pid); /* also here: no window where kill(-pid) misses */
 	free(envp);
 	close(po[1]);
 	if (pe[1] >= 0)
 		close(pe[1]);
+	if (pj[1] >= 0)
+		close(pj[1]);
+	pj[1] = -1;
 	struct run_stream st[2] = {{po[0], &r->out}, {pe[0], &r->err}};
 	double deadline = o->timeout_s > 0 ? util_now() + o->timeout_s : 0;
 	int status = 0;
@@ -443,6 +477,19 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 	r->code = r->timed_out		? 124
 		  : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 					: WEXITSTATUS(status);
+	if (pj[0] >= 0) {
+		/* the child is reaped: whatever the jail reported is there */
+		char msg[KA_ERRLEN];
+		ssize_t n = read(pj[0], msg, sizeof msg - 1);
+		close(pj[0]);
+		pj[0] = -1;
+		if (n > 0) {
+			msg[n] = 0;
+			ka_err_set(e, "%s: %s", argv[0], msg);
+			util_run_result_free(r);
+			return -1;
+		}
+	}
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {
@@ -450,6 +497,8 @@ fail:
 			close(po[i]);
 		if (pe[i] >= 0)
 			close(pe[i]);
+		if (pj[i] >= 0)
+			close(pj[i]);
 	}
 	util_run_result_free(r);
 	return -1;

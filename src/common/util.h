@@ -102,17 +102,22 @@ char *util_buf_take(struct util_buf *b);
 /* Free the text; b is left empty with the same cap. NULL is fine. */
 void util_buf_free(struct util_buf *b);
 
+struct jail_opts; /* common/jail.h */
+
 /* Options of util_run_child. Start from {0}: no working directory change,
  * no extra environment, no time limit, nothing captured (caps 0), stderr
- * captured apart from stdout, stdin from /dev/null. */
+ * captured apart from stdout, stdin from /dev/null, no jail. */
 struct util_run_opts {
-	const char *cwd;	 /* working directory of the child; NULL: ours */
-	char *const *env_add;	 /* "NAME=VALUE" entries added to our environment */
-	double timeout_s;	 /* wall-clock limit in seconds; 0: none */
-	size_t out_cap, err_cap; /* bytes of stdout / stderr kept (the rest dropped) */
-	int merge_err;		 /* stderr goes into the stdout capture (err unused) */
-	int stdin_fd;		 /* > 0: the child's stdin; otherwise /dev/null */
-	int kill_at_cap;	 /* stop the child as soon as stdout goes over out_cap */
+	const char *cwd;	      /* working directory of the child; NULL: ours */
+	char *const *env_add;	      /* "NAME=VALUE" entries added to our environment */
+	double timeout_s;	      /* wall-clock limit in seconds; 0: none */
+	size_t out_cap, err_cap;      /* bytes of stdout / stderr kept (the rest dropped) */
+	int merge_err;		      /* stderr goes into the stdout capture (err unused) */
+	int stdin_fd;		      /* > 0: the child's stdin; otherwise /dev/null */
+	int kill_at_cap;	      /* stop the child as soon as stdout goes over out_cap */
+	const struct jail_opts *jail; /* non-NULL: the child calls jail_enter before exec
+				       * (a compiler on model-written source); its
+				       * environment is then the jail's plus env_add */
 };
 
 /* What util_run_child saw. out and err are NUL-terminated once the call
@@ -130,7 +135,10 @@ struct util_run_result {
  * dies with this thread's process; reads stdout and stderr until both close
  * and the child has exited, keeping at most the caps; on timeout kills the
  * whole group (grandchildren too) and sets timed_out; whatever the group
- * left running when the child exits is killed as well. Returns 0 with *r
+ * left running when the child exits is killed as well. With o->jail the
+ * child is confined (common/jail.h) before exec; when the jail cannot be
+ * built, or a jailed program cannot be executed, that is the harness's
+ * failure: -1 with e naming it, never an exit status. Returns 0 with *r
  * filled (free with util_run_result_free), or -1 with e set when the child
  * could not be started (r then holds nothing to free). */
 int util_run_child(char *const argv[], const struct util_run_opts *o, struct util_run_result *r,
