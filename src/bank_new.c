@@ -33,7 +33,7 @@ static const char tmpl_task[] =
 	"  \"tolerance\": {\"atol\": 1e-6, \"rtol\": 1e-5},\n"
 	"  \"libraries\": [],\n"
 	"  \"min_bytes\": \"8 * N\",\n"
-	"  \"min_flops\": \"0\",\n"
+	"  \"min_flops\": \"0\"\n"
 	"}\n";
 
 static const char tmpl_ref[] =

@@ -425,16 +425,18 @@ void bank_tol_print(const struct ka_task *t, const struct bank_tol_result *r, FI
 	fprintf(f, "%-16s %-8s %-10s %s\n", "variant", "kind", "max error", "where / note");
 	for (int i = 0; i < r->n; i++) {
 		const struct bank_tol_variant *v = &r->v[i];
-		char buf[32];
+		char num[32], buf[40];
 		if (v->measured)
-			tol_fmt(v->err, buf, sizeof buf);
+			tol_fmt(v->err, num, sizeof num);
 		else
-			snprintf(buf, sizeof buf, "-");
-		fprintf(f, "%-16s %-8s %s%-9s %s%s%s\n", v->name,
-			v->kind == BANK_TOL_CORRECT ? "correct" : "wrong",
-			v->bound && v->measured ? "<=" : "", buf,
-			v->measured ? v->worst : "skipped: ", v->measured && v->note[0] ? "; " : "",
-			v->note);
+			snprintf(num, sizeof num, "-");
+		snprintf(buf, sizeof buf, "%s%s", v->bound && v->measured ? "<=" : "", num);
+		const char *where = !v->measured  ? "skipped: "
+				    : v->err == 0 ? "within atol everywhere"
+						  : v->worst;
+		fprintf(f, "%-16s %-8s %-10s %s%s%s\n", v->name,
+			v->kind == BANK_TOL_CORRECT ? "correct" : "wrong", buf, where,
+			v->measured && v->note[0] ? "; " : "", v->note);
 	}
 	char c[32], w[32];
 	tol_fmt(r->correct_max, c, sizeof c);
@@ -471,7 +473,7 @@ json_t *bank_tol_json(const struct ka_task *t, const struct bank_tol_result *r)
 int bank_tol_write(const struct ka_task *t, const struct bank_tol_result *r, struct ka_err *e)
 {
 	json_t *j = bank_tol_json(t, r);
-	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(j);
 	char *path = xasprintf("%s/%s", t->dir, BANK_TOL_FILE);
 	struct util_buf b = {0};
