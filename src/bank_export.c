@@ -179,8 +179,8 @@ int bank_export_jsonl(const char *bank_dir, const char *out_dir, int *n_tasks, s
 		enum bank_split_kind k = bank_split_of(&s, t->name);
 		counts[k == BANK_SPLIT_TRAIN ? 0 : k == BANK_SPLIT_DEV ? 1 : 2]++;
 		json_t *rec = bank_export_record(t, bank_split_name(k));
-		char *line =
-			json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+		char *line = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER |
+						     JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
 		json_decref(rec);
 		task_free(t);
 		util_buf_printf(&lines, "%s\n", line);
