@@ -39,7 +39,7 @@ for want in '"schema":"ka-task-record/1"' '"tier":"L1"' '"torch":"2.0 * x + y.fl
 	'"params":["N"]' \
 	'"inputs":[{"name":"x","dtype":"fp32","shape":["N"],"dist":{"kind":"normal","mean":0.0,"std":1.0,"lo":null,"hi":null}},{"name":"y","dtype":"fp16","shape":["N"],"dist":{"kind":"uniform","mean":null,"std":null,"lo":-2.0,"hi":2.0}}]' \
 	'"outputs":[{"name":"z","dtype":"fp32","shape":["N"],"per_item":"1"}]' \
-	'"bench":[16777216]' '"checks":[[1031],[64]]' '"tolerance":{"atol":1e-06,"rtol":1e-06}' \
+	'"bench":[16777216]' '"checks":[[1031],[64]]' '"tolerance":{"atol":1e-6,"rtol":1e-6}' \
 	'"libraries":[]' '"min_bytes":"10*N"' '"reference":"/* z[i] = 2*x[i] + y[i] */\n#include \"ka_ref.h\"'; do
 	case "$rec" in *"$want"*) ;; *) ok=0; echo "missing: $want" >>"$tmp/miss" ;; esac
 done
