@@ -6,14 +6,17 @@
  * atol, or the output is not finite). Variants, on every check shape (every
  * item) and the benchmark shape (a sample of items):
  *   correct: fp32_out (the reference as written, outputs stored in their
- *            dtype: what the device builds of ref.c compute), fp32_acc (every
- *            double of the reference computed in float), opencl_solution (the
+ *            dtype: what the device builds of ref.c compute), opencl_solution (the
  *            task's solutions/opencl.c through the grader on an OpenCL device,
  *            when there is one: an upper bound found by grading at rtol/10,
  *            rtol/100, ...);
  *   wrong:   bf16_inputs, fp16_inputs, tf32_inputs (the fp64 reference on
  *            inputs rounded to bf16, fp16, or a 10-bit mantissa; a variant that
- *            changes no input is not applicable).
+ *            changes no input is not applicable);
+ *   info:    fp32_acc (every double of the reference computed in float, for
+ *            tasks without fp64 outputs): shown, not counted, as a naive float
+ *            accumulation is not what a careful kernel does; it tells the
+ *            author how much the accumulation precision matters.
  * correct_max is the largest correct error, wrong_min the smallest wrong one.
  * The result is stored in the sidecar TASK/tolerance.json (schema
  * "ka-tolerance/1", docs/bank.md); validation requires rtol >= 10 x
@@ -32,7 +35,9 @@
 #define BANK_TOL_MAX_VARIANTS 8
 #define BANK_TOL_ERR_CAP 1e30 /* errors above (and infinite ones) are stored as this */
 
-enum bank_tol_kind { BANK_TOL_CORRECT, BANK_TOL_WRONG };
+/* CORRECT variants count in correct_max, WRONG ones in wrong_min; INFO ones
+ * are measured and shown only. */
+enum bank_tol_kind { BANK_TOL_CORRECT, BANK_TOL_WRONG, BANK_TOL_INFO };
 
 struct bank_tol_variant {
 	char name[24];
