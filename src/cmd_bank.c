@@ -306,6 +306,8 @@ static int do_validate(const struct bank_args *a, const struct bank_list *tasks)
 	return n_bad ? KA_EXIT_USAGE : n_degen ? KA_EXIT_FAIL : KA_EXIT_OK;
 }
 
+#define BANK_TOOLS "split, check-disjoint, export, new, calibrate-tolerance"
+
 static const char *const bank_actions[] = {"list",
 					   "show",
 					   "validate",
@@ -372,16 +374,16 @@ int cmd_bank(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return cli_usage_error("bank",
-				       "missing action (list, show, validate, split, "
-				       "check-disjoint, export, new or calibrate-tolerance)");
+		return cli_usage_error("bank", "missing action (list, show or validate); tools: %s",
+				       BANK_TOOLS);
 	const char *action = argv[optind++];
 	int known = 0;
 	for (int i = 0; bank_actions[i]; i++)
 		known |= !strcmp(action, bank_actions[i]);
 	if (!known)
-		return cli_usage_error("bank", "unknown action '%s' (see 'ka bank --help')",
-				       action);
+		return cli_usage_error("bank",
+				       "unknown action '%s' (list, show or validate); tools: %s",
+				       action, BANK_TOOLS);
 	if (!a.bank)
 		a.bank = bank_default_path();
 	int nargs = argc - optind;
