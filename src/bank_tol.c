@@ -141,15 +141,36 @@ done:
 
 /* ---- comparing ------------------------------------------------------------ */
 
-static double tol_load(const void *buf, enum ka_dtype d, int64_t i)
+/* How to read one element of an output as a double. Dtypes are told apart
+ * by name so that 1-byte types added to dtype.h later (bool, int8, uint8)
+ * read correctly without this module knowing their enum values. */
+enum tol_elem { TOL_F32, TOL_F64, TOL_F16, TOL_BF16, TOL_I32, TOL_I64, TOL_I8, TOL_U8, TOL_NONE };
+
+static enum tol_elem tol_elem_of(enum ka_dtype d)
+{
+	static const struct {
+		const char *name;
+		enum tol_elem e;
+	} map[] = {{"fp32", TOL_F32},  {"fp64", TOL_F64},  {"fp16", TOL_F16},
+		   {"bf16", TOL_BF16}, {"int32", TOL_I32}, {"int64", TOL_I64},
+		   {"int8", TOL_I8},   {"uint8", TOL_U8},  {"bool", TOL_U8}};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(dtype_name(d), map[i].name))
+			return map[i].e;
+	return TOL_NONE;
+}
+
+static double tol_load(const void *buf, enum tol_elem d, int64_t i)
 {
 	switch (d) {
-	case KA_DTYPE_FP32: return ((const float *)buf)[i];
-	case KA_DTYPE_FP64: return ((const double *)buf)[i];
-	case KA_DTYPE_FP16: return ka_f16_to_f32(((const unsigned short *)buf)[i]);
-	case KA_DTYPE_BF16: return ka_bf16_to_f32(((const unsigned short *)buf)[i]);
-	case KA_DTYPE_INT32: return ((const int32_t *)buf)[i];
-	case KA_DTYPE_INT64: return (double)((const int64_t *)buf)[i];
+	case TOL_F32: return ((const float *)buf)[i];
+	case TOL_F64: return ((const double *)buf)[i];
+	case TOL_F16: return ka_f16_to_f32(((const unsigned short *)buf)[i]);
+	case TOL_BF16: return ka_bf16_to_f32(((const unsigned short *)buf)[i]);
+	case TOL_I32: return ((const int32_t *)buf)[i];
+	case TOL_I64: return (double)((const int64_t *)buf)[i];
+	case TOL_I8: return ((const int8_t *)buf)[i];
+	case TOL_U8: return ((const uint8_t *)buf)[i];
 	default: return NAN;
 	}
 }
@@ -164,7 +185,7 @@ static void tol_compare(const struct ka_task *t, const struct ka_shape *sh, cons
 		int64_t p = 0;
 		if (expr_eval(t->outputs[j].per_item, sh->v, &p, NULL))
 			continue;
-		enum ka_dtype d = out_double ? KA_DTYPE_FP64 : t->outputs[j].dtype;
+		enum tol_elem d = out_double ? TOL_F64 : tol_elem_of(t->outputs[j].dtype);
 		for (int64_t k = 0; k < n; k++) {
 			int64_t item = items ? items[k] : k;
 			for (int64_t x = item * p; x < (item + 1) * p; x++) {
