@@ -317,6 +317,16 @@ int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
 	struct bank_tol_variant *vg = tol_add(r, "opencl_solution", BANK_TOL_CORRECT);
 	struct bank_tol_variant *vw[3];
 	int applies[3] = {0, 0, 0};
+	/* Rounding to a format no finer than an output's own is what a correct
+	 * kernel of that output does: such a variant is not wrong. */
+	static const int wrong_mbits[3] = {7, 10, 10};
+	int out_mbits = 52;
+	for (int j = 0; j < t->n_outputs; j++) {
+		enum tol_elem oe = tol_elem_of(t->outputs[j].dtype);
+		int m = oe == TOL_F32 ? 23 : oe == TOL_F16 ? 10 : oe == TOL_BF16 ? 7 : 52;
+		if (m < out_mbits)
+			out_mbits = m;
+	}
 	for (int w = 0; w < 3; w++) {
 		vw[w] = tol_add(r, tol_wrong_names[w], BANK_TOL_WRONG);
 		for (int k = 0; k < t->n_inputs; k++) {
@@ -327,6 +337,11 @@ int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
 		if (!applies[w])
 			snprintf(vw[w]->note, sizeof vw[w]->note,
 				 "not applicable: no input that this rounding changes");
+		else if (wrong_mbits[w] >= out_mbits) {
+			applies[w] = 0;
+			snprintf(vw[w]->note, sizeof vw[w]->note,
+				 "not applicable: an output is no finer than this format");
+		}
 	}
 	void *dl[2] = {NULL, NULL};
 	tol_items_fn fn[2] = {NULL, NULL};

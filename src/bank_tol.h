@@ -12,7 +12,8 @@
  *            rtol/100, ...);
  *   wrong:   bf16_inputs, fp16_inputs, tf32_inputs (the fp64 reference on
  *            inputs rounded to bf16, fp16, or a 10-bit mantissa; a variant that
- *            changes no input is not applicable);
+ *            changes no input, or whose format is no finer than an output's
+ *            (fp16 inputs for an fp16 output), is not applicable);
  *   info:    fp32_acc (every double of the reference computed in float, for
  *            tasks without fp64 outputs): shown, not counted, as a naive float
  *            accumulation is not what a careful kernel does; it tells the
