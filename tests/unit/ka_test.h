@@ -27,6 +27,7 @@ static const char *ka_test_name;
 		printf("FAIL %s: %s:%d: ", ka_test_name, __FILE__, __LINE__);                      \
 		printf(__VA_ARGS__);                                                               \
 		printf("\n");                                                                      \
+		fflush(stdout);                                                                    \
 		ka_test_failed = 1;                                                                \
 		return;                                                                            \
 	} while (0)
@@ -80,6 +81,7 @@ static const char *ka_test_name;
 			printf("PASS %s\n", #fn);                                                  \
 		else                                                                               \
 			ka_test_any_failed = 1;                                                    \
+		fflush(stdout); /* a test killed later still shows these lines */                  \
 	} while (0)
 
 static int ka_test_any_failed;
