@@ -1,8 +1,11 @@
 # KernelAscent: one GNU Makefile.
 #   make            build ka, the recorders and the runners that this machine can build
-#   make test       quick tier (no GPU), ends with "N passed, N failed"
+#   make test       what CI checks (.ci/run): format-check, lint, the quick tier built
+#                   with -Werror, and the unit tests under the sanitizers (san-unit)
+#   make quick      the quick tier alone (no GPU), ends with "N passed, N failed, N skipped"
 #   make test-gpu   GPU tier (skips with a message where there is no GPU)
-#   make san        address + undefined sanitizers over the quick tier
+#   make san-unit   the unit tests built with address + undefined sanitizers (build-san)
+#   make san        the whole quick tier under those sanitizers
 #   make format / make format-check / make lint / make bench / make clean
 # nvcc and OpenCL are detected; a missing one turns its programs off.
 
@@ -10,8 +13,12 @@ CC      ?= cc
 BUILD   ?= build
 CSTD    := -std=c17
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# -Werror where a warning must stop the build: `make test` passes it to the
+# builds it runs, and CI=true sets it for any build. A plain `make` (or `make
+# main`) only warns, so that a newer compiler's new warning does not stop a
+# user's build. `make test WERROR=` turns it off.
 ifeq ($(CI),true)
-WERROR  := -Werror
+WERROR  ?= -Werror
 endif
 OPT     ?= -O2 -g
 SAN     ?=
@@ -24,11 +31,20 @@ INC         = $(INC_PARENT)
 CFLAGS_ALL = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) -D_GNU_SOURCE -ffp-contract=off \
              $(INC) $(shell pkg-config --cflags jansson 2>/dev/null)
 LDSAN    = $(SAN)
+# The flags every object depends on (through $(FLAGS_STAMP)): changing
+# WERROR, OPT or SAN rebuilds what was built without them, so a build that
+# passed without -Werror cannot pass `make test` on stale objects.
+FLAGS_STAMP = $(BUILD)/.flags
+FLAGS_NOW   = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) $(NVCC_WARN)
 
 HAVE_OPENCL := $(shell [ -f /usr/include/CL/cl.h ] && ( [ -e /usr/lib/x86_64-linux-gnu/libOpenCL.so ] || pkg-config --exists OpenCL 2>/dev/null ) && echo 1)
 NVCC        ?= $(shell command -v nvcc 2>/dev/null || ( [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc ))
 HAVE_NVCC   := $(if $(NVCC),1,)
 CUDA_HOME   ?= $(if $(NVCC),$(abspath $(dir $(NVCC))/..),)
+# Host-compiler warnings for the CUDA runner (nvcc compiles it as C++);
+# with WERROR, nvcc's own warnings and the host compiler's stop the build.
+NVCC_WARN   := -Xcompiler -Wall,-Wextra,-Wshadow,-Wmissing-declarations \
+               $(if $(WERROR),-Werror all-warnings -Xcompiler -Werror)
 
 # Modules shared by every program: src/common/.
 COMMON_SRC := $(wildcard src/common/*.c)
@@ -58,11 +74,16 @@ PROGS += $(BUILD)/ka-run-cuda
 endif
 endif
 
-.PHONY: all test test-gpu san format format-check lint bench clean
+.PHONY: all test quick test-gpu san san-unit format format-check lint bench clean FORCE
 all: $(PROGS)
 
+# Rewritten only when the flags differ, so its time says when they changed.
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' >$@
+
 $(BUILD)/obj/src/common/%.o $(BUILD)/obj/src/recorder/%.o $(BUILD)/obj/src/runner/%.o: INC = $(INC_TRUSTED)
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -fopenmp -MMD -MP -c $< -o $@
 
@@ -98,9 +119,10 @@ $(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c)
 # toolkit's stub library at build time), CUPTI and the runtime; jansson is
 # linked statically so the binary runs where only the driver is installed.
 # -export-dynamic gives trusted native baselines the runner's ka_workspace.
-$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cuda.cu
+$(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cuda.cu \
+                      $(wildcard src/runner/runner.h src/common/*.h include/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(BUILD)/obj
-	$(NVCC) -O2 -std=c++17 $(INC_TRUSTED) -I$(CUDA_HOME)/extras/CUPTI/include -x cu \
+	$(NVCC) -O2 -std=c++17 $(NVCC_WARN) $(INC_TRUSTED) -I$(CUDA_HOME)/extras/CUPTI/include -x cu \
 	    -c src/runner/run_cuda.cu -o $(BUILD)/obj/run_cuda.o
 	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC)) $(BUILD)/obj/run_cuda.o \
 	    -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
@@ -111,11 +133,24 @@ $(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cud
 # Unit tests: tests/unit/test_*.c, each linked with the parent's modules.
 TEST_SRC  := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
-$(BUILD)/tests/%: tests/unit/%.c $(call obj,$(filter-out src/main.c,$(PARENT_SRC)) $(COMMON_SRC))
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/ka_test.h $(FLAGS_STAMP) $(call obj,$(filter-out src/main.c,$(PARENT_SRC)) $(COMMON_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -fopenmp -Itests/unit -o $@ $^ $(PARENT_LIBS) $(LDSAN)
+	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -fopenmp -Itests/unit -o $@ $(filter %.c %.o,$^) $(PARENT_LIBS) $(LDSAN)
 
-test: all $(TEST_BINS)
+# The README's test command runs this (and .ci/run runs the README's command).
+# Cheapest first; the first that fails stops it. Each step prints its time.
+# Under 30 minutes on 2 cores: docs/architecture.md gives the figures.
+# Without -j it builds with one job per core.
+test:
+	@$(call timed,format-check,$(MAKE) --no-print-directory format-check)
+	@$(call timed,lint,$(MAKE) --no-print-directory lint)
+	@$(call timed,quick tier (-Werror),$(MAKE) --no-print-directory $(JOBS) WERROR=-Werror quick)
+	@$(call timed,san-unit,$(MAKE) --no-print-directory $(JOBS) san-unit)
+timed = t0=$$(date +%s); $(2) || { echo "make test: $(1) failed"; exit 1; }; \
+	echo "make test: $(1) passed ($$(( $$(date +%s) - t0 ))s)"
+JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
+quick: all $(TEST_BINS)
 	@BUILD=$(BUILD) tests/run.sh quick
 
 test-gpu: all $(TEST_BINS)
@@ -126,11 +161,22 @@ test-gpu: all $(TEST_BINS)
 # ASan one (-fno-sanitize-recover), so a test cannot pass over it.
 SAN_BUILD ?= build-san
 SAN_FLAGS := -fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Not held to -Werror: at -O1 with the sanitizers gcc's flow analysis warns
+# where the -O2 build does not (format-truncation); the -Werror build is the
+# quick tier's.
+SAN_MAKE   = $(MAKE) --no-print-directory BUILD=$(SAN_BUILD) SAN="$(SAN_FLAGS)" OPT="-O1 -g" WERROR=
 san:
-	$(MAKE) BUILD=$(SAN_BUILD) SAN="$(SAN_FLAGS)" OPT="-O1 -g" test
+	+$(SAN_MAKE) quick
+# The unit tests alone (the programs they start are built sanitized too).
+san-unit:
+	+$(SAN_MAKE) all $(patsubst $(BUILD)/%,$(SAN_BUILD)/%,$(TEST_BINS))
+	@BUILD=$(SAN_BUILD) tests/run.sh unit
 
+# GPU figures (docs/PERF.md): tools/bench_gpu.sh says so and exits 0 where
+# there is no NVIDIA GPU.
+BENCH_OUT ?= out/bench
 bench: all
-	@tools/bench.sh
+	@tools/bench_gpu.sh $(BENCH_OUT)
 
 # Not formatted: bank/ and tests/data/ (task sources and fixtures: expected
 # verdicts quote their line numbers), src/board/board_assets.c (generated by
@@ -140,9 +186,12 @@ FORMAT_FILES = $(shell git ls-files '*.c' '*.h' | grep -vE '^(bank|tests/data|in
 format:
 	clang-format -i $(FORMAT_FILES)
 
-# The files `make format` would change (none when the tree is formatted).
+# Fails, naming each file `make format` would change, unless there is none.
 format-check:
-	@for f in $(FORMAT_FILES); do clang-format "$$f" | cmp -s "$$f" - || echo "$$f"; done
+	@command -v clang-format >/dev/null || { echo "format-check: clang-format is not installed (tools/setup.sh installs it)"; exit 1; }
+	@bad=0; for f in $(FORMAT_FILES); do \
+	    clang-format "$$f" | cmp -s "$$f" - || { echo "$$f: not formatted (make format fixes it)"; bad=1; }; \
+	done; exit $$bad
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \

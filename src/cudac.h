@@ -1,4 +1,4 @@
-/* cudac.h: the parent's side of compiling a CUDA candidate (issue 4 item 1).
+/* cudac.h: the parent's side of compiling a CUDA candidate (docs/cuda-target.md).
  * One .cu file becomes a shared object for the recorder: its #include lines
  * are checked, nvcc runs with fixed flags in a private directory that holds
  * only the source and ka_kernel.h, under a wall-clock limit; then the object's

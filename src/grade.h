@@ -1,4 +1,4 @@
-/* grade.h: the grader's protocol (BRIEF sections 2 and 3), target-agnostic.
+/* grade.h: the grader's protocol (docs/grader.md), target-agnostic.
  * A grade session owns one runner (trusted replay on one device) and the
  * secret per-run nonce. grade_candidate takes a candidate's source through
  * compile -> record (sandboxed recorder, per shape) -> load (runner validates
@@ -36,7 +36,7 @@ struct grade_protocol {
 	int timing;	     /* 0: correctness only */
 };
 
-/* Fill p with the BRIEF's defaults. */
+/* Fill p with the protocol's defaults (docs/grader.md). */
 void grade_protocol_default(struct grade_protocol *p);
 
 /* The protocol as JSON (new reference). */

@@ -1,4 +1,4 @@
-/* metrics.h: the scores of BRIEF section 8. A sample's score s, and the
+/* metrics.h: the scores of docs/scorecard.md. A sample's score s, and the
  * aggregates of a set of tasks (correct, fast, fast vs compiled, fast_p,
  * pass@k, geometric-mean speedups, mean C), each with a 95% percentile
  * bootstrap CI over tasks (METRICS_BOOT_REPS resamples, METRICS_BOOT_SEED).

@@ -1,5 +1,5 @@
-/* record.c: run a recorder on a candidate and judge what comes back
- * (record.h). The recorder's output is read as candidate output: only the
+/* recclient.c: run a recorder on a candidate and judge what comes back
+ * (recclient.h). The recorder's output is read as candidate output: only the
  * lines it wrote before "stage loading" (before the candidate was loaded) are
  * believed as harness messages; everything after is bounded, parsed and
  * checked. It never loads candidate code. */

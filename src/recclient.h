@@ -1,4 +1,4 @@
-/* record.h: the parent's side of recording (BRIEF section 2, docs/sandbox.md).
+/* recclient.h: the parent's side of recording (docs/sandbox.md).
  *
  * recclient_run gives a candidate's compiled host code to a recorder program
  * (ka-record-opencl, ka-record-cuda) in a fresh private directory, with a

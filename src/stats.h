@@ -28,7 +28,7 @@ struct ci stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
 
 /* Percentile bootstrap 95% CI of the mean of per-group means: groups[i] has
  * counts[i] values starting at values + offsets[i]. Resamples groups (tasks),
- * as BRIEF section 8 asks. Returns the point estimate in *mean. */
+ * as docs/scorecard.md says. Returns the point estimate in *mean. */
 struct ci stats_grouped_mean_ci(const double *values, const size_t *offsets, const size_t *counts,
 				size_t n_groups, int reps, uint64_t seed, double *mean);
 

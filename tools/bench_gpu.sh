@@ -2,10 +2,21 @@
 # tools/bench_gpu.sh OUTDIR: the GPU figures of docs/PERF.md, on the machine
 # it runs on (an NVIDIA GPU, nvcc). Writes OUTDIR/*.json and prints a summary;
 # docs/PERF.md quotes them with the command, the machine and the date.
+# `make bench` calls it. It needs an NVIDIA GPU, its driver, nvcc and the
+# CUDA runner; where one is missing it says which and exits 0, measuring
+# nothing (the figures are meaningless without a GPU).
 set -u
 OUT=${1:-out/bench}
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
+if ! { [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; }; then
+	echo "bench_gpu: needs an NVIDIA GPU, and there is none here: nothing measured"
+	exit 0
+fi
+if [ ! -x "$BUILD/ka-run-cuda" ] || ! command -v nvcc >/dev/null; then
+	echo "bench_gpu: needs nvcc on PATH and $BUILD/ka-run-cuda (make builds it where nvcc is): nothing measured"
+	exit 0
+fi
 PARTS=${BENCH_PARTS:-probe rep lat thr cap}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 mkdir -p "$OUT"

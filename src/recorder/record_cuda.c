@@ -1,4 +1,4 @@
-/* record_cuda.c: the recording CUDA runtime (issue 4 item 2). Linked into
+/* record_cuda.c: the recording CUDA runtime (docs/cuda-target.md). Linked into
  * ka-record-cuda and exported (record_cuda.dynlist) to the candidate's shared object,
  * which nvcc built with -cudart none, so every runtime call its host code and
  * its <<<>>> launches make lands here. Nothing runs on a GPU and no CUDA

@@ -1,4 +1,4 @@
-/* run_cuda.c: ka-run-cuda, the trusted CUDA runner (engine + main). Built by
+/* run_cuda.cu: ka-run-cuda, the trusted CUDA runner (engine + main). Built by
  * nvcc as CUDA C++ (the Makefile passes -x cu).
  *
  *   ka-run-cuda [--device N]
@@ -234,8 +234,7 @@ static void CUPTIAPI cupti_request(uint8_t **buf, size_t *size, size_t *max)
 	*max = 0;
 }
 
-static void CUPTIAPI cupti_complete(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
-				    size_t valid)
+static void CUPTIAPI cupti_complete(CUcontext, uint32_t, uint8_t *buf, size_t, size_t valid)
 {
 	CUpti_Activity *rec = NULL;
 	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
@@ -344,21 +343,6 @@ extern "C" __attribute__((visibility("default"))) void *ka_workspace(size_t byte
 	void *p = (void *)(ws_native.base + ws_native.used);
 	ws_native.used += need;
 	return p;
-}
-
-static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	v->verdict = kind;
-	v->detail = xstrdup(buf);
-	return 1;
 }
 
 static const char *cu_err(CUresult r)
@@ -639,8 +623,7 @@ static void native_args(struct cu_slot *sl, const struct runner_slot *s, int n_i
 	for (int i = 0; i < s->n_tensors; i++) {
 		t[i].ptr = (void *)sl->buf[i].ptr;
 		t[i].dtype = s->dtype[i];
-		int es = runner_dtype_size(s->dtype[i]);
-		t[i].numel = es ? (int64_t)(sl->buf[i].bytes / (uint64_t)es) : 0;
+		t[i].numel = runner_numel(s, i);
 	}
 	memset(a, 0, sizeof *a);
 	a->n_params = s->n_params;
@@ -766,7 +749,7 @@ static void calibrate_window(struct cu *c)
 }
 
 static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
-		       struct runner_verdict *v, struct ka_err *e)
+		       struct ka_err *e)
 {
 	/* Trusted bank code: eager.cu / compiled.cu compiled by ka itself. */
 	sl->lib = dlopen(s->native, RTLD_NOW | RTLD_LOCAL);
@@ -800,13 +783,12 @@ static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	return 0;
 }
 
-static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runner_verdict *v,
-		   struct ka_err *e)
+/* Load, step 1: every tensor and workspace of the slot, each between two
+ * canary regions. */
+static int load_buffers(struct cu_slot *sl, const struct runner_slot *s, struct runner_verdict *v,
+			struct ka_err *e)
 {
-	struct cu *c = (struct cu *)ctx;
-	struct cu_slot *sl = &c->slot[slot];
 	const struct plan *p = &s->plan;
-	memset(sl, 0, sizeof *sl);
 	sl->n_bufs = s->n_tensors + p->n_workspaces;
 	for (int i = 0; i < sl->n_bufs; i++) {
 		uint64_t bytes = i < s->n_tensors ? s->bytes[i] : p->workspace[i - s->n_tensors];
@@ -814,213 +796,282 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 			/* A candidate's workspace the GPU cannot hold is its request
 			 * failing (launch_error), not the grader's. */
 			if (i >= s->n_tensors && !s->native[0])
-				return verdict(v, "launch_error",
-					       "workspace %d of %llu bytes cannot be allocated: %s",
-					       i - s->n_tensors, (unsigned long long)bytes, e->msg);
+				return runner_verdict_set(
+					v, "launch_error",
+					"workspace %d of %llu bytes cannot be allocated: %s",
+					i - s->n_tensors, (unsigned long long)bytes, e->msg);
 			return -1;
 		}
 	}
-	if (s->native[0])
-		return load_native(c, sl, s, v, e);
+	return 0;
+}
+
+/* Load, step 2: the candidate's device code (its object's .nv_fatbin) as a
+ * module, and each of the plan's kernels in it with its real parameter
+ * layout and the attributes the plan recorded. */
+static int load_kernels(struct cu_slot *sl, const struct runner_slot *s, struct runner_verdict *v,
+			struct ka_err *e)
+{
+	const struct plan *p = &s->plan;
 	uint8_t *fatbin = NULL;
 	size_t fl = 0;
 	if (!s->module[0])
-		return verdict(v, "launch_error", "no module to load");
+		return runner_verdict_set(v, "launch_error", "no module to load");
 	if (elf_section(s->module, ".nv_fatbin", &fatbin, &fl, e))
-		return verdict(v, "compile_error", "no device code: %s", e->msg);
+		return runner_verdict_set(v, "compile_error", "no device code: %s", e->msg);
 	CUresult r = cuModuleLoadData(&sl->mod, fatbin);
 	free(fatbin);
 	if (r)
-		return verdict(v, "compile_error", "the device code does not load on this GPU: %s",
-			       cu_err(r));
-	char sig[4096] = "";
+		return runner_verdict_set(v, "compile_error",
+					  "the device code does not load on this GPU: %s", cu_err(r));
 	for (int k = 0; k < p->n_kernels; k++) {
-		r = cuModuleGetFunction(&sl->fn[k], sl->mod, p->kernels[k].name);
+		const struct plan_kernel *pk = &p->kernels[k];
+		r = cuModuleGetFunction(&sl->fn[k], sl->mod, pk->name);
 		if (r)
-			return verdict(v, "launch_error", "no kernel named %s in the module",
-				       p->kernels[k].name);
+			return runner_verdict_set(v, "launch_error", "no kernel named %s in the module",
+						  pk->name);
 		int n = 0;
 		for (; n < CU_MAX_PARAMS; n++)
-			if (cuFuncGetParamInfo(sl->fn[k], (size_t)n, &sl->poff[k][n], &sl->psize[k][n]))
+			if (cuFuncGetParamInfo(sl->fn[k], (size_t)n, &sl->poff[k][n],
+					       &sl->psize[k][n]))
 				break;
 		sl->n_params[k] = n;
-		if (p->kernels[k].max_dynamic_smem) {
-			r = cuFuncSetAttribute(sl->fn[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-					       (int)p->kernels[k].max_dynamic_smem);
+		if (pk->max_dynamic_smem) {
+			r = cuFuncSetAttribute(sl->fn[k],
+					       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					       (int)pk->max_dynamic_smem);
 			if (r)
-				return verdict(v, "launch_error", "%s: max dynamic shared memory %u: %s",
-					       p->kernels[k].name, p->kernels[k].max_dynamic_smem,
-					       cu_err(r));
+				return runner_verdict_set(v, "launch_error",
+							  "%s: max dynamic shared memory %u: %s",
+							  pk->name, pk->max_dynamic_smem, cu_err(r));
 		}
-		if (p->kernels[k].carveout >= 0)
-			cuFuncSetAttribute(sl->fn[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-					   p->kernels[k].carveout);
+		if (pk->carveout >= 0)
+			cuFuncSetAttribute(sl->fn[k],
+					   CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+					   pk->carveout);
 	}
-	/* Tensor maps (only plans that have them): the real driver encodes each
-	 * with this slot's buffer address; plan_check_refs has already put the
-	 * whole global extent inside the buffer (tests/data/grade_cuda/tma_copy.cu
-	 * on the H200). */
-	CUtensorMap *tmaps = NULL;
-	if (p->n_tensormaps > 0) {
-		tmaps = (CUtensorMap *)aligned_alloc(64, sizeof(CUtensorMap) * (size_t)p->n_tensormaps);
-		if (!tmaps)
-			return ka_err_set(e, "tensor maps: out of memory");
-		for (int t = 0; t < p->n_tensormaps; t++) {
-			const struct plan_tensormap *m = &p->tensormaps[t];
-			if (m->global.buf < 0 || m->global.buf >= sl->n_bufs) {
-				free(tmaps);
-				return verdict(v, "launch_error", "tensormaps[%d]: buffer %d does not exist",
-					       t, m->global.buf);
-			}
-			cuuint64_t dims[PLAN_TENSORMAP_MAX_RANK], strides[PLAN_TENSORMAP_MAX_RANK];
-			cuuint32_t box[PLAN_TENSORMAP_MAX_RANK], es[PLAN_TENSORMAP_MAX_RANK];
-			for (uint32_t d = 0; d < PLAN_TENSORMAP_MAX_RANK; d++) {
-				dims[d] = m->dims[d];
-				strides[d] = d + 1 < PLAN_TENSORMAP_MAX_RANK ? m->strides[d] : 0;
-				box[d] = m->box[d];
-				es[d] = m->elem_strides[d];
-			}
-			void *addr = (void *)(uintptr_t)(sl->buf[m->global.buf].ptr + m->global.offset);
-			r = cuTensorMapEncodeTiled(&tmaps[t], (CUtensorMapDataType)m->dtype, m->rank, addr,
-						   dims, strides, box, es,
-						   (CUtensorMapInterleave)m->interleave,
-						   (CUtensorMapSwizzle)m->swizzle,
-						   (CUtensorMapL2promotion)m->l2_promotion,
-						   (CUtensorMapFloatOOBfill)m->oob_fill);
-			if (r) {
-				free(tmaps);
-				return verdict(v, "launch_error", "tensormaps[%d]: cuTensorMapEncodeTiled: %s",
-					       t, cu_err(r));
-			}
+	return 0;
+}
+
+/* Load, step 3 (only plans that have tensor maps): the real driver encodes
+ * each with this slot's buffer address; plan_check_refs has already put the
+ * whole global extent inside the buffer (tests/data/grade_cuda/tma_copy.cu
+ * on the H200). *out is aligned_alloc'ed (the caller frees it), or NULL. */
+static int load_tensormaps(struct cu_slot *sl, const struct plan *p, CUtensorMap **out,
+			   struct runner_verdict *v, struct ka_err *e)
+{
+	*out = NULL;
+	if (p->n_tensormaps <= 0)
+		return 0;
+	CUtensorMap *tmaps =
+		(CUtensorMap *)aligned_alloc(64, sizeof(CUtensorMap) * (size_t)p->n_tensormaps);
+	if (!tmaps)
+		return ka_err_set(e, "tensor maps: out of memory");
+	*out = tmaps;
+	for (int t = 0; t < p->n_tensormaps; t++) {
+		const struct plan_tensormap *m = &p->tensormaps[t];
+		if (m->global.buf < 0 || m->global.buf >= sl->n_bufs)
+			return runner_verdict_set(v, "launch_error",
+						  "tensormaps[%d]: buffer %d does not exist", t,
+						  m->global.buf);
+		cuuint64_t dims[PLAN_TENSORMAP_MAX_RANK], strides[PLAN_TENSORMAP_MAX_RANK];
+		cuuint32_t box[PLAN_TENSORMAP_MAX_RANK], es[PLAN_TENSORMAP_MAX_RANK];
+		for (uint32_t d = 0; d < PLAN_TENSORMAP_MAX_RANK; d++) {
+			dims[d] = m->dims[d];
+			strides[d] = d + 1 < PLAN_TENSORMAP_MAX_RANK ? m->strides[d] : 0;
+			box[d] = m->box[d];
+			es[d] = m->elem_strides[d];
 		}
+		void *addr = (void *)(uintptr_t)(sl->buf[m->global.buf].ptr + m->global.offset);
+		CUresult r = cuTensorMapEncodeTiled(
+			&tmaps[t], (CUtensorMapDataType)m->dtype, m->rank, addr, dims, strides, box,
+			es, (CUtensorMapInterleave)m->interleave, (CUtensorMapSwizzle)m->swizzle,
+			(CUtensorMapL2promotion)m->l2_promotion, (CUtensorMapFloatOOBfill)m->oob_fill);
+		if (r)
+			return runner_verdict_set(v, "launch_error",
+						  "tensormaps[%d]: cuTensorMapEncodeTiled: %s", t,
+						  cu_err(r));
 	}
-	/* Arguments: check against the real layout, then relocate. */
+	return 0;
+}
+
+/* Load, step 4a: launch op i of the plan against the real kernel: its
+ * parameter count and sizes, its work sizes within the device's limits, and
+ * every tensor map filling a whole 128-byte parameter. */
+static int check_launch(const struct cu *c, const struct cu_slot *sl, const struct plan *p, int i,
+			struct runner_verdict *v)
+{
+	const struct plan_op *o = &p->ops[i];
+	int k = o->kernel;
+	const char *kn = p->kernels[k].name;
+	if (o->n_args != sl->n_params[k])
+		return runner_verdict_set(v, "launch_error",
+					  "op %d: %s takes %d parameters, the plan gives %d", i, kn,
+					  sl->n_params[k], o->n_args);
+	uint64_t threads = o->block[0] * o->block[1] * o->block[2];
+	if (threads == 0 || threads > (uint64_t)c->max_threads || o->grid[0] == 0 ||
+	    o->grid[1] == 0 || o->grid[2] == 0)
+		return runner_verdict_set(v, "launch_error",
+					  "op %d: %s: block %llux%llux%llu / grid is invalid", i, kn,
+					  (unsigned long long)o->block[0],
+					  (unsigned long long)o->block[1],
+					  (unsigned long long)o->block[2]);
+	for (int d = 0; d < 3; d++)
+		if (o->grid[d] > (uint64_t)c->max_grid[d] || o->block[d] > (uint64_t)c->max_block[d])
+			return runner_verdict_set(v, "launch_error",
+						  "op %d: %s: dimension %d over the device limit", i,
+						  kn, d);
+	for (int a = 0; a < o->n_args; a++) {
+		if (o->args[a].kind != PLAN_ARG_BYTES || o->args[a].size != sl->psize[k][a])
+			return runner_verdict_set(
+				v, "launch_error", "op %d: %s parameter %d is %zu bytes, the plan gives %u",
+				i, kn, a, sl->psize[k][a], o->args[a].size);
+		/* A tensor map must be the whole parameter (128 bytes per
+		 * cuFuncGetParamInfo). Its alignment is nvcc's: the constant
+		 * bank address is aligned, the parameter offset need not be
+		 * a multiple of 64 (sm_90: 112 for a first CUtensorMap). */
+		for (int q = 0; q < o->args[a].n_tmaps; q++)
+			if (o->args[a].tmaps[q].at != 0 || sl->psize[k][a] != PLAN_TENSORMAP_BYTES ||
+			    o->args[a].tmaps[q].tensormap < 0 ||
+			    o->args[a].tmaps[q].tensormap >= p->n_tensormaps)
+				return runner_verdict_set(
+					v, "launch_error",
+					"op %d: %s parameter %d (%zu bytes at offset %zu) "
+					"cannot hold tensor map %d at byte %u",
+					i, kn, a, sl->psize[k][a], sl->poff[k][a],
+					o->args[a].tmaps[q].tensormap, o->args[a].tmaps[q].at);
+	}
+	return 0;
+}
+
+/* Load, step 4b: the argument bytes of a checked launch op, relocated: each
+ * recorded pointer becomes this slot's buffer address, each tensor map the
+ * one encoded for it. *bytes and *argv are malloc'd (cu_unload frees them). */
+static void relocate_args(const struct cu_slot *sl, const struct plan_op *o,
+			  const CUtensorMap *tmaps, uint8_t **bytes_out, void ***argv_out)
+{
+	size_t total = 0;
+	for (int a = 0; a < o->n_args; a++)
+		total += o->args[a].size;
+	uint8_t *bytes = (uint8_t *)xcalloc(total + 1, 1);
+	void **argv = (void **)xcalloc((size_t)o->n_args + 1, sizeof *argv);
+	size_t at = 0;
+	for (int a = 0; a < o->n_args; a++) {
+		const struct plan_arg *g = &o->args[a];
+		memcpy(bytes + at, g->bytes, g->size);
+		for (int q = 0; q < g->n_relocs; q++) {
+			const struct plan_reloc *rl = &g->relocs[q];
+			uint64_t addr = sl->buf[rl->ref.buf].ptr + rl->ref.offset;
+			memcpy(bytes + at + rl->at, &addr, 8);
+		}
+		for (int q = 0; q < g->n_tmaps; q++)
+			memcpy(bytes + at + g->tmaps[q].at, &tmaps[g->tmaps[q].tensormap],
+			       PLAN_TENSORMAP_BYTES);
+		argv[a] = bytes + at;
+		at += g->size;
+	}
+	*bytes_out = bytes;
+	*argv_out = argv;
+}
+
+/* Load, step 4: every launch op checked and its arguments relocated; the
+ * kernel names in launch order become the slot's signature (what CUPTI must
+ * see run). */
+static int load_launches(const struct cu *c, struct cu_slot *sl, const struct plan *p,
+			 const CUtensorMap *tmaps, struct runner_verdict *v)
+{
 	for (int i = 0; i < p->n_ops; i++)
 		sl->n_launch += p->ops[i].kind == PLAN_OP_LAUNCH;
 	sl->params = (uint8_t **)xcalloc((size_t)sl->n_launch + 1, sizeof *sl->params);
 	sl->argv = (void ***)xcalloc((size_t)sl->n_launch + 1, sizeof *sl->argv);
-	size_t sym_total = 0;
+	char sig[4096] = "";
 	int li = 0;
 	for (int i = 0; i < p->n_ops; i++) {
-		const struct plan_op *o = &p->ops[i];
-		if (o->kind == PLAN_OP_SYMBOL)
-			sym_total += o->size;
-		if (o->kind != PLAN_OP_LAUNCH)
+		if (p->ops[i].kind != PLAN_OP_LAUNCH)
 			continue;
-		int k = o->kernel;
-		const char *kn = p->kernels[k].name;
-		if (o->n_args != sl->n_params[k]) {
-			free(tmaps);
-			return verdict(v, "launch_error", "op %d: %s takes %d parameters, the plan gives %d",
-				       i, kn, sl->n_params[k], o->n_args);
-		}
-		uint64_t threads = o->block[0] * o->block[1] * o->block[2];
-		if (threads == 0 || threads > (uint64_t)c->max_threads || o->grid[0] == 0 ||
-		    o->grid[1] == 0 || o->grid[2] == 0) {
-			free(tmaps);
-			return verdict(v, "launch_error", "op %d: %s: block %llux%llux%llu / grid is invalid",
-				       i, kn, (unsigned long long)o->block[0],
-				       (unsigned long long)o->block[1], (unsigned long long)o->block[2]);
-		}
-		for (int d = 0; d < 3; d++)
-			if (o->grid[d] > (uint64_t)c->max_grid[d] || o->block[d] > (uint64_t)c->max_block[d]) {
-				free(tmaps);
-				return verdict(v, "launch_error", "op %d: %s: dimension %d over the device limit",
-					       i, kn, d);
-			}
-		size_t total = 0;
-		for (int a = 0; a < o->n_args; a++) {
-			if (o->args[a].kind != PLAN_ARG_BYTES || o->args[a].size != sl->psize[k][a]) {
-				free(tmaps);
-				return verdict(v, "launch_error",
-					       "op %d: %s parameter %d is %zu bytes, the plan gives %u", i,
-					       kn, a, sl->psize[k][a], o->args[a].size);
-			}
-			/* A tensor map must be the whole parameter (128 bytes per
-			 * cuFuncGetParamInfo). Its alignment is nvcc's: the constant
-			 * bank address is aligned, the parameter offset need not be
-			 * a multiple of 64 (sm_90: 112 for a first CUtensorMap). */
-			for (int q = 0; q < o->args[a].n_tmaps; q++)
-				if (o->args[a].tmaps[q].at != 0 ||
-				    sl->psize[k][a] != PLAN_TENSORMAP_BYTES ||
-				    o->args[a].tmaps[q].tensormap < 0 ||
-				    o->args[a].tmaps[q].tensormap >= p->n_tensormaps) {
-					free(tmaps);
-					return verdict(v, "launch_error",
-						       "op %d: %s parameter %d (%zu bytes at offset %zu) "
-						       "cannot hold tensor map %d at byte %u",
-						       i, kn, a, sl->psize[k][a], sl->poff[k][a],
-						       o->args[a].tmaps[q].tensormap, o->args[a].tmaps[q].at);
-				}
-			total += o->args[a].size;
-		}
-		uint8_t *bytes = (uint8_t *)xcalloc(total + 1, 1);
-		void **argv = (void **)xcalloc((size_t)o->n_args + 1, sizeof *argv);
-		size_t at = 0;
-		for (int a = 0; a < o->n_args; a++) {
-			const struct plan_arg *g = &o->args[a];
-			memcpy(bytes + at, g->bytes, g->size);
-			for (int q = 0; q < g->n_relocs; q++) {
-				const struct plan_reloc *rl = &g->relocs[q];
-				uint64_t addr = sl->buf[rl->ref.buf].ptr + rl->ref.offset;
-				memcpy(bytes + at + rl->at, &addr, 8);
-			}
-			for (int q = 0; q < g->n_tmaps; q++)
-				memcpy(bytes + at + g->tmaps[q].at, &tmaps[g->tmaps[q].tensormap],
-				       PLAN_TENSORMAP_BYTES);
-			argv[a] = bytes + at;
-			at += g->size;
-		}
-		sl->params[li] = bytes;
-		sl->argv[li] = argv;
+		if (check_launch(c, sl, p, i, v))
+			return 1;
+		relocate_args(sl, &p->ops[i], tmaps, &sl->params[li], &sl->argv[li]);
 		li++;
 		size_t sl_len = strlen(sig);
-		snprintf(sig + sl_len, sizeof sig - sl_len, "%s;", kn);
+		snprintf(sig + sl_len, sizeof sig - sl_len, "%s;", p->kernels[p->ops[i].kernel].name);
 	}
-	free(tmaps);
 	snprintf(sl->signature, sizeof sl->signature, "%s", sig);
-	if (sym_total) {
-		if ((r = cuMemAllocHost(&sl->pinned, sym_total)))
-			return ka_err_set(e, "pinned symbol data: %s", cu_err(r));
-		size_t off = 0;
-		for (int i = 0; i < p->n_ops; i++)
-			if (p->ops[i].kind == PLAN_OP_SYMBOL) {
-				memcpy((uint8_t *)sl->pinned + off, p->ops[i].data, p->ops[i].size);
-				off += p->ops[i].size;
-			}
-	}
-	/* Capture the replay once; every call launches the same graph. */
+	return 0;
+}
+
+/* Load, step 5: the data of the plan's copies to symbols, in op order, in
+ * page-locked memory (a graph capture copies from there). */
+static int load_symbol_data(struct cu_slot *sl, const struct plan *p, struct ka_err *e)
+{
+	size_t sym_total = 0;
+	for (int i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == PLAN_OP_SYMBOL)
+			sym_total += p->ops[i].size;
+	if (!sym_total)
+		return 0;
+	CUresult r = cuMemAllocHost(&sl->pinned, sym_total);
+	if (r)
+		return ka_err_set(e, "pinned symbol data: %s", cu_err(r));
+	size_t off = 0;
+	for (int i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == PLAN_OP_SYMBOL) {
+			memcpy((uint8_t *)sl->pinned + off, p->ops[i].data, p->ops[i].size);
+			off += p->ops[i].size;
+		}
+	return 0;
+}
+
+/* Load, step 6: the replay captured once into a graph; every call launches
+ * the same graph. */
+static int load_capture(struct cu *c, struct cu_slot *sl, const struct plan *p,
+			struct runner_verdict *v, struct ka_err *e)
+{
 	char what[512] = "";
-	r = capture_begin(c);
+	CUresult r = capture_begin(c);
 	if (r)
 		return ka_err_set(e, "begin capture: %s", cu_err(r));
 	CUresult ir = issue_ops(c, sl, p, what, sizeof what);
 	r = capture_end(c, ir, &sl->exec);
 	if (ir)
-		return verdict(v, "launch_error", "%s: %s", what, cu_err(ir));
+		return runner_verdict_set(v, "launch_error", "%s: %s", what, cu_err(ir));
 	if (r)
-		return verdict(v, "launch_error", "capturing the replay: %s", cu_err(r));
+		return runner_verdict_set(v, "launch_error", "capturing the replay: %s", cu_err(r));
 	return 0;
 }
 
-struct poison {
-	uint16_t p2;
-	uint32_t p4;
-	uint64_t p8;
-};
-
-static struct poison poison_of(uint64_t seed)
+/* A failed load leaves what it made in sl: the request loop calls cu_unload. */
+static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runner_verdict *v,
+		   struct ka_err *e)
 {
-	uint64_t m = util_mix64(seed);
-	struct poison p;
-	p.p2 = (uint16_t)(0x7E00u | (m & 0x1FFu));
-	p.p4 = 0x7FA00000u | (uint32_t)(m & 0x1FFFFFu);
-	p.p8 = 0x7FF4000000000000ull | (m & 0xFFFFFFFFFFFull);
-	return p;
+	struct cu *c = (struct cu *)ctx;
+	struct cu_slot *sl = &c->slot[slot];
+	const struct plan *p = &s->plan;
+	memset(sl, 0, sizeof *sl);
+	int rc = load_buffers(sl, s, v, e);
+	if (rc)
+		return rc;
+	if (s->native[0])
+		return load_native(c, sl, s, e);
+	rc = load_kernels(sl, s, v, e);
+	if (rc)
+		return rc;
+	CUtensorMap *tmaps = NULL;
+	rc = load_tensormaps(sl, p, &tmaps, v, e);
+	if (!rc)
+		rc = load_launches(c, sl, p, tmaps, v);
+	free(tmaps);
+	if (!rc)
+		rc = load_symbol_data(sl, p, e);
+	if (!rc)
+		rc = load_capture(c, sl, p, v, e);
+	return rc;
 }
 
+/* Poison d[0, bytes) for element size es (the tail that is not a whole
+ * element gets pz->p1). */
 static CUresult fill_poison(struct cu *c, CUdeviceptr d, uint64_t bytes, int es,
-			    const struct poison *pz)
+			    const struct runner_poison *pz)
 {
 	uint64_t n = bytes / (uint64_t)es;
 	CUresult r = CUDA_SUCCESS;
@@ -1033,7 +1084,7 @@ static CUresult fill_poison(struct cu *c, CUdeviceptr d, uint64_t bytes, int es,
 		r = (CUresult)cudaGetLastError();
 	}
 	if (!r && bytes % (uint64_t)es)
-		r = cuMemsetD8Async(d + n * (uint64_t)es, 0xFF, bytes % (uint64_t)es, c->stream);
+		r = cuMemsetD8Async(d + n * (uint64_t)es, pz->p1, bytes % (uint64_t)es, c->stream);
 	return r;
 }
 
@@ -1104,31 +1155,27 @@ static json_t *clocks_now(struct cu *c)
 	return json_incref(c->clocks);
 }
 
-static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *call,
-		   struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
+/* Call, step 1: fresh inputs, poison, canaries, the read-back head zeroed,
+ * the inputs' hash, L2 reset and flushed; all of it finished before the
+ * window, so that CUPTI then sees only the replay. */
+static int call_prepare(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
+			const struct runner_call *call, const struct runner_poison *pz,
+			struct ka_err *e)
 {
-	struct cu *c = (struct cu *)ctx;
-	struct cu_slot *sl = &c->slot[slot];
 	cudaStream_t cs = (cudaStream_t)c->stream;
-	uint64_t *stage = (uint64_t *)c->stage;
 	CUresult r;
-	double p0 = util_now(), p1 = 0, p3 = 0, p4 = 0;
-	/* 1. fresh inputs, poison, canaries, flush, the inputs' hash */
 	for (int k = 0; k < call->n_inputs; k++) {
 		const struct runner_input *in = &call->in[k];
-		int es = runner_dtype_size(s->dtype[k]);
-		unsigned long long n = es ? sl->buf[k].bytes / (uint64_t)es : 0;
+		unsigned long long n = (unsigned long long)runner_numel(s, k);
 		if (n)
 			ka_rt_gen<<<2048, 256, 0, cs>>>((unsigned char *)sl->buf[k].ptr, n, in->key,
 							s->dtype[k], in->kind, in->a, in->b, in->lo,
 							in->range);
 	}
-	struct poison pz = poison_of(call->poison);
 	for (int b = 0; b < sl->n_bufs; b++) {
 		struct cu_buf *bf = &sl->buf[b];
 		if (b >= call->n_inputs) {
-			int es = b < s->n_tensors ? runner_dtype_size(s->dtype[b]) : 4;
-			if ((r = fill_poison(c, bf->ptr, bf->bytes, es, &pz)))
+			if ((r = fill_poison(c, bf->ptr, bf->bytes, runner_elem_bytes(s, b), pz)))
 				return ka_err_set(e, "poison: %s", cu_err(r));
 		}
 		cuMemsetD8Async(bf->whole, RUNNER_CANARY_BYTE, RUNNER_CANARY_BYTES, c->stream);
@@ -1148,26 +1195,33 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 	if (!r && call->flush)
 		r = cuMemsetD32Async(c->flush, (unsigned)(call->poison & 0xFFFFFFFFu),
 				     c->flush_bytes / 4, c->stream);
-	/* Everything of ours done before the window: CUPTI then sees only it. */
 	if (!r)
 		r = cuStreamSynchronize(c->stream);
 	if (r)
 		return ka_err_set(e, "preparing the call: %s", cu_err(r));
-	p1 = util_now();
-	/* 2. the replay between two events, watched by CUPTI (a baseline that
-	 * cannot be captured runs natively between them). */
+	return 0;
+}
+
+/* Call, step 2: the replay between two events, watched by CUPTI (a baseline
+ * that cannot be captured runs natively between them). *w0 and *w1 get
+ * CUPTI's host timestamps around the window (0 without CUPTI). */
+static int call_replay(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
+		       const struct runner_call *call, uint64_t *w0, uint64_t *w1,
+		       struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
+{
+	CUresult r = CUDA_SUCCESS;
 	cupti_reset();
-	uint64_t w0 = 0, w1 = 0;
-	double span_ns = 0;
+	*w0 = *w1 = 0;
 	if (cupti.on)
-		cuptiGetTimestamp(&w0);
+		cuptiGetTimestamp(w0);
 	CUresult sr = window_run(c, sl->exec, sl, s, call->n_inputs, &r);
 	if (cupti.on)
-		cuptiGetTimestamp(&w1);
+		cuptiGetTimestamp(w1);
 	if (r || sr) {
 		v->fatal = sr != CUDA_SUCCESS;
-		return verdict(v, "runtime_fault", "%s: %s", r ? "launching the replay" : "the replay",
-			       cu_err(r ? r : sr));
+		return runner_verdict_set(v, "runtime_fault", "%s: %s",
+					  r ? "launching the replay" : "the replay",
+					  cu_err(r ? r : sr));
 	}
 	if (call->time) {
 		float ms = 0;
@@ -1176,69 +1230,74 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		res->has_time = true;
 		res->time_ns = (double)ms * 1e6;
 	}
-	p3 = util_now();
-	json_t *extra = json_object();
-	if (cupti.on) {
-		cuptiActivityFlushAll(0);
-		int n = 0, outside = 0, foreign = 0;
-		uint64_t first = UINT64_MAX, last = 0, busy = 0;
-		char names[4096] = "";
-		/* No kernel is exempt by name (a candidate could borrow any name):
-		 * the records were flushed right before the replay, and the runner
-		 * launches none of its own helpers until the next flush, so every
-		 * record here that did not end before the window belongs to the
-		 * replay. */
-		int earlier = 0;
-		int64_t outside_by = 0;
-		for (int i = 0; i < cupti.n; i++) {
-			struct krec *k = &cupti.rec[i];
-			/* Ended before the window opened: the runner's own work
-			 * before it (whose record the flush before the window had
-			 * not delivered yet), never this call's replay. */
-			if (k->end <= w0) {
-				earlier++;
-				continue;
-			}
-			n++;
-			/* Host timestamps bracket the window loosely; CUPTI's
-			 * normalisation of GPU time to them is good to a few
-			 * microseconds, hence the slack. The parent checks the
-			 * tight bound: the kernels' span within the events. */
-			int64_t by = (int64_t)w0 - (int64_t)k->start;
-			if ((int64_t)k->end - (int64_t)w1 > by)
-				by = (int64_t)k->end - (int64_t)w1;
-			if (by > outside_by)
-				outside_by = by;
-			if (by > CU_CUPTI_SLACK_NS)
-				outside++;
-			if (k->start < first)
-				first = k->start;
-			if (k->end > last)
-				last = k->end;
-			busy += k->end - k->start;
-			size_t l = strlen(names);
-			snprintf(names + l, sizeof names - l, "%s;", k->name);
-			if (!sl->native && !strstr(sl->signature, k->name))
-				foreign++;
+	return 0;
+}
+
+/* Call, step 3: what CUPTI saw of the window [w0, w1] (the reply's "cupti":
+ * docs/runner-protocol.md); *span_ns gets first start to last end. */
+static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, double *span_ns)
+{
+	cuptiActivityFlushAll(0);
+	int n = 0, outside = 0, foreign = 0;
+	uint64_t first = UINT64_MAX, last = 0, busy = 0;
+	char names[4096] = "";
+	/* No kernel is exempt by name (a candidate could borrow any name):
+	 * the records were flushed right before the replay, and the runner
+	 * launches none of its own helpers until the next flush, so every
+	 * record here that did not end before the window belongs to the
+	 * replay. */
+	int earlier = 0;
+	int64_t outside_by = 0;
+	for (int i = 0; i < cupti.n; i++) {
+		const struct krec *k = &cupti.rec[i];
+		/* Ended before the window opened: the runner's own work
+		 * before it (whose record the flush before the window had
+		 * not delivered yet), never this call's replay. */
+		if (k->end <= w0) {
+			earlier++;
+			continue;
 		}
-		span_ns = n ? (double)(last - first) : 0.0;
-		json_object_set_new(extra, "cupti",
-				    json_pack("{s:i,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:b}", "kernels", n,
-					      "outside", outside, "outside_by_ns", (json_int_t)outside_by,
-					      "foreign", foreign, "earlier", earlier, "dropped",
-					      cupti.dropped,
-					      "span_ns", span_ns, "busy_ns",
-					      (double)busy, "signature_match",
-					      sl->native || !strcmp(names, sl->signature)));
+		n++;
+		/* Host timestamps bracket the window loosely; CUPTI's
+		 * normalisation of GPU time to them is good to a few
+		 * microseconds, hence the slack. The parent checks the
+		 * tight bound: the kernels' span within the events. */
+		int64_t by = (int64_t)w0 - (int64_t)k->start;
+		if ((int64_t)k->end - (int64_t)w1 > by)
+			by = (int64_t)k->end - (int64_t)w1;
+		if (by > outside_by)
+			outside_by = by;
+		if (by > CU_CUPTI_SLACK_NS)
+			outside++;
+		if (k->start < first)
+			first = k->start;
+		if (k->end > last)
+			last = k->end;
+		busy += k->end - k->start;
+		size_t l = strlen(names);
+		snprintf(names + l, sizeof names - l, "%s;", k->name);
+		if (!sl->native && !strstr(sl->signature, k->name))
+			foreign++;
 	}
-	if (call->time)
-		json_object_set_new(extra, "clocks", clocks_now(c));
-	res->extra = extra;
-	p4 = util_now();
-	/* 3. read back in one synchronisation: canaries (the whole padding
-	 * after each buffer too), the poison scan, the sampled elements
-	 * gathered on the device, the inputs' hash again. */
-	res->n_buffers = sl->n_bufs;
+	*span_ns = n ? (double)(last - first) : 0.0;
+	return json_pack("{s:i,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:b}", "kernels", n, "outside", outside,
+			 "outside_by_ns", (json_int_t)outside_by, "foreign", foreign, "earlier",
+			 earlier, "dropped", cupti.dropped, "span_ns", *span_ns, "busy_ns",
+			 (double)busy, "signature_match",
+			 sl->native || !strcmp(names, sl->signature));
+}
+
+/* Call, step 4: queue the read-back and wait for it, in one
+ * synchronisation: canaries (the whole padding after each buffer too), the
+ * poison scan, the sampled elements gathered on the device, the inputs'
+ * hash again, the scratch's head copied to the stage. gathered[j] gets the
+ * stage offset of output j's sampled elements. */
+static int call_read_back(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
+			  const struct runner_call *call, const struct runner_poison *pz,
+			  size_t *gathered, struct ka_err *e)
+{
+	cudaStream_t cs = (cudaStream_t)c->stream;
+	CUresult r = CUDA_SUCCESS;
 	for (int b = 0; b < sl->n_bufs && !r; b++) {
 		struct cu_buf *bf = &sl->buf[b];
 		unsigned long long *cnt = (unsigned long long *)head_at(c, CU_H_CANARY + b);
@@ -1249,12 +1308,12 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 						RUNNER_CANARY_BYTE, cnt);
 		r = (CUresult)cudaGetLastError();
 	}
-	size_t at = CU_HEAD_BYTES, gathered[RUNNER_MAX_TENSORS];
+	size_t at = CU_HEAD_BYTES;
 	for (int j = 0; j < call->n_outputs && !r; j++) {
 		int t = call->n_inputs + j;
-		int es = runner_dtype_size(s->dtype[t]);
-		unsigned long long ne = es ? sl->buf[t].bytes / (size_t)es : 0;
-		unsigned long long pv = es == 2 ? pz.p2 : es == 4 ? pz.p4 : pz.p8;
+		int es = runner_elem_bytes(s, t);
+		unsigned long long ne = (unsigned long long)runner_numel(s, t);
+		unsigned long long pv = runner_poison_value(pz, es);
 		if (ne) {
 			ka_rt_scan<<<1024, 256, 0, cs>>>((const unsigned char *)sl->buf[t].ptr, ne, es,
 							 s->dtype[t], pv,
@@ -1295,13 +1354,25 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		r = cuStreamSynchronize(c->stream);
 	if (r)
 		return ka_err_set(e, "reading the call back: %s", cu_err(r));
+	return 0;
+}
+
+/* Call, step 5: the result from the stage: canaries, hashes, what is left
+ * of the poison, and each output's blob (its sampled elements, or every
+ * element copied from the device). */
+static int call_results(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
+			const struct runner_call *call, const size_t *gathered,
+			struct runner_result *res, struct ka_err *e)
+{
+	const uint64_t *stage = (const uint64_t *)c->stage;
+	res->n_buffers = sl->n_bufs;
 	for (int b = 0; b < sl->n_bufs; b++)
 		res->canary_ok[b] = stage[CU_H_CANARY + b] == 0;
 	hash_finish(c, sl, call->n_inputs, CU_H_SUM0, CU_H_TAIL0, res->in_hash_before);
 	hash_finish(c, sl, call->n_inputs, CU_H_SUM1, CU_H_TAIL1, res->in_hash_after);
 	for (int j = 0; j < call->n_outputs; j++) {
 		int t = call->n_inputs + j;
-		int es = runner_dtype_size(s->dtype[t]);
+		int es = runner_elem_bytes(s, t);
 		res->unwritten[j] = (int64_t)stage[CU_H_UNW + j];
 		res->first_unwritten[j] = stage[CU_H_UNW + j] ? (int64_t)stage[CU_H_FIRST + j] : -1;
 		res->nonfinite[j] = (int64_t)stage[CU_H_NONFIN + j];
@@ -1317,6 +1388,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		/* Every element (the small check shapes). */
 		size_t n = (size_t)sl->buf[t].bytes;
 		uint8_t *h = (uint8_t *)xmalloc(n ? n : 1);
+		CUresult r;
 		if (n && (r = cuMemcpyDtoH(h, sl->buf[t].ptr, n))) {
 			free(h);
 			return ka_err_set(e, "reading output %d: %s", j, cu_err(r));
@@ -1324,11 +1396,41 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		res->blob[j] = h;
 		res->blob_len[j] = n;
 	}
+	return 0;
+}
+
+static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *call,
+		   struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
+{
+	struct cu *c = (struct cu *)ctx;
+	struct cu_slot *sl = &c->slot[slot];
+	struct runner_poison pz = runner_poison_of(call->poison);
+	double p0 = util_now(), p1, p3, p4, span_ns = 0;
+	if (call_prepare(c, sl, s, call, &pz, e))
+		return -1;
+	p1 = util_now();
+	uint64_t w0, w1;
+	int rc = call_replay(c, sl, s, call, &w0, &w1, res, v, e);
+	if (rc)
+		return rc;
+	p3 = util_now();
+	res->extra = json_object();
+	if (cupti.on)
+		json_object_set_new(res->extra, "cupti", call_cupti(sl, w0, w1, &span_ns));
+	if (call->time)
+		json_object_set_new(res->extra, "clocks", clocks_now(c));
+	p4 = util_now();
+	size_t gathered[RUNNER_MAX_TENSORS];
+	if (call_read_back(c, sl, s, call, &pz, gathered, e) ||
+	    call_results(c, sl, s, call, gathered, res, e))
+		return -1;
 	if (getenv("KA_RUNNER_PROFILE"))
-		fprintf(stderr, "ka-run-cuda: slot %d: prepare %.3f ms, replay %.3f ms, cupti %.3f ms, "
-				"read back %.3f ms, event %.3f us, span %.3f us\n", slot,
-			(p1 - p0) * 1e3, (p3 - p1) * 1e3, (p4 - p3) * 1e3, (util_now() - p4) * 1e3,
-			res->has_time ? res->time_ns * 1e-3 : 0.0, span_ns * 1e-3);
+		fprintf(stderr,
+			"ka-run-cuda: slot %d: prepare %.3f ms, replay %.3f ms, cupti %.3f ms, "
+			"read back %.3f ms, event %.3f us, span %.3f us\n",
+			slot, (p1 - p0) * 1e3, (p3 - p1) * 1e3, (p4 - p3) * 1e3,
+			(util_now() - p4) * 1e3, res->has_time ? res->time_ns * 1e-3 : 0.0,
+			span_ns * 1e-3);
 	return 0;
 }
 

@@ -18,7 +18,6 @@
 #include <CL/cl.h>
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,21 +351,6 @@ static int ocl_hello(void *ctx, json_t *d, struct ka_err *e)
 
 /* ---- load ---- */
 
-static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int verdict(struct runner_verdict *v, const char *kind, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	v->verdict = kind;
-	v->detail = s ? s : xstrdup(kind);
-	return 1;
-}
-
 /* Reject preprocessor features that read files on the runner's host:
  * #include, #import, #embed, __has_include. They cannot be produced by macro
  * expansion, so a scan of the identifiers outside comments and literals
@@ -434,16 +418,18 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 {
 	const char *bad = source_reads_files(p->sources[i]);
 	if (bad)
-		return verdict(v, "compile_error",
-			       "program %d uses '%s': the runner builds sources that read no "
-			       "files",
-			       i, bad);
+		return runner_verdict_set(
+			v, "compile_error",
+			"program %d uses '%s': the runner builds sources that read no "
+			"files",
+			i, bad);
 	char tok[PLAN_MAX_OPTIONS];
 	if (!clopts_allowed(p->options[i], tok, sizeof tok))
-		return verdict(v, "compile_error",
-			       "program %d: build option '%s' is not allowed (only -D, -U, "
-			       "-cl-*, -w, -Werror, -g)",
-			       i, tok);
+		return runner_verdict_set(
+			v, "compile_error",
+			"program %d: build option '%s' is not allowed (only -D, -U, "
+			"-cl-*, -w, -Werror, -g)",
+			i, tok);
 	cl_int err;
 	const char *src = p->sources[i];
 	sl->prog[i] = clCreateProgramWithSource(o->ctx, 1, &src, NULL, &err);
@@ -465,9 +451,9 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	const char *body = log ? log : "(no build log)";
 	size_t bl = strlen(body);
 	int cut = bl > RUNNER_MAX_LOG;
-	verdict(v, "compile_error", "program %d failed to build (%s):\n%.*s%s", i, cl_err_name(err),
-		(int)(cut ? RUNNER_MAX_LOG : bl), body,
-		cut ? "\n[build log truncated at 16 KiB]" : "");
+	runner_verdict_set(v, "compile_error", "program %d failed to build (%s):\n%.*s%s", i,
+			   cl_err_name(err), (int)(cut ? RUNNER_MAX_LOG : bl), body,
+			   cut ? "\n[build log truncated at 16 KiB]" : "");
 	free(log);
 	return 1;
 }
@@ -760,17 +746,18 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 	for (int i = 0; i < p->n_kernels; i++) {
 		const struct plan_kernel *pk = &p->kernels[i];
 		if (pk->program < 0 || pk->program >= p->n_programs)
-			return verdict(v, "launch_error", "kernels[%d] (%s) names no program", i,
-				       pk->name);
+			return runner_verdict_set(v, "launch_error",
+						  "kernels[%d] (%s) names no program", i, pk->name);
 		cl_int err;
 		sl->kern[i] = clCreateKernel(sl->prog[pk->program], pk->name, &err);
 		sl->n_kern = i + 1;
 		if (err == CL_INVALID_KERNEL_NAME)
-			return verdict(v, "compile_error", "no kernel named %s in program %d",
-				       pk->name, pk->program);
+			return runner_verdict_set(v, "compile_error",
+						  "no kernel named %s in program %d", pk->name,
+						  pk->program);
 		if (err)
-			return verdict(v, "compile_error", "clCreateKernel(%s): %s", pk->name,
-				       cl_err_name(err));
+			return runner_verdict_set(v, "compile_error", "clCreateKernel(%s): %s",
+						  pk->name, cl_err_name(err));
 	}
 	/* Buffers: tensors then workspaces, each between two canaries. */
 	uint64_t ws_sum = 0;
@@ -778,15 +765,17 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 		ws_sum += p->workspace[w];
 		if (o->max_alloc &&
 		    p->workspace[w] + 3 * (uint64_t)RUNNER_CANARY_BYTES > o->max_alloc)
-			return verdict(v, "launch_error",
-				       "workspace %d of %llu bytes is over the device's max "
-				       "allocation",
-				       w, (unsigned long long)p->workspace[w]);
+			return runner_verdict_set(
+				v, "launch_error",
+				"workspace %d of %llu bytes is over the device's max "
+				"allocation",
+				w, (unsigned long long)p->workspace[w]);
 	}
 	if (ws_sum > o->global_mem / 2)
-		return verdict(v, "launch_error",
-			       "workspaces of %llu bytes in all are over half the device memory",
-			       (unsigned long long)ws_sum);
+		return runner_verdict_set(
+			v, "launch_error",
+			"workspaces of %llu bytes in all are over half the device memory",
+			(unsigned long long)ws_sum);
 	for (int b = 0; b < s->n_tensors + p->n_workspaces; b++) {
 		uint64_t bytes = b < s->n_tensors ? s->bytes[b] : p->workspace[b - s->n_tensors];
 		sl->n_bufs = b + 1;
@@ -794,10 +783,11 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 			/* A workspace the device cannot hold (other slots hold memory
 			 * too) is the candidate's request failing, not the grader. */
 			if (b >= s->n_tensors)
-				return verdict(v, "launch_error",
-					       "workspace %d of %llu bytes cannot "
-					       "be allocated: %s",
-					       b - s->n_tensors, (unsigned long long)bytes, e->msg);
+				return runner_verdict_set(v, "launch_error",
+							  "workspace %d of %llu bytes cannot "
+							  "be allocated: %s",
+							  b - s->n_tensors,
+							  (unsigned long long)bytes, e->msg);
 			return -1;
 		}
 	}
@@ -816,20 +806,22 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 		switch (op->kind) {
 		case PLAN_OP_LAUNCH:
 			if (check_launch(o, sl, p, i, why, sizeof why))
-				return verdict(v, "launch_error", "ops[%d]: %s", i, why);
+				return runner_verdict_set(v, "launch_error", "ops[%d]: %s", i, why);
 			break;
 		case PLAN_OP_COPY:
 			if (op->src.buf == op->dst.buf && op->size &&
 			    op->src.offset < op->dst.offset + op->size &&
 			    op->dst.offset < op->src.offset + op->size)
-				return verdict(v, "launch_error",
-					       "ops[%d]: copy within buffer %d overlaps itself", i,
-					       op->dst.buf);
+				return runner_verdict_set(
+					v, "launch_error",
+					"ops[%d]: copy within buffer %d overlaps itself", i,
+					op->dst.buf);
 			break;
 		case PLAN_OP_FILL: break;
 		case PLAN_OP_SYMBOL:
-			return verdict(v, "launch_error",
-				       "ops[%d]: symbol copies exist only on the CUDA target", i);
+			return runner_verdict_set(
+				v, "launch_error",
+				"ops[%d]: symbol copies exist only on the CUDA target", i);
 		}
 	}
 	return 0;
@@ -837,33 +829,12 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 
 /* ---- call ---- */
 
-struct poison {
-	uint8_t p1;
-	uint16_t p2;
-	uint32_t p4;
-	uint64_t p8;
-};
-
-static struct poison poison_of(uint64_t seed)
-{
-	uint64_t m = util_mix64(seed);
-	struct poison p = {
-		.p1 = 0xFF,
-		.p2 = (uint16_t)(0x7E00u | (m & 0x1FFu)),
-		.p4 = 0x7FA00000u | (uint32_t)(m & 0x1FFFFFu),
-		.p8 = 0x7FF4000000000000ull | (m & 0xFFFFFFFFFFFull),
-	};
-	return p;
-}
-
 /* Fill [off, off+len) of mem with the poison of element size es (the tail
  * that is not a whole element gets bytes 0xFF). */
 static cl_int fill_poison(struct ocl *o, cl_mem mem, size_t off, uint64_t len, int es,
-			  const struct poison *pz)
+			  const struct runner_poison *pz)
 {
-	const void *pat = es == 8   ? (const void *)&pz->p8
-			  : es == 4 ? (const void *)&pz->p4
-				    : (const void *)&pz->p2;
+	const void *pat = runner_poison_bytes(pz, es);
 	uint64_t whole = len / (uint64_t)es * (uint64_t)es;
 	cl_int err = CL_SUCCESS;
 	if (whole)
@@ -942,7 +913,7 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 	cl_int err = CL_SUCCESS;
 	for (int i = 0; i < c->n_inputs && !err; i++) {
 		const struct runner_input *in = &c->in[i];
-		cl_ulong n = s->bytes[i] / (uint64_t)runner_dtype_size(s->dtype[i]);
+		cl_ulong n = (cl_ulong)runner_numel(s, i);
 		if (!n)
 			continue;
 		cl_ulong key = in->key, range = in->kind == KA_GEN_INT ? in->range : 1;
@@ -968,12 +939,12 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 	}
 	if (err)
 		return ka_err_set(e, "runner: generator launch: %s", cl_err_name(err));
-	struct poison pz = poison_of(c->poison);
+	struct runner_poison pz = runner_poison_of(c->poison);
 	const uint8_t canary = RUNNER_CANARY_BYTE;
 	for (int b = 0; b < sl->n_bufs && !err; b++) {
 		struct ocl_buf *bf = &sl->buf[b];
 		if (b >= c->n_inputs) {
-			int es = b < s->n_tensors ? runner_dtype_size(s->dtype[b]) : 4;
+			int es = runner_elem_bytes(s, b);
 			err = fill_poison(o, bf->whole, bf->pre, bf->bytes, es, &pz);
 		}
 		if (!err)
@@ -1054,9 +1025,10 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	cl_int fin = clFinish(o->q);
 	if (fin) {
 		v->fatal = true;
-		verdict(v, "runtime_fault", "clFinish after the call: %s", cl_err_name(fin));
+		runner_verdict_set(v, "runtime_fault", "clFinish after the call: %s",
+				   cl_err_name(fin));
 	} else if (err) {
-		verdict(v, "runtime_fault", "%s: %s", what, cl_err_name(err));
+		runner_verdict_set(v, "runtime_fault", "%s: %s", what, cl_err_name(err));
 	}
 	if (!fin && !err && c->time) {
 		cl_ulong t0 = 0, t1 = 0;
@@ -1070,7 +1042,8 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		res->has_time = true;
 		res->time_ns = t1 > t0 ? (double)(t1 - t0) : 0.0;
 		if (pe)
-			verdict(v, "runtime_fault", "profiling info: %s", cl_err_name(pe));
+			runner_verdict_set(v, "runtime_fault", "profiling info: %s",
+					   cl_err_name(pe));
 	}
 	if (first)
 		clReleaseEvent(first);
@@ -1122,13 +1095,11 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 			ok = can[b][j] == RUNNER_CANARY_BYTE;
 		res->canary_ok[b] = ok;
 	}
-	struct poison pz = poison_of(c->poison);
+	struct runner_poison pz = runner_poison_of(c->poison);
 	for (int k = 0; k < c->n_outputs; k++) {
-		int t = c->n_inputs + k, dt = s->dtype[t], es = runner_dtype_size(dt);
-		int64_t n = (int64_t)(s->bytes[t] / (uint64_t)es);
-		const void *pat = es == 8   ? (const void *)&pz.p8
-				  : es == 4 ? (const void *)&pz.p4
-					    : (const void *)&pz.p2;
+		int t = c->n_inputs + k, dt = s->dtype[t], es = runner_elem_bytes(s, t);
+		int64_t n = runner_numel(s, t);
+		const void *pat = runner_poison_bytes(&pz, es);
 		int64_t unw = 0, first_unw = -1, nonfin = 0;
 		for (int64_t j = 0; j < n; j++) {
 			const uint8_t *el = outs[k] + j * es;

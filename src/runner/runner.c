@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +19,62 @@
 #include "dtype.h"
 #include "proto.h"
 
-int runner_dtype_size(int dtype)
+int runner_elem_bytes(const struct runner_slot *s, int t)
 {
-	switch (dtype) {
-	case KA_DTYPE_FP32:
-	case KA_DTYPE_INT32: return 4;
-	case KA_DTYPE_FP16:
-	case KA_DTYPE_BF16: return 2;
-	case KA_DTYPE_FP64:
-	case KA_DTYPE_INT64: return 8;
-	default: return 0;
+	if (t >= s->n_tensors)
+		return 4;
+	return (int)dtype_size((enum ka_dtype)s->dtype[t]);
+}
+
+int64_t runner_numel(const struct runner_slot *s, int t)
+{
+	int es = runner_elem_bytes(s, t);
+	return es ? (int64_t)(s->bytes[t] / (uint64_t)es) : 0;
+}
+
+struct runner_poison runner_poison_of(uint64_t seed)
+{
+	uint64_t m = util_mix64(seed);
+	struct runner_poison p = {
+		.p1 = 0xFF,
+		.p2 = (uint16_t)(0x7E00u | (m & 0x1FFu)),
+		.p4 = 0x7FA00000u | (uint32_t)(m & 0x1FFFFFu),
+		.p8 = 0x7FF4000000000000ull | (m & 0xFFFFFFFFFFFull),
+	};
+	return p;
+}
+
+uint64_t runner_poison_value(const struct runner_poison *pz, int es)
+{
+	switch (es) {
+	case 1: return pz->p1;
+	case 2: return pz->p2;
+	case 4: return pz->p4;
+	default: return pz->p8;
 	}
+}
+
+const void *runner_poison_bytes(const struct runner_poison *pz, int es)
+{
+	switch (es) {
+	case 1: return &pz->p1;
+	case 2: return &pz->p2;
+	case 4: return &pz->p4;
+	default: return &pz->p8;
+	}
+}
+
+int runner_verdict_set(struct runner_verdict *v, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	v->verdict = kind;
+	v->detail = s ? s : xstrdup(kind);
+	return 1;
 }
 
 int runner_take_stdio(int *in_fd, int *out_fd, struct ka_err *e)
@@ -103,7 +149,7 @@ static int parse_tensors(json_t *req, struct runner_slot *s, struct ka_err *e)
 		if (!json_is_integer(b) || json_integer_value(b) < 0 ||
 		    (uint64_t)json_integer_value(b) > RUNNER_MAX_TENSOR_BYTES)
 			return ka_err_set(e, "load: tensors[%d].bytes missing or out of range", i);
-		if (!json_is_integer(d) || !runner_dtype_size((int)json_integer_value(d)))
+		if (!json_is_integer(d) || !dtype_size((enum ka_dtype)json_integer_value(d)))
 			return ka_err_set(e, "load: tensors[%d].dtype missing or unknown", i);
 		s->bytes[i] = (uint64_t)json_integer_value(b);
 		s->dtype[i] = (int)json_integer_value(d);
@@ -216,8 +262,7 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 	int64_t total = 0;
 	for (int o = 0; o < c->n_outputs; o++) {
 		json_t *l = json_array_get(smp, (size_t)o);
-		int t = c->n_inputs + o;
-		int64_t numel = (int64_t)(s->bytes[t] / (uint64_t)runner_dtype_size(s->dtype[t]));
+		int64_t numel = runner_numel(s, c->n_inputs + o);
 		if (json_is_object(l)) {
 			if (parse_runs(json_object_get(l, "runs"), numel, o, &total, c, e))
 				return -1;

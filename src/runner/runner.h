@@ -107,8 +107,43 @@ struct runner_engine {
 	void (*destroy)(void *ctx);
 };
 
-/* Bytes of one element of a dtype code, or 0 if the code is unknown. */
-int runner_dtype_size(int dtype);
+/* Bytes of one element of tensor t of slot s (its dtype's size, from
+ * src/common/dtype.h; load accepts no dtype outside that table). For a
+ * workspace (t >= s->n_tensors), which has no dtype, 4: workspaces are
+ * poisoned as 32-bit words. */
+int runner_elem_bytes(const struct runner_slot *s, int t);
+
+/* Elements of tensor t (t < s->n_tensors): its bytes over its element size. */
+int64_t runner_numel(const struct runner_slot *s, int t);
+
+/* The values that mark an output element as not written by the candidate:
+ * NaN patterns (with 9 to 44 bits of payload drawn from the call's seed,
+ * which a kernel never sees), one per element size; bytes of a
+ * buffer's tail that is not a whole element get p1. Every runner poisons
+ * outputs and workspaces with these, and counts what is left of them. */
+struct runner_poison {
+	uint8_t p1;
+	uint16_t p2;
+	uint32_t p4;
+	uint64_t p8;
+};
+
+/* The poison of one call, from its "poison" seed. */
+struct runner_poison runner_poison_of(uint64_t seed);
+
+/* The poison value for element size es (2, 4 or 8; 1 gives p1), as a
+ * 64-bit number, and a pointer to its bytes (host order, es bytes long;
+ * valid while pz is). */
+uint64_t runner_poison_value(const struct runner_poison *pz, int es);
+const void *runner_poison_bytes(const struct runner_poison *pz, int es);
+
+/* Fill v with a candidate-caused failure: verdict kind (a static string:
+ * "compile_error", "launch_error" or "runtime_fault") and a detail formatted
+ * from fmt (malloc'd; the request loop frees it). Returns 1, what engine
+ * functions return for a verdict, so that `return runner_verdict_set(...)`
+ * reads as the outcome. */
+int runner_verdict_set(struct runner_verdict *v, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Serve requests from in_fd, reply on out_fd, until "quit" or EOF on in_fd.
  * Returns the process exit status: 0 after quit/EOF, 3 after a fatal verdict

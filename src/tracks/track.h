@@ -1,4 +1,4 @@
-/* track.h: the tracks behind `ka --track NAME` (BRIEF section 1). Each track
+/* track.h: the tracks behind `ka --track NAME` (README, "What it does"). Each track
  * is a run over the task bank that ends in out/scorecard.json. This version
  * has track 1, capability: k one-shot samples a task from a model, graded,
  * scored (docs/capability.md). The other tracks are named here so that

@@ -46,7 +46,7 @@ static void test_include_table(void)
 					     sizeof why);
 		if ((r == 0) != includes[i].ok)
 			printf("# include case %zu: got %d (%s)\n", i, r, why);
-		CHECK((r == 0) == includes[i].ok);
+		CHECK_EQ_INT((r == 0), includes[i].ok);
 	}
 }
 
@@ -55,8 +55,8 @@ static void test_include_policy(void)
 	static const char *const libs[] = {"cublas", NULL};
 	const char *s = "#include <cublas_v2.h>\n";
 	char why[256];
-	CHECK(cudac_check_includes(s, strlen(s), libs, why, sizeof why) == 0);
-	CHECK(cudac_check_includes(s, strlen(s), NULL, why, sizeof why) == -1);
+	CHECK_EQ_INT(cudac_check_includes(s, strlen(s), libs, why, sizeof why), 0);
+	CHECK_EQ_INT(cudac_check_includes(s, strlen(s), NULL, why, sizeof why), -1);
 	CHECK(strstr(why, "cublas_v2.h") != NULL);
 }
 
@@ -90,7 +90,7 @@ static void test_sym_table(void)
 	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
 		if (cudasym_classify(syms[i].name) != syms[i].kind)
 			printf("# %s: %d\n", syms[i].name, cudasym_classify(syms[i].name));
-		CHECK(cudasym_classify(syms[i].name) == syms[i].kind);
+		CHECK_EQ_INT(cudasym_classify(syms[i].name), syms[i].kind);
 	}
 	CHECK(libc_allow_has("memcpy"));
 	CHECK(libc_allow_has("expf"));
@@ -118,7 +118,7 @@ static void test_bad_arch(void)
 	o.arch = "sm_90a -o /etc/x";
 	struct cudac_result r;
 	struct ka_err e;
-	CHECK(cudac_compile(good, strlen(good), &o, &r, &e) == -1);
+	CHECK_EQ_INT(cudac_compile(good, strlen(good), &o, &r, &e), -1);
 	CHECK(strstr(e.msg, "architecture") != NULL);
 }
 
@@ -128,25 +128,25 @@ static void test_compile_error_and_cache(void)
 	struct cudac_result r;
 	struct ka_err e;
 	const char *bad = "__global__ void k( { }\n";
-	CHECK(cudac_compile(bad, strlen(bad), &o, &r, &e) == 0);
-	CHECK(r.verdict == VERDICT_COMPILE_ERROR);
+	CHECK_EQ_INT(cudac_compile(bad, strlen(bad), &o, &r, &e), 0);
+	CHECK_EQ_INT(r.verdict, VERDICT_COMPILE_ERROR);
 	CHECK(strstr(r.detail, "error") != NULL);
 	CHECK(!r.cached);
 	cudac_result_free(&r);
-	CHECK(cudac_compile(bad, strlen(bad), &o, &r, &e) == 0);
+	CHECK_EQ_INT(cudac_compile(bad, strlen(bad), &o, &r, &e), 0);
 	CHECK(r.verdict == VERDICT_COMPILE_ERROR && r.cached);
 	cudac_result_free(&r);
-	CHECK(cudac_compile(good, strlen(good), &o, &r, &e) == 0);
+	CHECK_EQ_INT(cudac_compile(good, strlen(good), &o, &r, &e), 0);
 	CHECK(r.verdict == VERDICT_OK && !r.cached && r.kernels.n == 1);
 	char *first = xstrdup(r.so_path);
 	cudac_result_free(&r);
-	CHECK(cudac_compile(good, strlen(good), &o, &r, &e) == 0);
+	CHECK_EQ_INT(cudac_compile(good, strlen(good), &o, &r, &e), 0);
 	CHECK(r.verdict == VERDICT_OK && r.cached && !strcmp(first, r.so_path));
 	free(first);
 	cudac_result_free(&r);
 	/* Another arch is another key. */
 	o.arch = "sm_80";
-	CHECK(cudac_compile(good, strlen(good), &o, &r, &e) == 0);
+	CHECK_EQ_INT(cudac_compile(good, strlen(good), &o, &r, &e), 0);
 	CHECK(r.verdict == VERDICT_OK && !r.cached && r.kernels.arch == 80);
 	cudac_result_free(&r);
 }
@@ -161,7 +161,7 @@ static void test_compile_many(void)
 	struct cudac_result r[3];
 	int rc[3];
 	struct ka_err e[3];
-	CHECK(cudac_compile_many(3, srcs, lens, &o, 2, r, rc, e) == 0);
+	CHECK_EQ_INT(cudac_compile_many(3, srcs, lens, &o, 2, r, rc, e), 0);
 	for (int i = 0; i < 3; i++) {
 		CHECK(rc[i] == 0 && r[i].verdict == VERDICT_OK);
 		cudac_result_free(&r[i]);
@@ -183,7 +183,7 @@ static void test_recorder_exports(void)
 	}
 	int rd = elf_dynsyms(rec, &l, &e);
 	free(rec);
-	CHECK(rd == 0);
+	CHECK_EQ_INT(rd, 0);
 #define CUDAC_T_(n) #n,
 	static const char *const want[] = {CUDASYM_RECORDER_EXPORTS(CUDAC_T_) NULL};
 	for (int i = 0; want[i]; i++) {

@@ -18,7 +18,7 @@ static void test_dynsyms_of_self(void)
 {
 	struct elf_symlist l;
 	struct ka_err e;
-	CHECK(elf_dynsyms("/proc/self/exe", &l, &e) == 0);
+	CHECK_EQ_INT(elf_dynsyms("/proc/self/exe", &l, &e), 0);
 	int malloc_undef = 0;
 	for (int i = 0; i < l.n; i++)
 		if (!strcmp(l.s[i].name, "malloc") && !l.s[i].defined && l.s[i].func)
@@ -32,12 +32,12 @@ static void test_section_of_self(void)
 	uint8_t *d = NULL;
 	size_t n = 0;
 	struct ka_err e;
-	CHECK(elf_section("/proc/self/exe", ".text", &d, &n, &e) == 0);
+	CHECK_EQ_INT(elf_section("/proc/self/exe", ".text", &d, &n, &e), 0);
 	CHECK(n > 1000);
 	free(d);
-	CHECK(elf_section("/proc/self/exe", ".nv_fatbin", &d, &n, &e) == -1);
+	CHECK_EQ_INT(elf_section("/proc/self/exe", ".nv_fatbin", &d, &n, &e), -1);
 	CHECK(strstr(e.msg, "no section .nv_fatbin") != NULL);
-	CHECK(elf_section("/nonexistent/x.so", ".text", &d, &n, &e) == -1);
+	CHECK_EQ_INT(elf_section("/nonexistent/x.so", ".text", &d, &n, &e), -1);
 }
 
 static void test_truncated(void)
@@ -46,11 +46,11 @@ static void test_truncated(void)
 	struct ka_err e;
 	struct elf_symlist l;
 	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
-		CHECK(elf_dynsyms_mem((const uint8_t *)self, cuts[i], &l, &e) == -1);
+		CHECK_EQ_INT(elf_dynsyms_mem((const uint8_t *)self, cuts[i], &l, &e), -1);
 	/* Section headers sit at the end of the file: any cut loses them. */
-	CHECK(elf_dynsyms_mem((const uint8_t *)self, self_len / 2, &l, &e) == -1);
-	CHECK(elf_dynsyms_mem((const uint8_t *)self, self_len - 1, &l, &e) == -1);
-	CHECK(elf_dynsyms_mem((const uint8_t *)self, self_len, &l, &e) == 0);
+	CHECK_EQ_INT(elf_dynsyms_mem((const uint8_t *)self, self_len / 2, &l, &e), -1);
+	CHECK_EQ_INT(elf_dynsyms_mem((const uint8_t *)self, self_len - 1, &l, &e), -1);
+	CHECK_EQ_INT(elf_dynsyms_mem((const uint8_t *)self, self_len, &l, &e), 0);
 	elf_symlist_free(&l);
 }
 
@@ -138,7 +138,7 @@ static void test_fatbin_corrupted(void)
 	size_t n = 0;
 	struct ka_err e;
 	struct elf_kernels ks;
-	CHECK(elf_section(compiled.so_path, ".nv_fatbin", &fb, &n, &e) == 0);
+	CHECK_EQ_INT(elf_section(compiled.so_path, ".nv_fatbin", &fb, &n, &e), 0);
 	for (size_t cut = 0; cut < n; cut += 97)
 		if (elf_fatbin_kernels(fb, cut, &ks, &e) == 0)
 			elf_kernels_free(&ks);
@@ -155,7 +155,7 @@ static void test_fatbin_corrupted(void)
 	}
 	memcpy(copy, fb, n);
 	copy[0] ^= 0xff;
-	CHECK(elf_fatbin_kernels(copy, n, &ks, &e) == -1);
+	CHECK_EQ_INT(elf_fatbin_kernels(copy, n, &ks, &e), -1);
 	CHECK(strstr(e.msg, "magic") != NULL);
 	free(copy);
 	free(fb);

@@ -48,8 +48,8 @@ static void test_expr_values(void)
 		if (rc || v != cases[i].want)
 			printf("# %s = %lld, want %lld\n", cases[i].text, (long long)v,
 			       (long long)cases[i].want);
-		CHECK(rc == 0);
-		CHECK(v == cases[i].want);
+		CHECK_EQ_INT(rc, 0);
+		CHECK_EQ_INT(v, cases[i].want);
 	}
 }
 
@@ -105,7 +105,7 @@ static void test_expr_eval_errors(void)
 		int64_t v = 0;
 		int rc = expr_eval(x, vals, &v, &e);
 		expr_free(x);
-		CHECK(rc == -1);
+		CHECK_EQ_INT(rc, -1);
 		CHECK_STR(e.msg, cases[i].msg);
 	}
 }

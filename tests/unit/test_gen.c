@@ -55,9 +55,9 @@ static void test_gen_golden_values(void)
 	struct ka_dist dn = {KA_DIST_NORMAL, 0.5, 2.0}, du = {KA_DIST_UNIFORM, -1.0, 3.0},
 		       di = {KA_DIST_INT, -5, 9};
 	struct gen_params pn, pu, pi;
-	CHECK(gen_params_of(&dn, &pn, NULL) == 0);
-	CHECK(gen_params_of(&du, &pu, NULL) == 0);
-	CHECK(gen_params_of(&di, &pi, NULL) == 0);
+	CHECK_EQ_INT(gen_params_of(&dn, &pn, NULL), 0);
+	CHECK_EQ_INT(gen_params_of(&du, &pu, NULL), 0);
+	CHECK_EQ_INT(gen_params_of(&di, &pi, NULL), 0);
 	float *f32 = xmalloc(GOLD_N * 4), *u32 = xmalloc(GOLD_N * 4);
 	uint16_t *h = xmalloc(GOLD_N * 2), *bf = xmalloc(GOLD_N * 2);
 	double *f64 = xmalloc(GOLD_N * 8);
@@ -168,7 +168,7 @@ static void test_gen_f16_edges(void)
 		uint16_t got = ka_f32_to_f16(u2f(cases[i].f));
 		if (got != cases[i].h)
 			printf("# f16(%08x) = %04x, want %04x\n", cases[i].f, got, cases[i].h);
-		CHECK(got == cases[i].h);
+		CHECK_EQ_UINT(got, cases[i].h);
 	}
 	static const struct {
 		uint16_t h;
@@ -179,7 +179,7 @@ static void test_gen_f16_edges(void)
 		{0xfc00u, 0xff800000u}, {0x8000u, 0x80000000u}, {0x8001u, 0xb3800000u},
 	};
 	for (size_t i = 0; i < sizeof back / sizeof *back; i++)
-		CHECK(f2u(ka_f16_to_f32(back[i].h)) == back[i].f);
+		CHECK_EQ_UINT(f2u(ka_f16_to_f32(back[i].h)), back[i].f);
 	CHECK(isnan(ka_f16_to_f32(0x7e00u)));
 }
 
@@ -205,9 +205,9 @@ static void test_gen_bf16_edges(void)
 		uint16_t got = ka_f32_to_bf16(u2f(cases[i].f));
 		if (got != cases[i].b)
 			printf("# bf16(%08x) = %04x, want %04x\n", cases[i].f, got, cases[i].b);
-		CHECK(got == cases[i].b);
+		CHECK_EQ_UINT(got, cases[i].b);
 	}
-	CHECK(f2u(ka_bf16_to_f32(0x3f81u)) == 0x3f810000u);
+	CHECK_EQ_UINT(f2u(ka_bf16_to_f32(0x3f81u)), 0x3f810000u);
 }
 
 static void test_gen_params(void)
@@ -269,17 +269,17 @@ static void test_gen_params(void)
 		struct ka_err e = {{0}};
 		int rc = gen_params_of(&cases[i].d, &p, &e);
 		if (cases[i].err) {
-			CHECK(rc == -1);
+			CHECK_EQ_INT(rc, -1);
 			CHECK_STR(e.msg, cases[i].err);
 			continue;
 		}
-		CHECK(rc == 0);
-		CHECK(p.kind == cases[i].kind);
+		CHECK_EQ_INT(rc, 0);
+		CHECK_EQ_INT(p.kind, cases[i].kind);
 		if (p.kind == KA_GEN_INT) {
 			CHECK(p.lo == cases[i].lo && p.range == cases[i].range);
 		} else {
-			CHECK(f2u(p.a) == f2u(cases[i].a));
-			CHECK(f2u(p.b) == f2u(cases[i].b));
+			CHECK_EQ_UINT(f2u(p.a), f2u(cases[i].a));
+			CHECK_EQ_UINT(f2u(p.b), f2u(cases[i].b));
 		}
 	}
 }
@@ -287,11 +287,11 @@ static void test_gen_params(void)
 static void test_gen_keys(void)
 {
 	struct ka_shape s = {{1031}}, s2 = {{1032}};
-	CHECK(gen_tensor_key(1, 0xdeadbeef, &s, 0, 0) == 0x819602a9b089ca19ULL);
-	CHECK(gen_tensor_key(1, 0xdeadbeef, &s, 1, 0) == 0x6449f8e2f7d36785ULL);
-	CHECK(gen_tensor_key(2, 0xdeadbeef, &s, 0, 0) == 0x3bc32f8cf3c8bdaeULL);
-	CHECK(gen_tensor_key(1, 0xdeadbeef, &s, 0, 1) == 0xef6602cfc2a2a5d6ULL);
-	CHECK(gen_tensor_key(1, 0xdeadbeef, &s2, 0, 0) == 0x2fe02310bfe77f4eULL);
+	CHECK_EQ_UINT(gen_tensor_key(1, 0xdeadbeef, &s, 0, 0), 0x819602a9b089ca19ULL);
+	CHECK_EQ_UINT(gen_tensor_key(1, 0xdeadbeef, &s, 1, 0), 0x6449f8e2f7d36785ULL);
+	CHECK_EQ_UINT(gen_tensor_key(2, 0xdeadbeef, &s, 0, 0), 0x3bc32f8cf3c8bdaeULL);
+	CHECK_EQ_UINT(gen_tensor_key(1, 0xdeadbeef, &s, 0, 1), 0xef6602cfc2a2a5d6ULL);
+	CHECK_EQ_UINT(gen_tensor_key(1, 0xdeadbeef, &s2, 0, 0), 0x2fe02310bfe77f4eULL);
 }
 
 /* ---- CPU against OpenCL (PoCL) -------------------------------------------- */
@@ -358,8 +358,8 @@ static void test_gen_cpu_vs_pocl(void)
 	}
 	free(cpu);
 	free(dev);
-	CHECK(runs == 18);
-	CHECK(mismatches == 0);
+	CHECK_EQ_INT(runs, 18);
+	CHECK_EQ_INT(mismatches, 0);
 }
 
 int main(void)

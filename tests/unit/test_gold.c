@@ -31,9 +31,9 @@ static void test_gold_full_add_scale(void)
 	struct ka_shape sh = {{1031}};
 	void *in[KA_MAX_TENSORS];
 	double *out[KA_MAX_TENSORS];
-	CHECK(gold_inputs_new(t, &sh, 5, 0, 0, in, &e) == 0);
-	CHECK(gold_outputs_new(t, &sh, 0, out, &e) == 0);
-	CHECK(gold_compute(g, &sh, in, out, NULL, 0, &e) == 0);
+	CHECK_EQ_INT(gold_inputs_new(t, &sh, 5, 0, 0, in, &e), 0);
+	CHECK_EQ_INT(gold_outputs_new(t, &sh, 0, out, &e), 0);
+	CHECK_EQ_INT(gold_compute(g, &sh, in, out, NULL, 0, &e), 0);
 	int bad = 0;
 	const float *x = in[0];
 	const uint16_t *y = in[1];
@@ -47,8 +47,8 @@ static void test_gold_full_add_scale(void)
 	gold_close(g);
 	task_free(t);
 	gold_close(NULL);
-	CHECK(bad == 0);
-	CHECK(rc == -1);
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(rc, -1);
 	CHECK_STR(e.msg, "gold: item 1031 is outside [0, 1031)");
 }
 
@@ -62,13 +62,13 @@ static void test_gold_sampled_equals_full(void)
 	struct ka_shape sh = {{5, 300, 33}};
 	void *in[KA_MAX_TENSORS];
 	double *full[KA_MAX_TENSORS], *part[KA_MAX_TENSORS];
-	CHECK(gold_inputs_new(t, &sh, 9, 0, 0, in, &e) == 0);
-	CHECK(gold_outputs_new(t, &sh, 0, full, &e) == 0);
-	CHECK(gold_outputs_new(t, &sh, 0, part, &e) == 0);
-	CHECK(gold_compute(g, &sh, in, full, NULL, 0, &e) == 0);
+	CHECK_EQ_INT(gold_inputs_new(t, &sh, 9, 0, 0, in, &e), 0);
+	CHECK_EQ_INT(gold_outputs_new(t, &sh, 0, full, &e), 0);
+	CHECK_EQ_INT(gold_outputs_new(t, &sh, 0, part, &e), 0);
+	CHECK_EQ_INT(gold_compute(g, &sh, in, full, NULL, 0, &e), 0);
 	int64_t *items = NULL, n = 0;
-	CHECK(gold_sample_items(t, &sh, 77, 100, &items, &n, &e) == 0);
-	CHECK(gold_compute(g, &sh, in, part, items, n, &e) == 0);
+	CHECK_EQ_INT(gold_sample_items(t, &sh, 77, 100, &items, &n, &e), 0);
+	CHECK_EQ_INT(gold_compute(g, &sh, in, part, items, n, &e), 0);
 	/* Owned elements (2 per item) match bit for bit; the rest stay 0. */
 	char *owned = xcalloc(3000, 1);
 	int bad = 0;
@@ -99,7 +99,7 @@ static void test_gold_sampled_equals_full(void)
 	gold_close(g);
 	task_free(t);
 	CHECK(n >= 100);
-	CHECK(bad == 0);
+	CHECK_EQ_INT(bad, 0);
 	CHECK(direct);
 }
 
@@ -122,8 +122,8 @@ static void test_gold_boundary_items(void)
 	 * spread items each), edges of dim 1 are columns m=0 and m=299 (5
 	 * items each, 4 shared with the rows): 128 + 6 = 134 items. */
 	struct ka_shape sh2 = {{5, 300, 33}};
-	CHECK(gold_sample_items(t2, &sh2, 1, 0, &v, &n, &e) == 0);
-	CHECK(n == 134);
+	CHECK_EQ_INT(gold_sample_items(t2, &sh2, 1, 0, &v, &n, &e), 0);
+	CHECK_EQ_INT(n, 134);
 	static const int64_t must[] = {0, 299, 300, 599, 600, 899, 900, 1199, 1200, 1499};
 	for (size_t i = 0; i < sizeof must / sizeof *must; i++)
 		CHECK(contains(v, n, must[i]));
@@ -133,9 +133,9 @@ static void test_gold_boundary_items(void)
 	free(v);
 	/* Random items are distinct, sorted, deterministic in the seed. */
 	int64_t *a = NULL, *b = NULL, *c = NULL, na, nb, nc;
-	CHECK(gold_sample_items(t2, &sh2, 42, 500, &a, &na, &e) == 0);
-	CHECK(gold_sample_items(t2, &sh2, 42, 500, &b, &nb, &e) == 0);
-	CHECK(gold_sample_items(t2, &sh2, 43, 500, &c, &nc, &e) == 0);
+	CHECK_EQ_INT(gold_sample_items(t2, &sh2, 42, 500, &a, &na, &e), 0);
+	CHECK_EQ_INT(gold_sample_items(t2, &sh2, 42, 500, &b, &nb, &e), 0);
+	CHECK_EQ_INT(gold_sample_items(t2, &sh2, 43, 500, &c, &nc, &e), 0);
 	int same = na == nb && !memcmp(a, b, (size_t)na * sizeof *a);
 	int differ = na != nc || memcmp(a, c, (size_t)na * sizeof *a);
 	int sorted = 1;
@@ -148,12 +148,12 @@ static void test_gold_boundary_items(void)
 	CHECK(same && differ && sorted);
 	/* 1-D: the boundary is the first and the last item. */
 	struct ka_shape sh1 = {{1031}};
-	CHECK(gold_sample_items(t1, &sh1, 1, 0, &v, &n, &e) == 0);
+	CHECK_EQ_INT(gold_sample_items(t1, &sh1, 1, 0, &v, &n, &e), 0);
 	CHECK(n == 2 && v[0] == 0 && v[1] == 1030);
 	free(v);
 	/* Asking for at least every item gives every item. */
 	struct ka_shape small = {{5}};
-	CHECK(gold_sample_items(t1, &small, 1, 5, &v, &n, &e) == 0);
+	CHECK_EQ_INT(gold_sample_items(t1, &small, 1, 5, &v, &n, &e), 0);
 	CHECK(n == 5 && v[0] == 0 && v[4] == 4);
 	free(v);
 	task_free(t1);
@@ -227,11 +227,11 @@ static void test_gold_lazy_equals_arrays(void)
 		if (bad != 0)
 			fprintf(stderr, "  %s: %lld differing outputs %s\n", dirs[i],
 				(long long)bad, e.msg);
-		CHECK(bad == 0);
+		CHECK_EQ_INT(bad, 0);
 	}
 	/* And at a benchmark shape (rows of 4096, a 1024^3 GEMM's rows). */
 	struct ka_err e = {{0}};
-	CHECK(lazy_vs_arrays("bank/public/L3/softmax_rows", 1, &e) == 0);
+	CHECK_EQ_INT(lazy_vs_arrays("bank/public/L3/softmax_rows", 1, &e), 0);
 }
 
 /* A task like tests/data/tasks_good/add_scale with ref.c replaced: written
@@ -278,11 +278,11 @@ static void test_gold_lazy_fallback(void)
 	struct ka_gen_src src[2];
 	memset(src, 0, sizeof src);
 	double *out[KA_MAX_TENSORS];
-	CHECK(gold_outputs_new(t, &sh, 0, out, &e) == 0);
+	CHECK_EQ_INT(gold_outputs_new(t, &sh, 0, out, &e), 0);
 	out[0][3] = 42;
 	int64_t items[1] = {3};
-	CHECK(gold_compute_lazy(g, &sh, src, out, items, 1, &e) == 1);
-	CHECK(out[0][3] == 42);
+	CHECK_EQ_INT(gold_compute_lazy(g, &sh, src, out, items, 1, &e), 1);
+	CHECK_NEAR(out[0][3], 42, 0);
 	gold_buffers_free((void **)out, t->n_outputs);
 	gold_close(g);
 	task_free(t);
@@ -313,7 +313,7 @@ static void test_gold_lazy_c_semantics(void)
 	task_free(t);
 	util_rmtree(dir);
 	free(dir);
-	CHECK(bad == 0);
+	CHECK_EQ_INT(bad, 0);
 }
 
 static void test_gold_npy_roundtrip(void)
@@ -325,10 +325,10 @@ static void test_gold_npy_roundtrip(void)
 	double d[6] = {1.5, -2, 3, 4, 5, 6.25};
 	int64_t dims[2] = {2, 3};
 	struct ka_err e = {{0}};
-	CHECK(npy_write(path, KA_DTYPE_FP64, 2, dims, d, &e) == 0);
+	CHECK_EQ_INT(npy_write(path, KA_DTYPE_FP64, 2, dims, d, &e), 0);
 	char *raw = NULL;
 	size_t len = 0;
-	CHECK(util_read_file(path, 1 << 20, &raw, &len, &e) == 0);
+	CHECK_EQ_INT(util_read_file(path, 1 << 20, &raw, &len, &e), 0);
 	/* 10 bytes of preamble + a 118-byte header ending in '\n' = 128. */
 	static const char hdr[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
 	int ok = len == 128 + 48 && !memcmp(raw, "\x93NUMPY\x01\x00\x76\x00", 10) &&
@@ -347,22 +347,22 @@ static void test_gold_npy_roundtrip(void)
 	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
 		int64_t one[1] = {7};
 		CHECK_STR(npy_descr(types[i].dt), types[i].descr);
-		CHECK(npy_write(path, types[i].dt, 1, one, buf, &e) == 0);
+		CHECK_EQ_INT(npy_write(path, types[i].dt, 1, one, buf, &e), 0);
 		struct npy_array a;
-		CHECK(npy_read(path, 1 << 20, &a, &e) == 0);
+		CHECK_EQ_INT(npy_read(path, 1 << 20, &a, &e), 0);
 		int same = a.dtype == types[i].dt && a.ndim == 1 && a.dims[0] == 7 &&
 			   a.numel == 7 && !memcmp(a.data, buf, 7 * dtype_size(types[i].dt));
 		npy_array_free(&a);
 		CHECK(same);
 	}
 	/* A scalar, and a file that is not .npy. */
-	CHECK(npy_write(path, KA_DTYPE_FP32, 0, NULL, buf, &e) == 0);
+	CHECK_EQ_INT(npy_write(path, KA_DTYPE_FP32, 0, NULL, buf, &e), 0);
 	struct npy_array a;
-	CHECK(npy_read(path, 1 << 20, &a, &e) == 0);
+	CHECK_EQ_INT(npy_read(path, 1 << 20, &a, &e), 0);
 	CHECK(a.ndim == 0 && a.numel == 1);
 	npy_array_free(&a);
-	CHECK(util_write_file(path, "hello", 5, &e) == 0);
-	CHECK(npy_read(path, 1 << 20, &a, &e) == -1);
+	CHECK_EQ_INT(util_write_file(path, "hello", 5, &e), 0);
+	CHECK_EQ_INT(npy_read(path, 1 << 20, &a, &e), -1);
 	char *want = xasprintf("%s: not a .npy file", path);
 	int msg_ok = !strcmp(e.msg, want);
 	free(want);

@@ -168,7 +168,7 @@ static void check_plan(const char *file, const char *json)
 {
 	struct plan p;
 	struct ka_err e;
-	CHECK(plan_read(json, strlen(json), &p, &e) == 0);
+	CHECK_EQ_INT(plan_read(json, strlen(json), &p, &e), 0);
 	int found = 0;
 	for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
 		if (strcmp(plans[i].file, file))
@@ -189,19 +189,19 @@ static void check_plan(const char *file, const char *json)
 		if (tmap_relocs != plans[i].tmap_relocs || p.n_tensormaps != plans[i].tensormaps)
 			printf("# %s: tensor maps %d, their relocations %d\n", file, p.n_tensormaps,
 			       tmap_relocs);
-		CHECK(tmap_relocs == plans[i].tmap_relocs);
-		CHECK(p.n_tensormaps == plans[i].tensormaps);
+		CHECK_EQ_INT(tmap_relocs, plans[i].tmap_relocs);
+		CHECK_EQ_INT(p.n_tensormaps, plans[i].tensormaps);
 		if (relocs != plans[i].relocs || p.status != plans[i].status)
 			printf("# %s: relocs %d status %d\n", file, relocs, p.status);
-		CHECK(relocs == plans[i].relocs);
-		CHECK(p.status == plans[i].status);
+		CHECK_EQ_INT(relocs, plans[i].relocs);
+		CHECK_EQ_INT(p.status, plans[i].status);
 		const struct plan_op *last = &p.ops[p.n_ops - 1];
 		CHECK(last->kind == PLAN_OP_LAUNCH);
 		CHECK(last->cluster[0] == plans[i].cluster0);
 		CHECK(last->smem == plans[i].smem);
-		CHECK(p.kernels[last->kernel].max_dynamic_smem == plans[i].max_dyn);
+		CHECK_EQ_INT(p.kernels[last->kernel].max_dynamic_smem, plans[i].max_dyn);
 		uint64_t sizes[3] = {4000, 4000, 4000};
-		CHECK(plan_check_refs(&p, 3, sizes, &e) == 0);
+		CHECK_EQ_INT(plan_check_refs(&p, 3, sizes, &e), 0);
 		if (!strcmp(file, "ok_tma.cu") && p.n_tensormaps == 2) {
 			/* What ka_launch asked for: 10 rows of 100 floats of x, then y. */
 			for (int t = 0; t < 2; t++) {
@@ -225,13 +225,13 @@ static void check_plan(const char *file, const char *json)
 			/* The plan's JSON form carries them through plan_write. */
 			char *again = plan_write(&p);
 			struct plan q;
-			CHECK(plan_read(again, strlen(again), &q, &e) == 0);
+			CHECK_EQ_INT(plan_read(again, strlen(again), &q, &e), 0);
 			CHECK(q.n_tensormaps == 2 && q.ops[q.n_ops - 1].args[1].n_tmaps == 1);
 			plan_free(&q);
 			free(again);
 			/* The runner's check with x one float short: map 0 is outside. */
 			uint64_t small[3] = {3996, 4000, 4000};
-			CHECK(plan_check_refs(&p, 3, small, &e) == -1);
+			CHECK_EQ_INT(plan_check_refs(&p, 3, small, &e), -1);
 			CHECK(strstr(e.msg, "tensormaps[0]") != NULL);
 		}
 	}
@@ -247,7 +247,7 @@ static void one_fixture(const char *file)
 	struct ka_err e;
 	int rd = util_read_file(path, CUDAC_MAX_SOURCE, &src, &len, &e);
 	free(path);
-	CHECK(rd == 0);
+	CHECK_EQ_INT(rd, 0);
 	char expect[64];
 	expect_of(src, expect, sizeof expect);
 	char *cache = xasprintf("%s/cache", work), *inc = xasprintf("%s/include", root);
@@ -259,7 +259,7 @@ static void one_fixture(const char *file)
 	free(inc);
 	if (rc)
 		printf("# %s: %s\n", file, e.msg);
-	CHECK(rc == 0);
+	CHECK_EQ_INT(rc, 0);
 	const char *got = verdict_name(r.verdict);
 	char detail[1024];
 	snprintf(detail, sizeof detail, "%.1000s", r.detail);

@@ -109,7 +109,7 @@ static void test_hello(void)
 {
 	json_t *d = NULL;
 	struct ka_err e;
-	CHECK(runclient_hello(rc, &d, &e) == 0);
+	CHECK_EQ_INT(runclient_hello(rc, &d, &e), 0);
 	CHECK(json_string_length(json_object_get(d, "name")) > 0);
 	json_decref(d);
 	const struct device_info *di = runclient_device(rc);
@@ -127,24 +127,24 @@ static void test_hello(void)
 static void test_affine_exact(void)
 {
 	struct run_status st;
-	CHECK(load(0, plan_of(SRC_AFFINE, "affine"), &st) == RUNCLIENT_OK);
+	CHECK_EQ_INT(load(0, plan_of(SRC_AFFINE, "affine"), &st), RUNCLIENT_OK);
 	uint64_t keys[2] = {0x0123456789abcdefULL, 0xfedcba9876543210ULL};
 	for (int c = 0; c < 2; c++) {
 		struct run_call_req q;
 		struct run_call_res res;
 		req_init(&q, 0, keys[c]);
-		CHECK(call(&q, &res, 30) == 0);
-		CHECK(res.status == RUNCLIENT_OK);
+		CHECK_EQ_INT(call(&q, &res, 30), 0);
+		CHECK_EQ_INT(res.status, RUNCLIENT_OK);
 		float x[N], y[N];
 		cpu_x(keys[c], x);
 		for (int i = 0; i < N; i++)
 			y[i] = 2.0f * x[i] + 1.0f;
-		CHECK(res.in_hash_before[0] == ka_hash_bytes(x, sizeof x));
-		CHECK(res.in_hash_after[0] == res.in_hash_before[0]);
-		CHECK(res.out_len[0] == sizeof y);
-		CHECK(memcmp(res.out[0], y, sizeof y) == 0);
+		CHECK_EQ_UINT(res.in_hash_before[0], ka_hash_bytes(x, sizeof x));
+		CHECK_EQ_UINT(res.in_hash_after[0], res.in_hash_before[0]);
+		CHECK_EQ_INT(res.out_len[0], sizeof y);
+		CHECK_EQ_INT(memcmp(res.out[0], y, sizeof y), 0);
 		CHECK(res.unwritten[0] == 0 && res.first_unwritten[0] == -1);
-		CHECK(res.nonfinite[0] == 0);
+		CHECK_EQ_INT(res.nonfinite[0], 0);
 		CHECK(res.n_buffers == 2 && res.canary_ok[0] && res.canary_ok[1]);
 		CHECK(!res.has_time);
 		run_call_res_free(&res);
@@ -158,8 +158,8 @@ static void test_timing(void)
 	req_init(&q, 0, 77);
 	q.time = 1;
 	q.flush = 1;
-	CHECK(call(&q, &res, 30) == 0);
-	CHECK(res.status == RUNCLIENT_OK);
+	CHECK_EQ_INT(call(&q, &res, 30), 0);
+	CHECK_EQ_INT(res.status, RUNCLIENT_OK);
 	CHECK(res.has_time && res.time_ns > 0);
 	CHECK(res.wall_s * 1e9 >= res.time_ns);
 	printf("# affine over %d floats: %.0f ns (wall %.3f ms with a %.0f MiB flush)\n", N,
@@ -187,15 +187,15 @@ static void test_sample(void)
 	q.sample = 1;
 	q.sample_idx[0] = idx;
 	q.n_sample[0] = 5;
-	CHECK(call(&q, &res, 30) == 0);
-	CHECK(res.status == RUNCLIENT_OK);
-	CHECK(res.out_len[0] == 5 * 4);
+	CHECK_EQ_INT(call(&q, &res, 30), 0);
+	CHECK_EQ_INT(res.status, RUNCLIENT_OK);
+	CHECK_EQ_INT(res.out_len[0], 5 * 4);
 	float x[N];
 	cpu_x(99, x);
 	for (int k = 0; k < 5; k++) {
 		float want = 2.0f * x[idx[k]] + 1.0f, got;
 		memcpy(&got, res.out[0] + 4 * k, 4);
-		CHECK(memcmp(&got, &want, 4) == 0);
+		CHECK_EQ_INT(memcmp(&got, &want, 4), 0);
 	}
 	run_call_res_free(&res);
 }
@@ -215,15 +215,15 @@ static void test_sample_runs(void)
 	q.sample = 1;
 	q.sample_idx[0] = idx;
 	q.n_sample[0] = 300;
-	CHECK(call(&q, &res, 30) == 0);
-	CHECK(res.status == RUNCLIENT_OK);
-	CHECK(res.out_len[0] == 300 * 4);
+	CHECK_EQ_INT(call(&q, &res, 30), 0);
+	CHECK_EQ_INT(res.status, RUNCLIENT_OK);
+	CHECK_EQ_INT(res.out_len[0], 300 * 4);
 	float x[N];
 	cpu_x(77, x);
 	for (int k = 0; k < 300; k++) {
 		float want = 2.0f * x[idx[k]] + 1.0f, got;
 		memcpy(&got, res.out[0] + 4 * k, 4);
-		CHECK(memcmp(&got, &want, 4) == 0);
+		CHECK_EQ_INT(memcmp(&got, &want, 4), 0);
 	}
 	run_call_res_free(&res);
 }
@@ -266,21 +266,21 @@ static void test_misbehaviours(void)
 		const struct misbehaviour *m = &MIS[t];
 		struct run_status st;
 		printf("# %s\n", m->name);
-		CHECK(load(2, plan_of(m->src, "k"), &st) == RUNCLIENT_OK);
+		CHECK_EQ_INT(load(2, plan_of(m->src, "k"), &st), RUNCLIENT_OK);
 		struct run_call_req q;
 		struct run_call_res res;
 		req_init(&q, 2, 1000 + t);
-		CHECK(call(&q, &res, 30) == 0);
-		CHECK(res.status == RUNCLIENT_OK);
+		CHECK_EQ_INT(call(&q, &res, 30), 0);
+		CHECK_EQ_INT(res.status, RUNCLIENT_OK);
 		CHECK(res.unwritten[0] == m->unwritten);
 		CHECK(res.first_unwritten[0] == m->first_unwritten);
 		CHECK(res.canary_ok[0] == m->canary_x);
 		CHECK(res.canary_ok[1] == m->canary_y);
 		CHECK((res.in_hash_after[0] != res.in_hash_before[0]) == m->input_changed);
 		if (!strcmp(m->name, "nonfinite"))
-			CHECK(res.nonfinite[0] == 3);
+			CHECK_EQ_INT(res.nonfinite[0], 3);
 		else
-			CHECK(res.nonfinite[0] == 0);
+			CHECK_EQ_INT(res.nonfinite[0], 0);
 		run_call_res_free(&res);
 	}
 }
@@ -342,10 +342,10 @@ static void test_load_verdicts(void)
 		if (!cases[i].verdict) {
 			if (s != RUNCLIENT_OK)
 				printf("# %s: %s\n", st.verdict, st.detail);
-			CHECK(s == RUNCLIENT_OK);
+			CHECK_EQ_INT(s, RUNCLIENT_OK);
 			continue;
 		}
-		CHECK(s == RUNCLIENT_VERDICT);
+		CHECK_EQ_INT(s, RUNCLIENT_VERDICT);
 		CHECK_STR(st.verdict, cases[i].verdict);
 		if (!strstr(st.detail, cases[i].detail))
 			printf("# detail: %.300s\n", st.detail);
@@ -356,7 +356,7 @@ static void test_load_verdicts(void)
 	struct run_call_res res;
 	struct ka_err e;
 	req_init(&q, 3, 1);
-	CHECK(runclient_call(rc, &q, &res, 10, &e) == -1);
+	CHECK_EQ_INT(runclient_call(rc, &q, &res, 10, &e), -1);
 	run_call_res_free(&res);
 }
 
@@ -426,7 +426,7 @@ static void test_generator_dtypes(void)
 				memcpy(host + 2 * i, &h, 2);
 			}
 		}
-		CHECK(res.in_hash_before[0] == ka_hash_bytes(host, (size_t)N * (size_t)es));
+		CHECK_EQ_UINT(res.in_hash_before[0], ka_hash_bytes(host, (size_t)N * (size_t)es));
 		run_call_res_free(&res);
 	}
 }
@@ -435,13 +435,13 @@ static void test_generator_dtypes(void)
 static void test_slots_interleaved(void)
 {
 	struct run_status st;
-	CHECK(load(1, plan_of(MIS[0].src, "k"), &st) == RUNCLIENT_OK);
+	CHECK_EQ_INT(load(1, plan_of(MIS[0].src, "k"), &st), RUNCLIENT_OK);
 	for (int c = 0; c < 4; c++) {
 		struct run_call_req q;
 		struct run_call_res res;
 		req_init(&q, c % 2, 500 + c);
 		CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-		CHECK(res.unwritten[0] == (c % 2 ? N - N / 2 : 0));
+		CHECK_EQ_INT(res.unwritten[0], (c % 2 ? N - N / 2 : 0));
 		run_call_res_free(&res);
 	}
 }
@@ -456,25 +456,25 @@ static void test_timeout_restart(void)
 		"  while (p[0] != 12345.0f) { }\n"
 		"  y[get_global_id(0)] = 0.0f; }\n";
 	struct run_status st;
-	CHECK(load(5, plan_of(SRC_HANG, "k"), &st) == RUNCLIENT_OK);
+	CHECK_EQ_INT(load(5, plan_of(SRC_HANG, "k"), &st), RUNCLIENT_OK);
 	int before = runclient_restarts(rc);
 	struct run_call_req q;
 	struct run_call_res res;
 	req_init(&q, 5, 4242);
 	double t0 = util_now();
-	CHECK(call(&q, &res, 2.0) == 0);
-	CHECK(res.status == RUNCLIENT_TIMEOUT);
+	CHECK_EQ_INT(call(&q, &res, 2.0), 0);
+	CHECK_EQ_INT(res.status, RUNCLIENT_TIMEOUT);
 	CHECK_STR(res.verdict, "timeout");
 	CHECK(util_now() - t0 < 10);
 	run_call_res_free(&res);
 	req_init(&q, 0, 4243);
-	CHECK(call(&q, &res, 30) == 0);
-	CHECK(res.status == RUNCLIENT_OK);
-	CHECK(runclient_restarts(rc) == before + 1);
+	CHECK_EQ_INT(call(&q, &res, 30), 0);
+	CHECK_EQ_INT(res.status, RUNCLIENT_OK);
+	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
 	float x[N];
 	cpu_x(4243, x);
 	float y0 = 2.0f * x[0] + 1.0f;
-	CHECK(memcmp(res.out[0], &y0, 4) == 0);
+	CHECK_EQ_INT(memcmp(res.out[0], &y0, 4), 0);
 	run_call_res_free(&res);
 }
 
@@ -488,21 +488,21 @@ static void test_death_restart(void)
 		"  if (get_global_id(0) == 0) *p = 1;\n"
 		"  if (get_global_id(0) < n) y[get_global_id(0)] = 0.0f; }\n";
 	struct run_status st;
-	CHECK(load(6, plan_of(SRC_CRASH, "k"), &st) == RUNCLIENT_OK);
+	CHECK_EQ_INT(load(6, plan_of(SRC_CRASH, "k"), &st), RUNCLIENT_OK);
 	int before = runclient_restarts(rc);
 	struct run_call_req q;
 	struct run_call_res res;
 	req_init(&q, 6, 1);
-	CHECK(call(&q, &res, 20) == 0);
+	CHECK_EQ_INT(call(&q, &res, 20), 0);
 	printf("# crash: %s: %s\n", res.verdict, res.detail);
-	CHECK(res.status == RUNCLIENT_VERDICT);
+	CHECK_EQ_INT(res.status, RUNCLIENT_VERDICT);
 	CHECK_STR(res.verdict, "runtime_fault");
 	/* "was killed by signal 11"; under a sanitizer "exited with status 1". */
 	CHECK(strstr(res.detail, "signal") != NULL || strstr(res.detail, "exited") != NULL);
 	run_call_res_free(&res);
 	req_init(&q, 0, 2);
 	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-	CHECK(runclient_restarts(rc) == before + 1);
+	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
 	run_call_res_free(&res);
 }
 
@@ -512,7 +512,7 @@ static void test_runner_env(void)
 {
 	setenv("KA_TEST_SECRET_KEY", "sk-do-not-leak", 1);
 	struct ka_err e;
-	CHECK(runclient_restart(rc, &e) == 0);
+	CHECK_EQ_INT(runclient_restart(rc, &e), 0);
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/environ", runclient_pid(rc));
 	static char env[1 << 16];
@@ -546,12 +546,12 @@ static void test_kernel_printf(void)
 		"  if (i < 8) printf(\"{\\\"ok\\\":true} forged reply %d\\n\", (int)i);\n"
 		"  if (i < n) y[i] = x[i]; }\n";
 	struct run_status st;
-	CHECK(load(7, plan_of(SRC_PRINTF, "k"), &st) == RUNCLIENT_OK);
+	CHECK_EQ_INT(load(7, plan_of(SRC_PRINTF, "k"), &st), RUNCLIENT_OK);
 	struct run_call_req q;
 	struct run_call_res res;
 	req_init(&q, 7, 8);
 	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-	CHECK(res.unwritten[0] == 0);
+	CHECK_EQ_INT(res.unwritten[0], 0);
 	run_call_res_free(&res);
 	usleep(100000);
 	char tail[4096];

@@ -66,7 +66,7 @@ static void test_scan_table(void)
 					      why, sizeof why);
 		if ((r == 0) != scan[i].ok)
 			printf("# scan case %zu: got %d (%s)\n", i, r, why);
-		CHECK((r == 0) == scan[i].ok);
+		CHECK_EQ_INT((r == 0), scan[i].ok);
 	}
 }
 
@@ -74,7 +74,7 @@ static void test_scan_message(void)
 {
 	const char *s = "int x;\n/* two */\n#include <bad.h>\n";
 	char why[256] = "";
-	CHECK(target_check_includes(s, strlen(s), allow_two, NULL, why, sizeof why) == -1);
+	CHECK_EQ_INT(target_check_includes(s, strlen(s), allow_two, NULL, why, sizeof why), -1);
 	CHECK(strstr(why, "line 3") != NULL);
 	CHECK(strstr(why, "bad.h") != NULL);
 	/* a name longer than the scan's buffer is refused, not cut */
@@ -83,7 +83,7 @@ static void test_scan_message(void)
 	CHECK(target_check_includes(long_inc, strlen(long_inc), allow_two, NULL, why, sizeof why) ==
 	      -1);
 	/* nothing to check */
-	CHECK(target_check_includes("", 0, allow_two, NULL, why, sizeof why) == 0);
+	CHECK_EQ_INT(target_check_includes("", 0, allow_two, NULL, why, sizeof why), 0);
 }
 
 /* The same source against each target's list. */
@@ -116,7 +116,7 @@ static void test_per_target_lists(void)
 		int c = cudac_check_includes(s, strlen(s), NULL, why, sizeof why);
 		if ((c == 0) != per_target[i].cuda_ok)
 			printf("# cuda case %zu: got %d (%s)\n", i, c, why);
-		CHECK((c == 0) == per_target[i].cuda_ok);
+		CHECK_EQ_INT((c == 0), per_target[i].cuda_ok);
 		struct target_compiled out;
 		CHECK(cl->compile(t, s, strlen(s), tmp, NULL, &out, &e) == 0);
 		int forbidden = out.verdict == VERDICT_FORBIDDEN;
@@ -146,8 +146,8 @@ static void test_deps(void)
 	char *w = xasprintf("%s/work", tmp);
 	char *c = xasprintf("%s/candidate.c", w);
 	char *d = xasprintf("%s/deps.d", w);
-	CHECK(util_mkdirs(w, &e) == 0);
-	CHECK(util_write_file(c, "int x;\n", 7, &e) == 0);
+	CHECK_EQ_INT(util_mkdirs(w, &e), 0);
+	CHECK_EQ_INT(util_write_file(c, "int x;\n", 7, &e), 0);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[512], why[256] = "";
 		const char *p = strstr(cases[i].deps, "{W}");
@@ -156,14 +156,14 @@ static void test_deps(void)
 				 cases[i].deps, w, p + 3);
 		else
 			snprintf(text, sizeof text, "%s", cases[i].deps);
-		CHECK(util_write_file(d, text, strlen(text), &e) == 0);
+		CHECK_EQ_INT(util_write_file(d, text, strlen(text), &e), 0);
 		int r = target_check_deps(d, w, sys, why, sizeof why);
 		if ((r == 0) != cases[i].ok)
 			printf("# deps case %zu: got %d (%s)\n", i, r, why);
-		CHECK((r == 0) == cases[i].ok);
+		CHECK_EQ_INT((r == 0), cases[i].ok);
 	}
 	char why[256];
-	CHECK(target_check_deps("/nonexistent/deps.d", w, sys, why, sizeof why) == -1);
+	CHECK_EQ_INT(target_check_deps("/nonexistent/deps.d", w, sys, why, sizeof why), -1);
 	free(w);
 	free(c);
 	free(d);
