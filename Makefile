@@ -74,7 +74,7 @@ PROGS += $(BUILD)/ka-run-cuda
 endif
 endif
 
-.PHONY: all test quick test-gpu san san-unit format format-check lint bench clean FORCE
+.PHONY: all test quick test-bank test-gpu san san-unit format format-check lint bench clean FORCE
 all: $(PROGS)
 
 # Rewritten only when the flags differ, so its time says when they changed.
@@ -146,12 +146,18 @@ test:
 	@$(call timed,lint,$(MAKE) --no-print-directory lint)
 	@$(call timed,quick tier (-Werror),$(MAKE) --no-print-directory $(JOBS) WERROR=-Werror quick)
 	@$(call timed,san-unit,$(MAKE) --no-print-directory $(JOBS) san-unit)
+	@$(call timed,bank tier,$(MAKE) --no-print-directory $(JOBS) WERROR=-Werror test-bank)
 timed = t0=$$(date +%s); $(2) || { echo "make test: $(1) failed"; exit 1; }; \
 	echo "make test: $(1) passed ($$(( $$(date +%s) - t0 ))s)"
 JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 
 quick: all $(TEST_BINS)
 	@BUILD=$(BUILD) tests/run.sh quick
+
+# Every task of bank/public: compiles, OpenCL solution ok on PoCL, CUDA
+# solution records (tests/bank/); the quick tier covers the starters only.
+test-bank: all
+	@BUILD=$(BUILD) KA_TEST_TIMEOUT=$${KA_TEST_TIMEOUT:-2400} tests/run.sh bank
 
 test-gpu: all $(TEST_BINS)
 	@BUILD=$(BUILD) tests/run.sh gpu

@@ -15,7 +15,6 @@
 #define KA_MAX_SHAPES 16
 #define KA_MAX_LIBS 8
 
-
 enum ka_dist_kind { KA_DIST_NORMAL, KA_DIST_UNIFORM, KA_DIST_INT };
 
 /* How an input's values are drawn (see docs/inputs.md). normal: a = mean,

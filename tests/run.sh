@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/run.sh TIER: run every test of a tier and print one closing line
 # "N passed, N failed, N skipped". TIER is quick (no GPU), unit (the quick
-# tier's unit binaries only: make san-unit) or gpu.
+# tier's unit binaries only: make san-unit), bank (tests/bank: every task of
+# bank/public, make test-bank) or gpu.
 # Each test (a unit binary in $BUILD/tests, or a script in tests/e2e or
 # tests/gpu) prints lines "PASS name", "FAIL name: why" or "SKIP name: why".
 #
@@ -42,15 +43,21 @@ SLOW_FIRST=(grade_cuda_record.sh starter_compile.sh grade_opencl.sh test_record_
 	track_capability.sh grade_dtypes.sh grade_lazy_gold.sh bank_validate.sh)
 
 case $tier in
-quick | unit) jobs=${KA_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)} ;;
+quick | unit | bank) jobs=${KA_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)} ;;
 gpu) jobs=${KA_TEST_JOBS:-1} ;;
-*) echo "usage: tests/run.sh quick|unit|gpu" >&2; exit 2 ;;
+*) echo "usage: tests/run.sh quick|unit|bank|gpu" >&2; exit 2 ;;
 esac
 case $jobs in '' | *[!0-9]* | 0) echo "tests/run.sh: KA_TEST_JOBS must be a positive integer, not '$jobs'" >&2; exit 2 ;; esac
 
 # The tier's tests: name<TAB>path (a unit binary, or a script run by bash).
 list() {
 	local t
+	if [ "$tier" = bank ]; then
+		for t in tests/bank/*.sh; do
+			[ -f "$t" ] && printf '%s\t%s\n' "$(basename "$t")" "$t"
+		done
+		return
+	fi
 	if [ "$tier" != gpu ]; then
 		for t in "$BUILD"/tests/test_*; do
 			[ -x "$t" ] && printf '%s\t%s\n' "$(basename "$t")" "$t"

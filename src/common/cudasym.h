@@ -10,7 +10,7 @@
 
 /* The recording CUDA runtime's exported API (the candidate may import these
  * and the recorder implements them). X(name) for each. */
-#define CUDASYM_RECORDER_EXPORTS(X)                                                                  \
+#define CUDASYM_RECORDER_EXPORTS(X)                                                                \
 	X(__cudaRegisterFatBinary)                                                                 \
 	X(__cudaRegisterFatBinaryEnd)                                                              \
 	X(__cudaUnregisterFatBinary)                                                               \
@@ -45,7 +45,7 @@
 
 /* C++ runtime symbols nvcc's host code and ordinary C++ need; the recorder
  * is linked with libstdc++, which provides them. */
-#define CUDASYM_CXX_RUNTIME(X)                                                                       \
+#define CUDASYM_CXX_RUNTIME(X)                                                                     \
 	X(__cxa_guard_acquire)                                                                     \
 	X(__cxa_guard_release)                                                                     \
 	X(__cxa_guard_abort)                                                                       \
@@ -68,7 +68,7 @@
 
 /* Sonames the candidate's object may need besides libc/libm (nvcc links the
  * host code with g++); the recorder is linked with them. */
-#define CUDASYM_LIBRARIES                                                                            \
+#define CUDASYM_LIBRARIES                                                                          \
 	{                                                                                          \
 		"libstdc++.so.6", "libgcc_s.so.1", NULL                                            \
 	}
@@ -76,10 +76,10 @@
 /* What a symbol name is to the CUDA target. */
 enum cudasym {
 	CUDASYM_PROVIDED,   /* the recorder exports it, or the C++ runtime */
-	CUDASYM_CUDA,	      /* CUDA runtime/driver API the recorder refuses: record_error */
+	CUDASYM_CUDA,	    /* CUDA runtime/driver API the recorder refuses: record_error */
 	CUDASYM_LIBRARY,    /* cuBLAS/cuBLASLt/cuDNN: allowed only by the task's policy */
 	CUDASYM_OTHER_CUDA, /* another CUDA library (cuFFT, cuRAND, NCCL, ...): forbidden */
-	CUDASYM_OTHER,      /* not CUDA: the libc/libm allow-list (libc_allow.h) decides */
+	CUDASYM_OTHER,	    /* not CUDA: the libc/libm allow-list (libc_allow.h) decides */
 };
 
 /* 1 if name is one of the NULL-terminated list (NULL list: 0). */

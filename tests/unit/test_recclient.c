@@ -178,8 +178,8 @@ static void test_harness_errors(void)
 	struct recclient_result r;
 	struct ka_err e = {{0}};
 	/* a missing recorder is the harness's failure, not a verdict */
-	CHECK(recclient_run("/nonexistent/ka-record-opencl", "/dev/null", g_request, 5, &p, &r, &e) ==
-	      -1);
+	CHECK(recclient_run("/nonexistent/ka-record-opencl", "/dev/null", g_request, 5, &p, &r,
+			    &e) == -1);
 	CHECK(strstr(e.msg, "/nonexistent/ka-record-opencl") != NULL);
 	/* so is a request for another target */
 	char so[512], cmd[1024];
@@ -250,7 +250,8 @@ static void test_request_json(void)
 	const char *names[] = {"N"};
 	int64_t values[] = {32};
 	struct ka_err e;
-	char *s = recclient_request_json("opencl", 1, 1, t, 1, names, values, "{\"name\":\"d\"}", &e);
+	char *s =
+		recclient_request_json("opencl", 1, 1, t, 1, names, values, "{\"name\":\"d\"}", &e);
 	CHECK(s != NULL);
 	CHECK_STR(s,
 		  "{\"target\":\"opencl\",\"n_inputs\":1,\"tensors\":[{\"name\":\"x\",\"dtype\":0,"
@@ -307,7 +308,8 @@ int main(void)
 			ka_test_any_failed = 1;
 	}
 	if (g_wall_n)
-		printf("# recorder overhead: %d recordings, mean %.1f ms, max %.1f ms (recclient_run "
+		printf("# recorder overhead: %d recordings, mean %.1f ms, max %.1f ms "
+		       "(recclient_run "
 		       "call to verdict, compile not included)\n",
 		       g_wall_n, 1000 * g_wall_sum / g_wall_n, 1000 * g_wall_max);
 	free(g_request);
