@@ -112,7 +112,7 @@ $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMO
 
 # ka-clc: trusted helper that builds OpenCL C source on the OpenCL platform
 # (PoCL here) and prints the build log: bank validation uses it.
-$(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c)
+$(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c)
 	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
 
 # The CUDA runner: CUDA C++ built by nvcc, linked against the driver (the

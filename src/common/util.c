@@ -22,10 +22,6 @@
 
 #include "jail.h"
 
-/* ka-clc links util.c without jail.c and never jails a child: the reference
- * is weak so that it links; util_run_child refuses a jail it cannot enter. */
-#pragma weak jail_enter
-
 int ka_err_set(struct ka_err *e, const char *fmt, ...)
 {
 	if (e) {
@@ -348,10 +344,6 @@ static void run_child_exec(char *const argv[], const struct util_run_opts *o, ch
 	}
 	if (o->jail) {
 		struct ka_err je = {{0}};
-		if (!jail_enter) {
-			dprintf(jail_fd, "jail: this program is built without the compiler jail");
-			_exit(127);
-		}
 		if (jail_enter(o->jail, &je)) {
 			dprintf(jail_fd, "%s", je.msg);
 			_exit(127);
@@ -414,6 +406,20 @@ static int run_wait(pid_t pid, struct run_stream *st, const struct util_run_opts
 	}
 }
 
+int util_which(const char *name, char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+	for (const char *p = path && *path ? path : "/usr/bin:/bin"; *p;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		if (n && snprintf(out, cap, "%.*s/%s", (int)n, p, name) < (int)cap &&
+		    access(out, X_OK) == 0)
+			return 0;
+		p += n + (c ? 1 : 0);
+	}
+	return -1;
+}
+
 int util_run_child(char *const argv[], const struct util_run_opts *o, struct util_run_result *r,
 		   struct ka_err *e)
 {
@@ -426,6 +432,20 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 		ka_err_set(e, "pipe: %s", strerror(errno));
 		goto fail;
 	}
+	/* A jailed child searches the jail's PATH, which may not hold the
+	 * program: find it on ours now (the jail binds its toolchain). */
+	char found[PATH_MAX];
+	char *const *av = argv;
+	char **jargv = NULL;
+	if (o->jail && !strchr(argv[0], '/') && util_which(argv[0], found, sizeof found) == 0) {
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		jargv = xmalloc((n + 1) * sizeof *jargv);
+		memcpy(jargv, argv, (n + 1) * sizeof *jargv);
+		jargv[0] = found;
+		av = jargv;
+	}
 	char **envp = run_env(o->env_add);
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -435,9 +455,10 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 		goto fail;
 	}
 	if (pid == 0)
-		run_child_exec(argv, o, envp, parent, po[1], o->merge_err ? po[1] : pe[1], pj[1]);
+		run_child_exec(av, o, envp, parent, po[1], o->merge_err ? po[1] : pe[1], pj[1]);
 	setpgid(pid, pid); /* also here: no window where kill(-pid) misses */
 	free(envp);
+	free(jargv);
 	close(po[1]);
 	if (pe[1] >= 0)
 		close(pe[1]);

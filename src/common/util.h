@@ -130,6 +130,10 @@ struct util_run_result {
 	int out_truncated, err_truncated; /* a capture went over its cap */
 };
 
+/* The first executable `name` on PATH (as execvp would find it) into out
+ * (cap bytes): 0, or -1 when there is none. */
+int util_which(const char *name, char *out, size_t cap);
+
 /* The one child-process runner. Runs argv (argv[0] a path or a name looked
  * up in PATH) in its own process group, with PR_SET_PDEATHSIG so the child
  * dies with this thread's process; reads stdout and stderr until both close
