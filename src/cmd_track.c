@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "procedure.h"
 #include "track.h"
 #include "util.h"
 
@@ -49,8 +50,8 @@ static void usage(FILE *f)
 	      "  --no-timing        correctness only (no speedups)\n"
 	      "  --quiet            no progress line, only the scorecard path\n"
 	      "  --verbose          one line per graded sample, and timing totals\n\n"
-	      "tracks: capability. Not available in this version: rsi, procedure, harness,\n"
-	      "frontier, controls.\n"
+	      "tracks: capability, procedure, controls (ka --track procedure --help). Not\n"
+	      "available in this version: rsi, harness, frontier.\n"
 	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
 	      "continue), 2 bad usage or bad input.\n",
 	      f);
@@ -70,6 +71,233 @@ static const char *parse_tier(const char *s, int *bad)
 		return "L3";
 	*bad = 1;
 	return NULL;
+}
+
+static void usage_procedure(FILE *f)
+{
+	fputs("usage: ka --track procedure --api-model SPEC [--rounds 5] [--budget 4]\n"
+	      "                [--mode prompt|strategies|full] [options]\n"
+	      "       ka --track controls --api-model SPEC [--budget 4] [--rsi-scorecard FILE]\n"
+	      "                [options]\n\n"
+	      "Track 3, procedure RSI: each round the self arm's procedure (a Lua script,\n"
+	      "a solver prompt, a strategy library and an archive of verified kernels)\n"
+	      "solves the train split, then the model rewrites it from the evidence; the\n"
+	      "frozen arm keeps round 0's procedure; Q = held-out mean C per arm and round,\n"
+	      "with task-level paired bootstrap CIs. The controls track runs best_of_k,\n"
+	      "self_refine and retrieval, frozen, at the same budget. Every unit of work is\n"
+	      "journaled in OUT/journal.sqlite: the same command continues a killed run\n"
+	      "(docs/procedures.md).\n\n"
+	      "options:\n"
+	      "  --api-model SPEC   the model (also --model; docs/models.md)\n"
+	      "  --rounds N         edit rounds (procedure; default 5)\n"
+	      "  --budget B         generations and checks per task per solve, the same for\n"
+	      "                     every arm and method (default 4); tokens: B x --max-tokens\n"
+	      "  --mode M           what an edit may change: prompt, strategies (default), full\n"
+	      "  --procedure DIR    round-0 procedure (default procedures/one_shot)\n"
+	      "  --procedures DIR   folder of the shipped procedures and edit.md\n"
+	      "                     (default procedures/)\n"
+	      "  --rsi-scorecard F  controls: a weight-RSI scorecard of the same model, for\n"
+	      "                     the recursion gain (else it is left empty)\n"
+	      "  --bank PATH        task bank, split train/held-out by task-name hash\n"
+	      "                     (default bank/public)\n"
+	      "  --train-pct P      percent of --bank that is train (default 50)\n"
+	      "  --train BANK --heldout BANK   two banks instead (a task in both is refused)\n"
+	      "  --tier T           L1|easy, L2|medium, L3|hard or all (default all)\n"
+	      "  --target T         cuda, opencl or auto (default auto)\n"
+	      "  --out DIR          output folder (default out)\n"
+	      "  --fresh            discard an earlier run in DIR\n"
+	      "  --gpu N            CUDA device to grade on (default 0)\n"
+	      "  --platform SUBSTR  OpenCL platform (default: the first that works)\n"
+	      "  --seed N, --temperature X, --max-tokens N, --prices FILE, --model-kind K\n"
+	      "  --lua-seconds S    wall-clock cap of one procedure solve (default 600)\n"
+	      "  --max-seconds S, --min-samples N, --max-samples N, --no-timing   grader\n"
+	      "  --quiet, --verbose\n"
+	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
+	      "continue), 2 bad usage or bad input.\n",
+	      f);
+}
+
+static int run_procedure(int argc, char **argv, int controls)
+{
+	static const struct option opts[] = {
+		{"api-model", required_argument, 0, 'm'},
+		{"model", required_argument, 0, 'm'},
+		{"model-kind", required_argument, 0, 'K'},
+		{"rounds", required_argument, 0, 'R'},
+		{"budget", required_argument, 0, 'B'},
+		{"mode", required_argument, 0, 'M'},
+		{"procedure", required_argument, 0, 'p'},
+		{"procedures", required_argument, 0, 'D'},
+		{"rsi-scorecard", required_argument, 0, 'W'},
+		{"bank", required_argument, 0, 'b'},
+		{"train", required_argument, 0, 'A'},
+		{"heldout", required_argument, 0, 'H'},
+		{"train-pct", required_argument, 0, 'C'},
+		{"tier", required_argument, 0, 't'},
+		{"target", required_argument, 0, 'T'},
+		{"out", required_argument, 0, 'o'},
+		{"fresh", no_argument, 0, 'F'},
+		{"gpu", required_argument, 0, 'g'},
+		{"platform", required_argument, 0, 'P'},
+		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'e'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"prices", required_argument, 0, 'r'},
+		{"lua-seconds", required_argument, 0, 'L'},
+		{"max-seconds", required_argument, 0, 'X'},
+		{"min-samples", required_argument, 0, 'n'},
+		{"max-samples", required_argument, 0, 'N'},
+		{"no-timing", no_argument, 0, 'Z'},
+		{"quiet", no_argument, 0, 'q'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct procedure_opts o;
+	procedure_opts_default(&o);
+	int64_t v;
+	int bad, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': o.model = optarg; break;
+		case 'K':
+			if (strcmp(optarg, "open") && strcmp(optarg, "closed"))
+				return cli_usage_error(
+					CMD, "--model-kind must be open or closed, not '%s'",
+					optarg);
+			o.model_kind = optarg;
+			break;
+		case 'R':
+			if (cli_parse_i64(optarg, 1, 1000, &v))
+				return cli_usage_error(CMD, "--rounds: '%s' is not in 1..1000",
+						       optarg);
+			o.rounds = (int)v;
+			break;
+		case 'B':
+			if (cli_parse_i64(optarg, 1, 1000, &v))
+				return cli_usage_error(CMD, "--budget: '%s' is not in 1..1000",
+						       optarg);
+			o.budget = (int)v;
+			break;
+		case 'M':
+			if (!procedure_mode_known(optarg))
+				return cli_usage_error(
+					CMD, "--mode must be prompt, strategies or full, not '%s'",
+					optarg);
+			o.mode = optarg;
+			break;
+		case 'p': o.procedure = optarg; break;
+		case 'D': o.procedures = optarg; break;
+		case 'W': o.rsi_scorecard = optarg; break;
+		case 'b': o.bank = optarg; break;
+		case 'A': o.train = optarg; break;
+		case 'H': o.heldout = optarg; break;
+		case 'C':
+			if (cli_parse_i64(optarg, 1, 99, &v))
+				return cli_usage_error(CMD, "--train-pct: '%s' is not in 1..99",
+						       optarg);
+			o.train_pct = (int)v;
+			break;
+		case 't':
+			o.tier = parse_tier(optarg, &bad);
+			if (bad)
+				return cli_usage_error(
+					CMD,
+					"--tier: unknown tier '%s' (L1, L2, L3, easy, "
+					"medium, hard or all)",
+					optarg);
+			break;
+		case 'T':
+			if (strcmp(optarg, "cuda") && strcmp(optarg, "opencl") &&
+			    strcmp(optarg, "auto"))
+				return cli_usage_error(
+					CMD, "--target must be cuda, opencl or auto, not '%s'",
+					optarg);
+			o.target = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--out: empty folder name");
+			o.out = optarg;
+			break;
+		case 'F': o.fresh = 1; break;
+		case 'g':
+			if (cli_parse_i64(optarg, 0, 1023, &v))
+				return cli_usage_error(CMD, "--gpu: '%s' is not in 0..1023",
+						       optarg);
+			o.gpu = (int)v;
+			break;
+		case 'P': o.platform = optarg; break;
+		case 's':
+			if (cli_parse_i64(optarg, 0, INT64_MAX / 2, &v))
+				return cli_usage_error(
+					CMD, "--seed: '%s' is not a non-negative integer", optarg);
+			o.seed = v;
+			break;
+		case 'e':
+			if (cli_parse_double(optarg, &o.temperature) || o.temperature < 0 ||
+			    o.temperature > 2)
+				return cli_usage_error(CMD, "--temperature: '%s' is not in [0, 2]",
+						       optarg);
+			break;
+		case 'x':
+			if (cli_parse_i64(optarg, 1, 1000000, &v))
+				return cli_usage_error(
+					CMD, "--max-tokens: '%s' is not in 1..1000000", optarg);
+			o.max_tokens = (int)v;
+			break;
+		case 'r': o.prices = optarg; break;
+		case 'L':
+			if (cli_parse_double(optarg, &o.lua_wall_s) || !(o.lua_wall_s > 0) ||
+			    o.lua_wall_s > 86400)
+				return cli_usage_error(
+					CMD, "--lua-seconds: '%s' is not in (0, 86400]", optarg);
+			break;
+		case 'X':
+			if (cli_parse_double(optarg, &o.proto.max_seconds) ||
+			    !(o.proto.max_seconds > 0) || o.proto.max_seconds > 3600)
+				return cli_usage_error(
+					CMD, "--max-seconds: '%s' is not in (0, 3600]", optarg);
+			break;
+		case 'n':
+			if (cli_parse_i64(optarg, 1, 500, &v))
+				return cli_usage_error(CMD, "--min-samples: '%s' is not in 1..500",
+						       optarg);
+			o.proto.min_samples = (int)v;
+			break;
+		case 'N':
+			if (cli_parse_i64(optarg, 1, 100000, &v))
+				return cli_usage_error(
+					CMD, "--max-samples: '%s' is not in 1..100000", optarg);
+			o.proto.max_samples = (int)v;
+			break;
+		case 'Z': o.proto.timing = 0; break;
+		case 'q': o.quiet = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'h': usage_procedure(stdout); return KA_EXIT_OK;
+		default: return cli_bad_option(CMD, c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!o.model)
+		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	if (o.proto.min_samples > o.proto.max_samples)
+		return cli_usage_error(CMD, "--min-samples is above --max-samples");
+	if (!o.train != !o.heldout)
+		return cli_usage_error(CMD, "--train and --heldout go together");
+	if (o.train && o.bank)
+		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if (o.quiet && o.verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	if (controls && o.procedure)
+		return cli_usage_error(CMD, "--procedure is for the procedure track (controls "
+					    "run the shipped procedures; see --procedures)");
+	if (!controls && o.rsi_scorecard)
+		return cli_usage_error(CMD, "--rsi-scorecard is for the controls track");
+	return controls ? track_controls_run(&o) : track_procedure_run(&o);
 }
 
 static int run_capability(int argc, char **argv)
@@ -240,14 +468,18 @@ int cmd_track(int argc, char **argv)
 		name = argv[2];
 		first = 3;
 	}
-	int avail = track_available(name);
+	int proc = !strcmp(name, "procedure") || !strcmp(name, "procedure_rsi");
+	int ctrl = !strcmp(name, "controls");
+	int avail = proc || ctrl ? 1 : track_available(name);
 	if (avail < 0)
-		return cli_usage_error(CMD, "unknown track '%s' (this version has: capability)",
+		return cli_usage_error(CMD,
+				       "unknown track '%s' (this version has: capability, "
+				       "procedure, controls)",
 				       name);
 	if (avail == 0) {
 		fprintf(stderr,
 			"ka --track: the '%s' track is not available in this version of ka (this "
-			"version has: capability)\n",
+			"version has: capability, procedure, controls)\n",
 			name);
 		return KA_EXIT_USAGE;
 	}
@@ -257,7 +489,9 @@ int cmd_track(int argc, char **argv)
 	sub[0] = (char *)CMD;
 	for (int i = first; i < argc; i++)
 		sub[i - first + 1] = argv[i];
-	int rc = run_capability(n, sub);
+	int rc = proc	? run_procedure(n, sub, 0)
+		 : ctrl ? run_procedure(n, sub, 1)
+			: run_capability(n, sub);
 	free(sub);
 	return rc;
 }
