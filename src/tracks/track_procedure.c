@@ -468,10 +468,10 @@ static int pt_prepare(struct ptrack *t, const struct procedure_opts *o)
 static int pt_rounds(struct ptrack *t)
 {
 	for (int k = 0; k <= t->R; k++) {
-		procedure_hash(&t->cur, t->hash[k]);
 		if (save_version(t, "self", k, &t->cur) ||
 		    (k == 0 && save_version(t, "frozen", 0, &t->p0)))
 			return -1;
+		procedure_hash(&t->cur, t->hash[k]);
 		if (eval_heldout(t, k))
 			return -1;
 		say(t, "round %d: held-out evaluated (%d tasks)", k, t->nh);
