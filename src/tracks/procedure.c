@@ -266,9 +266,12 @@ static int budget_left(lua_State *L, const char *why)
 static int ka_generate(lua_State *L)
 {
 	struct solve_ctx *c = ctx_of(L);
-	const char *prompt = luaL_checkstring(L, 1);
+	size_t plen;
+	const char *prompt = luaL_checklstring(L, 1, &plen);
 	struct round_budget *u = &c->out->used;
 	const struct round_budget *a = &c->env->allow;
+	if (plen > PROCEDURE_TEXT_MAX)
+		return budget_left(L, "prompt over 1 MiB: not sent");
 	if (u->requests >= a->requests)
 		return budget_left(L, "budget spent: no generation left");
 	if (u->tokens >= a->tokens)
@@ -312,8 +315,11 @@ static int ka_extract(lua_State *L)
 static int ka_check(lua_State *L)
 {
 	struct solve_ctx *c = ctx_of(L);
-	const char *code = luaL_checkstring(L, 1);
+	size_t clen;
+	const char *code = luaL_checklstring(L, 1, &clen);
 	struct round_budget *u = &c->out->used;
+	if (clen > PROCEDURE_TEXT_MAX)
+		return budget_left(L, "code over 1 MiB: not checked");
 	if (u->checks >= c->env->allow.checks)
 		return budget_left(L, "budget spent: no check left");
 	struct round_grade g;
@@ -343,7 +349,10 @@ static int ka_check(lua_State *L)
 static int ka_submit(lua_State *L)
 {
 	struct solve_ctx *c = ctx_of(L);
-	const char *code = luaL_checkstring(L, 1);
+	size_t clen;
+	const char *code = luaL_checklstring(L, 1, &clen);
+	if (clen > PROCEDURE_TEXT_MAX)
+		return luaL_error(L, "ka.submit: code over 1 MiB");
 	free(c->out->submitted);
 	c->out->submitted = xasprintf("%s", code);
 	lua_pushboolean(L, 1);

@@ -34,6 +34,7 @@
 
 #define PROCEDURE_FILE_MAX ((size_t)64 << 10) /* bytes per procedure file */
 #define PROCEDURE_LOG_MAX ((size_t)64 << 10)
+#define PROCEDURE_TEXT_MAX ((size_t)1 << 20) /* a prompt, checked or submitted code */
 
 /* The files of one procedure version (each a NUL-terminated string). */
 struct procedure {
