@@ -296,13 +296,38 @@ static int do_edit(struct ptrack *t, int round, const char *evidence)
 	struct luabox_limits lim = {.instructions = r->o->lua_instructions,
 				    .memory = r->o->lua_memory,
 				    .wall_s = r->o->lua_wall_s < 10 ? r->o->lua_wall_s : 10};
-	if (procedure_apply_edit(&t->cur, rep.text, r->o->mode, &next, why, sizeof why) == 0) {
+	char dkey[ROUND_KEY_MAX];
+	round_key(dkey, sizeof dkey, round, "self", "dry", r->train.t[0]->name);
+	if (done) {
+		/* A decision already journaled stands: the edit is applied
+		 * again only when it was accepted, and nothing is re-run. */
+		accepted = json_is_true(json_object_get(done, "accepted"));
+		const char *jw = json_string_value(json_object_get(done, "reason"));
+		snprintf(why, sizeof why, "%s", jw ? jw : "rejected");
+		json_t *dry = NULL;
+		if (round_unit_get(r->d.j, dkey, &dry, &e) == 0) {
+			struct round_budget u;
+			procrun_used(dry, &u);
+			round_budget_add(&t->improve[round], &u);
+			json_decref(dry);
+		}
+		if (accepted) {
+			char w2[600];
+			if (procedure_apply_edit(&t->cur, rep.text, r->o->mode, &next, w2,
+						 sizeof w2)) {
+				procrun_fail(r, "%s: the journaled edit no longer applies: %s", key,
+					     w2);
+				goto out;
+			}
+			procedure_free(&t->cur);
+			t->cur = next;
+		}
+	} else if (procedure_apply_edit(&t->cur, rep.text, r->o->mode, &next, why, sizeof why) ==
+		   0) {
 		if (procedure_validate(&next, &lim, why, sizeof why) == 0) {
 			/* The dry run: the new version solves one train task
 			 * (journaled like any unit; its submission is not
 			 * graded). */
-			char dkey[ROUND_KEY_MAX];
-			round_key(dkey, sizeof dkey, round, "self", "dry", r->train.t[0]->name);
 			json_t *oc;
 			if (procrun_unit(r, dkey, round * 1000, &next, &r->train, 0, t->ar, t->n_ar,
 					 0, &oc, &e)) {
@@ -333,10 +358,6 @@ static int do_edit(struct ptrack *t, int round, const char *evidence)
 		snprintf(why, sizeof why, "rejected");
 	json_t *oc =
 		json_pack("{s:b,s:s}", "accepted", accepted, "reason", accepted ? "accepted" : why);
-	if (done && json_is_true(json_object_get(done, "accepted")) != accepted)
-		say(t, "warning: round %d's edit was %s before and is %s now", round,
-		    json_is_true(json_object_get(done, "accepted")) ? "accepted" : "rejected",
-		    accepted ? "accepted" : "rejected");
 	if (!done && round_unit_put(r->d.j, key, oc, &e)) {
 		procrun_fail(r, "%s", e.msg);
 		json_decref(oc);

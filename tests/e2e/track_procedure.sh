@@ -165,6 +165,10 @@ for want in "global 'os'" "global 'io'" "'require'" "'dump'" "instruction limit"
 done
 expect proc_escapes_all_rejected "$(jval "$tmp/esc/scorecard.json" 's["summary"]["edits_rejected"]')" 6
 expect proc_escape_nothing_touched "$([ -e /tmp/ka_escaped ] && echo touched || echo clean)" clean
+s3=$(stats)
+"$KA" --track procedure --model "$(M escaper)" --bank "$BANK" --rounds 6 --mode full "${KNOBS[@]}" --budget 1 --out "$tmp/esc" >/dev/null 2>&1
+expect proc_escaper_rerun_rc $? 0
+expect proc_escaper_rerun_sends_nothing "$(($(stats) - s3))" 0
 expect proc_escape_old_goes_on "$(jval "$tmp/esc/scorecard.json" 'len({r["procedure"] for r in s["rounds"] if r["arm"] == "self"})')" 1
 
 # ---- (e) controls --------------------------------------------------------------------
