@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "procedure.h"
 #include "track.h"
 #include "util.h"
 
@@ -49,8 +50,8 @@ static void usage(FILE *f)
 	      "  --no-timing        correctness only (no speedups)\n"
 	      "  --quiet            no progress line, only the scorecard path\n"
 	      "  --verbose          one line per graded sample, and timing totals\n\n"
-	      "tracks: capability. Not available in this version: rsi, procedure, harness,\n"
-	      "frontier, controls.\n"
+	      "tracks: capability, procedure, controls (ka --track procedure --help). Not\n"
+	      "available in this version: rsi, harness, frontier.\n"
 	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
 	      "continue), 2 bad usage or bad input.\n",
 	      f);
@@ -198,6 +199,201 @@ static int run_capability(int argc, char **argv)
 	return track_capability_run(&o);
 }
 
+static void usage_procedure(FILE *f)
+{
+	fputs("usage: ka --track procedure --api-model SPEC [--rounds 5] [--budget 4]\n"
+	      "                [--mode prompt|strategies|full] [options]\n"
+	      "       ka --track controls --api-model SPEC [--budget 4] [--rsi-scorecard FILE]\n"
+	      "                [options]\n\n"
+	      "Track 3, procedure RSI: each round the self arm's procedure (a Lua script,\n"
+	      "a solver prompt, a strategy library and an archive of verified kernels)\n"
+	      "solves the train split, then the model rewrites it from the evidence; the\n"
+	      "frozen arm keeps round 0's procedure; Q = held-out mean C per arm and round,\n"
+	      "with task-level paired bootstrap CIs. The controls track runs best_of_k,\n"
+	      "self_refine and retrieval, frozen, at the same budget. Every unit of work is\n"
+	      "journaled in OUT/journal.sqlite: the same command continues a killed run\n"
+	      "(docs/procedures.md).\n\n"
+	      "options:\n"
+	      "  --api-model SPEC   the model (also --model; docs/models.md)\n"
+	      "  --rounds N         edit rounds (procedure; default 5)\n"
+	      "  --budget B         generations and checks per task per solve, the same for\n"
+	      "                     every arm and method (default 4); tokens: B x --max-tokens\n"
+	      "  --mode M           what an edit may change: prompt, strategies (default), full\n"
+	      "  --procedure DIR    round-0 procedure (default procedures/one_shot)\n"
+	      "  --procedures DIR   folder of the shipped procedures and edit.md\n"
+	      "                     (default procedures/)\n"
+	      "  --rsi-scorecard F  controls: a weight-RSI scorecard of the same model, for\n"
+	      "                     the recursion gain (else it is left empty)\n"
+	      "  --bank PATH        task bank, split train/held-out by task-name hash\n"
+	      "                     (default bank/public)\n"
+	      "  --train-pct P      percent of --bank that is train (default 50)\n"
+	      "  --train BANK --heldout BANK   two banks instead (a task in both is refused)\n"
+	      "  --tier T           L1|easy, L2|medium, L3|hard or all (default all)\n"
+	      "  --target T         cuda, opencl or auto (default auto)\n"
+	      "  --out DIR          output folder (default out)\n"
+	      "  --fresh            discard an earlier run in DIR\n"
+	      "  --gpu N            CUDA device to grade on (default 0)\n"
+	      "  --platform SUBSTR  OpenCL platform (default: the first that works)\n"
+	      "  --seed N, --temperature X, --max-tokens N, --prices FILE, --model-kind K\n"
+	      "  --lua-seconds S    wall-clock cap of one procedure solve (default 600)\n"
+	      "  --max-seconds S, --min-samples N, --max-samples N, --no-timing   grader\n"
+	      "  --quiet, --verbose\n"
+	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
+	      "continue), 2 bad usage or bad input.\n",
+	      f);
+}
+
+/* One option of the procedure and controls tracks (getopt code c, value
+ * arg) into o: 0 or the exit code of a usage error, reported. */
+static int procedure_option(int c, const char *arg, struct procedure_opts *o)
+{
+	int64_t v = 0;
+	int bad, rc = 0;
+	switch (c) {
+	case 'm': o->model = arg; break;
+	case 'K':
+		if (strcmp(arg, "open") && strcmp(arg, "closed"))
+			return cli_usage_error(CMD, "--model-kind must be open or closed, not '%s'",
+					       arg);
+		o->model_kind = arg;
+		break;
+	case 'R':
+		if (!(rc = cli_opt_int(CMD, "--rounds", arg, 1, 1000, &v)))
+			o->rounds = (int)v;
+		break;
+	case 'B':
+		if (!(rc = cli_opt_int(CMD, "--budget", arg, 1, 1000, &v)))
+			o->budget = (int)v;
+		break;
+	case 'M':
+		if (!procedure_mode_known(arg))
+			return cli_usage_error(
+				CMD, "--mode must be prompt, strategies or full, not '%s'", arg);
+		o->mode = arg;
+		break;
+	case 'p': o->procedure = arg; break;
+	case 'D': o->procedures = arg; break;
+	case 'W': o->rsi_scorecard = arg; break;
+	case 'b': o->bank = arg; break;
+	case 'A': o->train = arg; break;
+	case 'H': o->heldout = arg; break;
+	case 'C':
+		if (!(rc = cli_opt_int(CMD, "--train-pct", arg, 1, 99, &v)))
+			o->train_pct = (int)v;
+		break;
+	case 't':
+		o->tier = parse_tier(arg, &bad);
+		if (bad)
+			return cli_usage_error(CMD,
+					       "--tier: unknown tier '%s' (L1, L2, L3, easy, "
+					       "medium, hard or all)",
+					       arg);
+		break;
+	case 'T':
+		if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "auto"))
+			return cli_usage_error(
+				CMD, "--target must be cuda, opencl or auto, not '%s'", arg);
+		o->target = arg;
+		break;
+	case 'o':
+		if (!*arg)
+			return cli_usage_error(CMD, "--out: empty folder name");
+		o->out = arg;
+		break;
+	case 'F': o->fresh = 1; break;
+	case 'g':
+		if (!(rc = cli_opt_int(CMD, "--gpu", arg, 0, 1023, &v)))
+			o->gpu = (int)v;
+		break;
+	case 'P': o->platform = arg; break;
+	case 's': rc = cli_opt_int(CMD, "--seed", arg, 0, INT64_MAX / 2, &o->seed); break;
+	case 'e': rc = cli_opt_double(CMD, "--temperature", arg, 0, 2, 0, &o->temperature); break;
+	case 'x':
+		if (!(rc = cli_opt_int(CMD, "--max-tokens", arg, 1, 1000000, &v)))
+			o->max_tokens = (int)v;
+		break;
+	case 'r': o->prices = arg; break;
+	case 'L':
+		rc = cli_opt_double(CMD, "--lua-seconds", arg, 0, 86400, 1, &o->lua_wall_s);
+		break;
+	CLI_PROTOCOL_CASES:
+		rc = cli_protocol_option(CMD, c, arg, &o->proto);
+		break;
+	case 'q': o->quiet = 1; break;
+	case 'v': o->verbose = 1; break;
+	}
+	return rc;
+}
+
+/* ka --track procedure / controls (controls = 1). */
+static int run_procedure(int argc, char **argv, int controls)
+{
+	static const struct option opts[] = {
+		{"api-model", required_argument, 0, 'm'},
+		{"model", required_argument, 0, 'm'},
+		{"model-kind", required_argument, 0, 'K'},
+		{"rounds", required_argument, 0, 'R'},
+		{"budget", required_argument, 0, 'B'},
+		{"mode", required_argument, 0, 'M'},
+		{"procedure", required_argument, 0, 'p'},
+		{"procedures", required_argument, 0, 'D'},
+		{"rsi-scorecard", required_argument, 0, 'W'},
+		{"bank", required_argument, 0, 'b'},
+		{"train", required_argument, 0, 'A'},
+		{"heldout", required_argument, 0, 'H'},
+		{"train-pct", required_argument, 0, 'C'},
+		{"tier", required_argument, 0, 't'},
+		{"target", required_argument, 0, 'T'},
+		{"out", required_argument, 0, 'o'},
+		{"fresh", no_argument, 0, 'F'},
+		{"gpu", required_argument, 0, 'g'},
+		{"platform", required_argument, 0, 'P'},
+		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'e'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"prices", required_argument, 0, 'r'},
+		{"lua-seconds", required_argument, 0, 'L'},
+		{"quiet", no_argument, 0, 'q'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
+		{0, 0, 0, 0},
+	};
+	struct procedure_opts o;
+	procedure_opts_default(&o);
+	optind = 1;
+	opterr = 0;
+	int c, rc;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage_procedure(stdout);
+			return KA_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		if ((rc = procedure_option(c, optarg, &o)))
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!o.model)
+		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	if ((rc = cli_protocol_check(CMD, &o.proto)))
+		return rc;
+	if (!o.train != !o.heldout)
+		return cli_usage_error(CMD, "--train and --heldout go together");
+	if (o.train && o.bank)
+		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if (o.quiet && o.verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	if (controls && o.procedure)
+		return cli_usage_error(CMD, "--procedure is for the procedure track (controls "
+					    "run the shipped procedures; see --procedures)");
+	if (!controls && o.rsi_scorecard)
+		return cli_usage_error(CMD, "--rsi-scorecard is for the controls track");
+	return controls ? track_controls_run(&o) : track_procedure_run(&o);
+}
+
 int cmd_track(int argc, char **argv)
 {
 	/* argv: ka --track NAME opts... or ka --track=NAME opts... */
@@ -217,14 +413,18 @@ int cmd_track(int argc, char **argv)
 		name = argv[2];
 		first = 3;
 	}
-	int avail = track_available(name);
+	int proc = !strcmp(name, "procedure") || !strcmp(name, "procedure_rsi");
+	int ctrl = !strcmp(name, "controls");
+	int avail = proc || ctrl ? 1 : track_available(name);
 	if (avail < 0)
-		return cli_usage_error(CMD, "unknown track '%s' (this version has: capability)",
+		return cli_usage_error(CMD,
+				       "unknown track '%s' (this version has: capability, "
+				       "procedure, controls)",
 				       name);
 	if (avail == 0)
 		return cli_bad_input(CMD,
 				     "the '%s' track is not available in this version of ka (this "
-				     "version has: capability)",
+				     "version has: capability, procedure, controls)",
 				     name);
 	/* Hand getopt an argv whose [0] names the command. */
 	int n = argc - first + 1;
@@ -232,7 +432,9 @@ int cmd_track(int argc, char **argv)
 	sub[0] = (char *)CMD;
 	for (int i = first; i < argc; i++)
 		sub[i - first + 1] = argv[i];
-	int rc = run_capability(n, sub);
+	int rc = proc	? run_procedure(n, sub, 0)
+		 : ctrl ? run_procedure(n, sub, 1)
+			: run_capability(n, sub);
 	free(sub);
 	return rc;
 }

@@ -715,12 +715,18 @@ static int check_summary(struct vctx *v, const json_t *sc, enum scorecard_track 
 		return -1;
 	if (t == SCORECARD_TRACK_CONTROLS) {
 		if (get_int(v, s, at, "budget", 1, 1, 1000000, NULL) ||
-		    get_figure(v, s, at, "weight_rsi_c", 1, 0, 0, 1) ||
+		    get_figure(v, s, at, "weight_rsi_c", 1, 1, 0, 1) ||
 		    get_figure(v, s, at, "best_of_k", 1, 0, 0, 1) ||
 		    get_figure(v, s, at, "self_refine", 1, 0, 0, 1) ||
 		    get_figure(v, s, at, "retrieval", 1, 0, 0, 1) ||
-		    get_figure(v, s, at, "recursion_gain", 1, 0, -1, 1))
+		    get_figure(v, s, at, "recursion_gain", 1, 1, -1, 1))
 			return -1;
+		/* Without a weight-RSI scorecard of the model there is no
+		 * recursion gain: both null, or neither. */
+		if (json_is_null(json_object_get(s, "weight_rsi_c")) !=
+		    json_is_null(json_object_get(s, "recursion_gain")))
+			return bad(v, at, "recursion_gain",
+				   "must be null exactly when weight_rsi_c is");
 		return 0;
 	}
 	if (get_int(v, s, at, "rounds", 1, 1, MAX_ROUNDS, NULL))
@@ -1155,6 +1161,8 @@ static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track 
 			best = fig_value(sum, "self_refine");
 		if (fig_value(sum, "retrieval") > best)
 			best = fig_value(sum, "retrieval");
+		if (json_is_null(json_object_get(sum, "weight_rsi_c")))
+			return 0;
 		struct metrics_figure want = {1, fig_value(sum, "weight_rsi_c") - best, 0, 0};
 		return cmp_figure(v, sum, "summary", "recursion_gain", &want, 1,
 				  "weight_rsi_c minus the best control");

@@ -20,7 +20,18 @@ request with the same fixture, prompt and seed gets R[min(i, last)]. Each R:
   huge_completion_bytes N (a completion of N bytes), truncate_bytes N (cut
   the JSON body after N bytes).
 Without a marker the completion echoes the request's parameters and holds one
-```cuda block. Usage: fakeserver.py [--port 0] [--fixtures DIR]
+```cuda block, except for the personas of the procedure track's tests,
+chosen by the model name (docs/procedures.md):
+  learner   solves a task (the bank's OpenCL solution, found by the
+            "# Task: NAME (" line) only when its strategy STRATEGY-ERF is in
+            the prompt, else writes code that does not compile; asked for a
+            procedure edit, it proposes that strategy only when the evidence
+            shows a FAILED task (or keeps it once it is there)
+  null      never solves a task; its edits change nothing that matters
+  escaper   never solves; its n-th edit is the n-th sandbox escape attempt
+            (os.execute, io.open, require, string.dump, an endless loop, a
+            10 GB table) as procedure.lua
+Usage: fakeserver.py [--port 0] [--fixtures DIR] [--bank DIR]
 [--exit-on-stdin-eof]; prints the port on its first line, then serves until
 killed (or until its stdin closes). Test tooling only: it
 trusts its input and binds 127.0.0.1.
@@ -61,6 +72,7 @@ class State:
         self.inflight = 0
         self.max_concurrent = 0
         self.by_protocol = {}
+        self.by_model = {}
         self.counters = {}
 
     def enter(self, proto):
@@ -210,7 +222,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_stats":
             with st.lock:
                 self.send(200, {"requests": st.requests, "max_concurrent": st.max_concurrent,
-                                "inflight": st.inflight, "by_protocol": st.by_protocol})
+                                "inflight": st.inflight, "by_protocol": st.by_protocol,
+                                "by_model": st.by_model})
         else:
             self.send(404, {"message": "not found"})
 
@@ -262,6 +275,13 @@ class Handler(BaseHTTPRequestHandler):
             return
         if model is None:
             model = json.loads(body).get("model", "")
+        with st.lock:
+            st.by_model[model] = st.by_model.get(model, 0) + 1
+        if model in PERSONAS:
+            text = PERSONAS[model](st, prompt)
+            usage = [max(1, len(prompt) // 4), max(1, len(text) // 4)]
+            self.send(200, success_body(proto, model, text, usage))
+            return
         fm = FIXTURE_RE.search(prompt)
         if not fm:
             text = ("model=%s seed=%s params=%s system=%d prompt=%s\n```cuda\n"
@@ -301,6 +321,82 @@ class Handler(BaseHTTPRequestHandler):
         self.send(status, out, headers)
 
 
+# ---- personas of the procedure track's tests ----------------------------------
+TASK_RE = re.compile(r"# Task: (\S+) \(")
+STRATEGY = "STRATEGY-ERF"
+EDIT_MARK = "# Procedure edit request"
+WRONG = "```c\n/* not yet */\nint ka_kernel_missing = ;\n```\n"
+ESCAPES = [
+    'function solve() os.execute("touch /tmp/ka_escaped") end\n',
+    'function solve() local f = io.open("/etc/passwd") ka.submit(f:read("a")) end\n',
+    'function solve() local s = require("socket") end\n',
+    'function solve() ka.submit(string.dump(solve)) end\n',
+    'function solve() while true do end end\n',
+    'function solve() local t = {} for i = 1, 10e9 do t[i] = i end end\n',
+]
+
+
+def solution_of(st, prompt):
+    m = TASK_RE.search(prompt)
+    if not m:
+        return None
+    path = st.solutions.get(m.group(1))
+    if not path:
+        return None
+    with open(path) as f:
+        return "Here is the kernel.\n```c\n" + f.read() + "```\n"
+
+
+def evidence_of(prompt):
+    i = prompt.find("## Evidence from this round")
+    return prompt[i:] if i >= 0 else ""
+
+
+def learner(st, prompt):
+    if EDIT_MARK in prompt:
+        if "FAILED" in evidence_of(prompt) or STRATEGY in prompt:
+            return ("I will add a strategy.\n=== file: strategies.md ===\n" + STRATEGY +
+                    ": compute the exact GELU with erf in fp32, one work item per "
+                    "element, guard the row and column bounds.\n=== end ===\n")
+        return "Nothing failed; no change."
+    if STRATEGY in prompt:
+        return solution_of(st, prompt) or WRONG
+    return WRONG
+
+
+def null(st, prompt):
+    if EDIT_MARK in prompt:
+        return ("=== file: strategies.md ===\nSTRATEGY-NOOP: be careful.\n=== end ===\n")
+    return WRONG
+
+
+def escaper(st, prompt):
+    if EDIT_MARK in prompt:
+        i = st.next_index(("escaper-edit",))
+        return ("=== file: procedure.lua ===\n" + ESCAPES[i % len(ESCAPES)] +
+                "=== end ===\n")
+    return WRONG
+
+
+PERSONAS = {"learner": learner, "null": null, "escaper": escaper}
+
+
+def scan_solutions(bank):
+    """task name -> its OpenCL solution file, for every task.json under bank."""
+    out = {}
+    for root, _, files in os.walk(bank):
+        if "task.json" in files:
+            try:
+                with open(os.path.join(root, "task.json")) as f:
+                    name = json.load(f)["name"]
+            except (OSError, ValueError, KeyError):
+                continue
+            sol = os.path.join(root, "solutions", "opencl.c")
+            if os.path.exists(sol):
+                out[name] = sol
+    return out
+
+
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 512
@@ -319,9 +415,13 @@ def main():
                     help="exit when stdin closes (so a crashed test leaves no server)")
     ap.add_argument("--fixtures", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "model"))
+    ap.add_argument("--bank", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "bank", "public"),
+        help="where the learner persona finds the tasks' OpenCL solutions")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args.fixtures)
+    srv.state.solutions = scan_solutions(args.bank)
     print(srv.server_address[1], flush=True)
     if args.exit_on_stdin_eof:
         def watch():

@@ -3,6 +3,8 @@
  * has track 1, capability: k one-shot samples a task from a model, graded,
  * scored (docs/capability.md). The other tracks are named here so that
  * `ka --track rsi` can say that they are not available in this version.
+ * Track 3 (procedure RSI) and the controls are declared below
+ * (track_procedure.c, track_controls.c; docs/procedures.md).
  *
  * The capability run is a pipeline: model requests in flight (model_run)
  * while earlier replies are graded by one worker thread per grade session
@@ -58,8 +60,53 @@ const char *track_resolve_target(const char *target);
  * model backend, bank or tier without tasks, a different run in out). */
 int track_capability_run(const struct capability_opts *o);
 
-/* Tracks this version knows by name (NULL-terminated); only "capability" is
- * available. */
+/* Settings of a procedure-RSI run (track 3) or a controls run; start from
+ * procedure_opts_default. Strings are borrowed. Tasks come from --train and
+ * --heldout banks, or both from one bank split by task-name hash
+ * (round.h). docs/procedures.md. */
+struct procedure_opts {
+	const char *model, *model_kind;
+	const char *bank;	     /* split by hash when train/heldout are not given */
+	const char *train, *heldout; /* two banks (both or neither) */
+	int train_pct;		     /* percent of the bank that is train, default 50 */
+	const char *tier;	     /* NULL = all */
+	const char *target;	     /* cuda, opencl, auto */
+	const char *out;	     /* default "out" */
+	const char *procedure;	     /* round-0 procedure folder (procedure track),
+				      * default procedures/one_shot */
+	const char *procedures;	     /* folder of the shipped procedures (controls),
+				      * default <data root>/procedures */
+	const char *mode;	     /* prompt, strategies (default), full */
+	const char *rsi_scorecard;   /* controls: a weight-RSI scorecard of the model */
+	const char *platform, *prices;
+	int gpu;    /* CUDA device to grade on */
+	int rounds; /* default 5 */
+	int budget; /* generations (and checks) per task per solve, default 4 */
+	int64_t seed;
+	double temperature;
+	int max_tokens;
+	double lua_wall_s; /* wall cap of one solve, default 600 */
+	uint64_t lua_instructions;
+	size_t lua_memory;
+	int quiet, verbose, fresh;
+	struct grade_protocol proto;
+};
+
+void procedure_opts_default(struct procedure_opts *o);
+
+/* Track 3: rounds of solve (train), edit, evaluate (held-out) for a self
+ * arm whose procedure the model rewrites and a frozen arm; writes
+ * OUT/scorecard.json (procedure_rsi), every procedure version under
+ * OUT/procedures/. Exit codes as track_capability_run. */
+int track_procedure_run(const struct procedure_opts *o);
+
+/* The non-recursive controls: best_of_k, self_refine and retrieval, frozen,
+ * at one budget on the held-out split; OUT/scorecard.json (controls). */
+int track_controls_run(const struct procedure_opts *o);
+
+/* Tracks this version knows by name (NULL-terminated). track_available
+ * (track_capability.c) says only "capability" is; cmd_track.c dispatches
+ * "procedure" and "controls" before asking it. */
 extern const char *const track_names[];
 
 /* 1 if name is a track this version can run, 0 if it is a known track that
