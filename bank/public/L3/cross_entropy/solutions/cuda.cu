@@ -23,7 +23,7 @@ __device__ __forceinline__ void merge(float &m, float &s, float m2, float s2)
 
 // Row logsumexp of xr[0 .. C), for the whole block: every thread gets it.
 // One read of the row: per-thread (max, sum) over float4s when aligned.
-__device__ float row_lse(const float *__restrict__ xr, long long C, float *red)
+static __device__ __forceinline__ float row_lse(const float *__restrict__ xr, long long C, float *red)
 {
 	float m = -INFINITY, s = 0.f;
 	bool vec = C % 4 == 0 && ((uintptr_t)xr & 15) == 0;
