@@ -368,6 +368,77 @@ def l2_extend_shim(np, Torch, F):
     Torch.bmm = staticmethod(np.matmul)
     F.normalize = staticmethod(normalize)
 
+# ---- L3 bank tasks (bank/public/L3): fp16/bf16 inputs and the torch functions
+# of attention and normalisation. A separate block: it wraps torch_shim()
+# above instead of editing it (draw() already handles fp16/bf16). -----------------------------------
+
+_torch_shim_base = torch_shim
+
+
+def torch_shim(np):
+    Torch, F = _torch_shim_base(np)
+
+    def sdpa(q, k, v, attn_mask=None, is_causal=False, scale=None, enable_gqa=False):
+        if enable_gqa and k.shape[-3] != q.shape[-3]:
+            g = q.shape[-3] // k.shape[-3]
+            k = np.repeat(k, g, axis=-3)
+            v = np.repeat(v, g, axis=-3)
+        sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+        s = (q @ np.swapaxes(k, -1, -2)) * sc
+        L, S = q.shape[-2], k.shape[-2]
+        keep = np.ones((L, S), dtype=bool)
+        if is_causal:
+            keep = np.tril(keep)
+        if attn_mask is not None:
+            keep = keep & np.asarray(attn_mask, dtype=bool)
+        s = np.where(keep, s, -np.inf)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)) @ v
+
+    def rms_norm(x, shape, weight=None, eps=1e-6):
+        axes = tuple(range(-len(shape), 0))
+        y = x / np.sqrt((x * x).mean(axis=axes, keepdims=True) + eps)
+        return y * (1 if weight is None else weight)
+
+    def group_norm(x, groups, weight=None, bias=None, eps=1e-5):
+        n, c = x.shape[0], x.shape[1]
+        g = x.reshape(n, groups, -1)
+        mu = g.mean(axis=-1, keepdims=True)
+        var = ((g - mu) ** 2).mean(axis=-1, keepdims=True)
+        y = ((g - mu) / np.sqrt(var + eps)).reshape(x.shape)
+        bshape = (1, c) + (1,) * (x.ndim - 2)
+        if weight is not None:
+            y = y * np.reshape(weight, bshape)
+        if bias is not None:
+            y = y + np.reshape(bias, bshape)
+        return y
+
+    def log_softmax(x, dim=-1):
+        m = x.max(axis=dim, keepdims=True)
+        return x - m - np.log(np.exp(x - m).sum(axis=dim, keepdims=True))
+
+    def cross_entropy(x, t, reduction="mean"):
+        lp = log_softmax(x, -1)
+        loss = -np.take_along_axis(lp, np.asarray(t, dtype=np.int64)[:, None], axis=1)[:, 0]
+        return loss if reduction == "none" else (loss.sum() if reduction == "sum" else loss.mean())
+
+    def ones(*shape, dtype=None, device=None):
+        return np.ones(shape, dtype=bool if dtype is bool else np.float64)
+
+    F.scaled_dot_product_attention = staticmethod(sdpa)
+    F.rms_norm = staticmethod(rms_norm)
+    F.group_norm = staticmethod(group_norm)
+    F.log_softmax = staticmethod(log_softmax)
+    F.cross_entropy = staticmethod(cross_entropy)
+    Torch.log_softmax = staticmethod(log_softmax)
+    Torch.cat = staticmethod(lambda ts, dim=0: np.concatenate(ts, axis=dim))
+    Torch.ones = staticmethod(ones)
+    Torch.tril = staticmethod(lambda m, diagonal=0: np.tril(m, diagonal))
+    Torch.triu = staticmethod(lambda m, diagonal=0: np.triu(m, diagonal))
+    Torch.bool = bool
+    Torch.rsqrt = staticmethod(lambda x: 1.0 / np.sqrt(x))
+    return Torch, F
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

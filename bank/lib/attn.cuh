@@ -1,0 +1,682 @@
+// attn.cuh: baseline kernels for the L3 tasks (norms, softmax-like rows and
+// attention), as PyTorch eager and torch.compile run them.
+//
+// Eager (one launch per op, intermediates in memory from ka_workspace):
+//   - attention written op by op, softmax((q @ k^T) * scale + mask) @ v:
+//     cuBLAS strided batched GEMM (cublasGemmStridedBatchedEx, fp16/bf16
+//     operands and output, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH: PyTorch's
+//     default, reduced-precision reductions allowed), then elementwise scale,
+//     masked_fill, row softmax (fp32 math, output in the input dtype) and the
+//     second GEMM; GQA's repeat_interleave and rotary's mul/neg/cat/add each
+//     one kernel;
+//   - norms as the ops PyTorch launches: one Welford kernel for layer_norm,
+//     moments + elementwise for group_norm, and RMS norm written out
+//     (cast, pow, mean, add eps, rsqrt, mul, cast, mul);
+// Compiled (what Inductor emits): one fused kernel per reduction with its
+//   epilogue (norms, log-softmax, cross-entropy), and for attention the two
+//   cuBLAS GEMMs around one fused scale + mask + softmax kernel.
+// Trusted code: it runs natively in the runner, not through the recorder.
+// Every kernel takes 64-bit sizes; grids are 1-D over rows or elements.
+#ifndef KA_BANK_ATTN_CUH
+#define KA_BANK_ATTN_CUH
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include "ka_kernel.h"
+
+namespace attn {
+
+static const int EW_THREADS = 256;  // elementwise kernels
+static const int ROW_THREADS = 256; // one block per row kernels
+static const size_t CUBLAS_WS_BYTES = 32u << 20;
+
+// ---- dtype helpers --------------------------------------------------------
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __device__ __forceinline__ T from_f(float v);
+template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v)
+{
+	return __float2bfloat16_rn(v);
+}
+template <class T> struct cuda_type;
+template <> struct cuda_type<__half> {
+	static const cudaDataType_t value = CUDA_R_16F;
+};
+template <> struct cuda_type<__nv_bfloat16> {
+	static const cudaDataType_t value = CUDA_R_16BF;
+};
+template <> struct cuda_type<float> {
+	static const cudaDataType_t value = CUDA_R_32F;
+};
+
+static inline unsigned ew_blocks(long long n)
+{
+	return (unsigned)((n + EW_THREADS - 1) / EW_THREADS);
+}
+
+// Bump allocator over one ka_workspace block: 256-byte aligned pieces.
+struct arena {
+	char *base;
+	size_t used, cap;
+	void *take(size_t bytes)
+	{
+		size_t b = (bytes + 255) / 256 * 256;
+		if (!base || used + b > cap)
+			return NULL;
+		void *p = base + used;
+		used += b;
+		return p;
+	}
+};
+// One workspace for the call: `bytes` of tensors plus cuBLAS's workspace
+// when with_blas. Returns false when ka_workspace refuses.
+static inline bool arena_open(arena *a, size_t bytes, bool with_blas)
+{
+	a->cap = bytes + 256 * 16 + (with_blas ? CUBLAS_WS_BYTES : 0);
+	a->base = (char *)ka_workspace(a->cap);
+	a->used = 0;
+	return a->base != NULL;
+}
+
+// ---- block reductions -------------------------------------------------------
+
+template <bool IS_MAX> __device__ __forceinline__ float warp_reduce(float v)
+{
+#pragma unroll
+	for (int o = 16; o > 0; o >>= 1) {
+		float u = __shfl_xor_sync(0xffffffffu, v, o);
+		v = IS_MAX ? fmaxf(v, u) : v + u;
+	}
+	return v;
+}
+
+// Block-wide max or sum over blockDim.x threads (a multiple of 32); every
+// thread gets the result. red: 32 floats of shared memory.
+template <bool IS_MAX> __device__ float block_reduce(float v, float *red)
+{
+	v = warp_reduce<IS_MAX>(v);
+	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+	__syncthreads();
+	if (lane == 0)
+		red[warp] = v;
+	__syncthreads();
+	v = lane < nw ? red[lane] : (IS_MAX ? -INFINITY : 0.f);
+	return warp_reduce<IS_MAX>(v);
+}
+
+// Welford (count, mean, m2) merge, as PyTorch's WelfordOps.
+struct welford {
+	float n, mean, m2;
+};
+__device__ __forceinline__ welford welford_merge(welford a, welford b)
+{
+	if (b.n == 0.f)
+		return a;
+	if (a.n == 0.f)
+		return b;
+	float n = a.n + b.n, d = b.mean - a.mean, f = b.n / n;
+	welford r;
+	r.n = n;
+	r.mean = a.mean + d * f;
+	r.m2 = a.m2 + b.m2 + d * d * a.n * f;
+	return r;
+}
+__device__ welford block_welford(welford w, welford *red)
+{
+	for (int o = 16; o > 0; o >>= 1) {
+		welford u;
+		u.n = __shfl_xor_sync(0xffffffffu, w.n, o);
+		u.mean = __shfl_xor_sync(0xffffffffu, w.mean, o);
+		u.m2 = __shfl_xor_sync(0xffffffffu, w.m2, o);
+		w = welford_merge(w, u);
+	}
+	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+	__syncthreads();
+	if (lane == 0)
+		red[warp] = w;
+	__syncthreads();
+	if (lane < nw)
+		w = red[lane];
+	else
+		w.n = w.mean = w.m2 = 0.f;
+	for (int o = 16; o > 0; o >>= 1) {
+		welford u;
+		u.n = __shfl_xor_sync(0xffffffffu, w.n, o);
+		u.mean = __shfl_xor_sync(0xffffffffu, w.mean, o);
+		u.m2 = __shfl_xor_sync(0xffffffffu, w.m2, o);
+		w = welford_merge(w, u);
+	}
+	return w;
+}
+
+// ---- norms --------------------------------------------------------------------
+
+// LayerNorm over rows of C (PyTorch's vectorized_layer_norm_kernel shape:
+// one block per row, Welford moments, then the affine write). y may alias
+// nothing. Also the compiled form (Inductor's persistent Welford reduction).
+template <class T>
+__global__ void layer_norm_rows(const T *__restrict__ x, const T *__restrict__ w,
+				const T *__restrict__ b, T *__restrict__ y, long long C, float eps)
+{
+	__shared__ welford red[32];
+	const T *xr = x + (long long)blockIdx.x * C;
+	T *yr = y + (long long)blockIdx.x * C;
+	welford s = {0.f, 0.f, 0.f};
+	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+		welford one = {1.f, to_f(xr[c]), 0.f};
+		s = welford_merge(s, one);
+	}
+	s = block_welford(s, red);
+	float rstd = rsqrtf(s.m2 / (float)C + eps);
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		yr[c] = from_f<T>((to_f(xr[c]) - s.mean) * rstd * to_f(w[c]) + to_f(b[c]));
+}
+
+// Per-row mean and rstd (RowwiseMomentsCUDAKernel): rows of length L.
+template <class T>
+__global__ void row_moments(const T *__restrict__ x, float *__restrict__ mean,
+			    float *__restrict__ rstd, long long L, float eps)
+{
+	__shared__ welford red[32];
+	const T *xr = x + (long long)blockIdx.x * L;
+	welford s = {0.f, 0.f, 0.f};
+	for (long long c = threadIdx.x; c < L; c += blockDim.x) {
+		welford one = {1.f, to_f(xr[c]), 0.f};
+		s = welford_merge(s, one);
+	}
+	s = block_welford(s, red);
+	if (threadIdx.x == 0) {
+		mean[blockIdx.x] = s.mean;
+		rstd[blockIdx.x] = rsqrtf(s.m2 / (float)L + eps);
+	}
+}
+
+// GroupNorm epilogue over x [N, G, CG, HW]: y = (x - mean[n,g]) * rstd[n,g] * w[c] + b[c].
+template <class T>
+__global__ void group_norm_apply(const T *__restrict__ x, const float *__restrict__ mean,
+				 const float *__restrict__ rstd, const T *__restrict__ w,
+				 const T *__restrict__ b, T *__restrict__ y, long long n,
+				 long long HW, long long C, long long CG)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	long long c = (i / HW) % C, ng = i / (HW * CG);
+	y[i] = from_f<T>((to_f(x[i]) - mean[ng]) * rstd[ng] * to_f(w[c]) + to_f(b[c]));
+}
+
+// Fused GroupNorm (compiled): one block per (n, g) group of L = CG * HW
+// contiguous elements: Welford, then the affine write.
+template <class T>
+__global__ void group_norm_fused(const T *__restrict__ x, const T *__restrict__ w,
+				 const T *__restrict__ b, T *__restrict__ y, long long L,
+				 long long HW, long long C, long long CG, float eps)
+{
+	__shared__ welford red[32];
+	long long base = (long long)blockIdx.x * L;
+	long long g = blockIdx.x % (C / CG);
+	welford s = {0.f, 0.f, 0.f};
+	for (long long i = threadIdx.x; i < L; i += blockDim.x) {
+		welford one = {1.f, to_f(x[base + i]), 0.f};
+		s = welford_merge(s, one);
+	}
+	s = block_welford(s, red);
+	float rstd = rsqrtf(s.m2 / (float)L + eps);
+	for (long long i = threadIdx.x; i < L; i += blockDim.x) {
+		long long c = g * CG + i / HW;
+		y[base + i] = from_f<T>((to_f(x[base + i]) - s.mean) * rstd * to_f(w[c]) + to_f(b[c]));
+	}
+}
+
+// Elementwise ops of the eager RMS norm and residual add.
+template <class TI, class TO>
+__global__ void ew_cast(const TI *__restrict__ a, TO *__restrict__ o, long long n)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = from_f<TO>(to_f(a[i]));
+}
+template <class T> __global__ void ew_square(const T *__restrict__ a, T *__restrict__ o, long long n)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		float v = to_f(a[i]);
+		o[i] = from_f<T>(v * v);
+	}
+}
+template <class T>
+__global__ void ew_add(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ o, long long n)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = from_f<T>(to_f(a[i]) + to_f(b[i]));
+}
+// o = rsqrt(a + eps) (eager runs add and rsqrt as two kernels: rsqrt_eps
+// with eps = 0 after an add_scalar).
+__global__ void ew_add_scalar(const float *__restrict__ a, float *__restrict__ o, long long n, float s)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = a[i] + s;
+}
+__global__ void ew_rsqrt(const float *__restrict__ a, float *__restrict__ o, long long n)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = rsqrtf(a[i]);
+}
+// o[r, c] = a[r, c] * s[r] (broadcast of a per-row scalar).
+template <class T>
+__global__ void ew_mul_rowscalar(const T *__restrict__ a, const float *__restrict__ s,
+				 T *__restrict__ o, long long n, long long C)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = from_f<T>(to_f(a[i]) * s[i / C]);
+}
+// o[r, c] = a[r, c] * v[c] (broadcast of a row vector).
+template <class T>
+__global__ void ew_mul_rowvec(const T *__restrict__ a, const T *__restrict__ v, T *__restrict__ o,
+			      long long n, long long C)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = from_f<T>(to_f(a[i]) * to_f(v[i % C]));
+}
+// Row mean (reduce_kernel along the last dim): out[r] = mean(a[r, :]), fp32 accumulation.
+template <class T>
+__global__ void row_mean(const T *__restrict__ a, float *__restrict__ out, long long C)
+{
+	__shared__ float red[32];
+	const T *ar = a + (long long)blockIdx.x * C;
+	float s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		s += to_f(ar[c]);
+	s = block_reduce<false>(s, red);
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = s / (float)C;
+}
+
+// Fused (optionally residual-add +) RMS norm, the compiled form: one block
+// per row; h = x (+ r), rounded to T as torch does; y = h * rsqrt(mean(h^2) +
+// eps) rounded to T, times w. h_out may be NULL (no residual output).
+template <class T>
+__global__ void rms_norm_fused(const T *__restrict__ x, const T *__restrict__ r,
+			       const T *__restrict__ w, T *__restrict__ h_out, T *__restrict__ y,
+			       long long C, float eps)
+{
+	__shared__ float red[32];
+	long long off = (long long)blockIdx.x * C;
+	float s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+		float h = to_f(x[off + c]);
+		if (r) {
+			h = to_f(from_f<T>(h + to_f(r[off + c])));
+			h_out[off + c] = from_f<T>(h);
+		}
+		s += h * h;
+	}
+	s = block_reduce<false>(s, red);
+	float rs = rsqrtf(s / (float)C + eps);
+	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+		float h = r ? to_f(h_out[off + c]) : to_f(x[off + c]);
+		y[off + c] = from_f<T>(to_f(from_f<T>(h * rs)) * to_f(w[c]));
+	}
+}
+
+// ---- log-softmax and cross-entropy ------------------------------------------
+
+// Eager log_softmax (cunn_SoftMaxForward with the LogSoftMax epilogue): block
+// per row, max pass, sum-of-exp pass, write x - max - log(sum).
+__global__ void log_softmax_rows(const float *__restrict__ x, float *__restrict__ y, long long C)
+{
+	__shared__ float red[32];
+	const float *xr = x + (long long)blockIdx.x * C;
+	float *yr = y + (long long)blockIdx.x * C;
+	float m = -INFINITY;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		m = fmaxf(m, xr[c]);
+	m = block_reduce<true>(m, red);
+	float s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		s += expf(xr[c] - m);
+	s = block_reduce<false>(s, red);
+	float lse = m + logf(s);
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		yr[c] = xr[c] - lse;
+}
+
+// Online (max, sum) merge, Inductor's looped softmax reduction.
+__device__ __forceinline__ void online_merge(float &m, float &s, float m2, float s2)
+{
+	float mn = fmaxf(m, m2);
+	if (mn == -INFINITY)
+		return;
+	s = s * expf(m - mn) + s2 * expf(m2 - mn);
+	m = mn;
+}
+// Block-wide online (m, s); every thread gets the result. red: 64 floats.
+__device__ void block_online(float &m, float &s, float *red)
+{
+	for (int o = 16; o > 0; o >>= 1) {
+		float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+		float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+		online_merge(m, s, m2, s2);
+	}
+	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+	__syncthreads();
+	if (lane == 0) {
+		red[warp] = m;
+		red[32 + warp] = s;
+	}
+	__syncthreads();
+	m = lane < nw ? red[lane] : -INFINITY;
+	s = lane < nw ? red[32 + lane] : 0.f;
+	for (int o = 16; o > 0; o >>= 1) {
+		float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+		float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+		online_merge(m, s, m2, s2);
+	}
+}
+// Compiled log_softmax: one online pass for (max, sum), one write pass.
+__global__ void log_softmax_online(const float *__restrict__ x, float *__restrict__ y, long long C)
+{
+	__shared__ float red[64];
+	const float *xr = x + (long long)blockIdx.x * C;
+	float *yr = y + (long long)blockIdx.x * C;
+	float m = -INFINITY, s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		online_merge(m, s, xr[c], 1.f);
+	block_online(m, s, red);
+	float lse = m + logf(s);
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		yr[c] = xr[c] - lse;
+}
+// Eager nll_loss (reduction='none'): loss[r] = -logp[r, t[r]].
+__global__ void nll_loss_rows(const float *__restrict__ logp, const int64_t *__restrict__ t,
+			      float *__restrict__ loss, long long R, long long C)
+{
+	long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (r < R)
+		loss[r] = -logp[r * C + t[r]];
+}
+// Compiled cross-entropy: one block per row, online logsumexp, minus the target logit.
+__global__ void cross_entropy_online(const float *__restrict__ x, const int64_t *__restrict__ t,
+				     float *__restrict__ loss, long long C)
+{
+	__shared__ float red[64];
+	const float *xr = x + (long long)blockIdx.x * C;
+	float m = -INFINITY, s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x)
+		online_merge(m, s, xr[c], 1.f);
+	block_online(m, s, red);
+	if (threadIdx.x == 0)
+		loss[blockIdx.x] = m + logf(s) - xr[t[blockIdx.x]];
+}
+
+// ---- attention ---------------------------------------------------------------
+
+// The cuBLAS handle (created on the first call, like PyTorch's per-device
+// handle); each call sets the stream and a workspace from the arena.
+static inline cublasHandle_t blas_handle(cudaStream_t stream, arena *ws)
+{
+	static cublasHandle_t h;
+	if (!h) {
+		if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+			return NULL;
+		cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+	}
+	void *w = ws->take(CUBLAS_WS_BYTES);
+	if (!w || cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS ||
+	    cublasSetWorkspace(h, w, CUBLAS_WS_BYTES) != CUBLAS_STATUS_SUCCESS)
+		return NULL;
+	return h;
+}
+
+// Row-major batched C[b] = A[b] @ op(B[b]) with A [M, K], B [N, K] when
+// b_trans (q @ k^T) or [K, N] otherwise (p @ v); C [M, N]; fp32 compute,
+// output in T (torch.bmm / torch.matmul on half or bfloat16). Strides in
+// elements between batches. Returns 0 or -1.
+template <class T>
+static inline int bgemm(cublasHandle_t h, bool b_trans, long long M, long long N, long long K,
+			const T *A, long long sA, const T *B, long long sB, T *C, long long sC,
+			long long batch)
+{
+	const float one = 1.f, zero = 0.f;
+	// Column-major view: C^T [N, M] = op(B)^T [N, K] * A^T [K, M].
+	cudaDataType_t t = cuda_type<T>::value;
+	cublasStatus_t st = cublasGemmStridedBatchedEx(
+		h, b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, B, t,
+		b_trans ? (int)K : (int)N, sB, A, t, (int)K, sA, &zero, C, t, (int)N, sC, (int)batch,
+		CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+	return st == CUBLAS_STATUS_SUCCESS ? 0 : -1;
+}
+
+// Mask of attention scores [BH, Sq, Skv] for query i and key j: causal keeps
+// j <= i + (Skv - Sq) (the diagonal aligned bottom-right when Sq < Skv, as
+// for a query block at the end of the cache); window > 0 also drops
+// j <= i - window (keys more than window - 1 behind).
+struct mask_spec {
+	bool causal;
+	long long window;
+};
+__device__ __forceinline__ bool masked_out(mask_spec mk, long long i, long long j, long long Sq,
+					   long long Skv)
+{
+	long long ii = i + (Skv - Sq);
+	if (mk.causal && j > ii)
+		return true;
+	if (mk.window > 0 && j <= ii - mk.window)
+		return true;
+	return false;
+}
+
+// Eager: o = a * s (torch.mul by a Python float, result in T).
+template <class T> __global__ void ew_scale(const T *__restrict__ a, T *__restrict__ o, long long n, float s)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		o[i] = from_f<T>(to_f(a[i]) * s);
+}
+// Eager: masked_fill(mask, -inf) over scores [BH, Sq, Skv], in place.
+template <class T>
+__global__ void ew_mask_fill(T *__restrict__ s, long long n, long long Sq, long long Skv, mask_spec mk)
+{
+	long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= n)
+		return;
+	long long j = e % Skv, i = (e / Skv) % Sq;
+	if (masked_out(mk, i, j, Sq, Skv))
+		s[e] = from_f<T>(-INFINITY);
+}
+// Softmax over rows of C, T in and out, fp32 math: eager's softmax (with
+// scale 1 and no mask) and compiled's fused scale + mask + softmax. One
+// block per row; a row of at most 8192 elements is cached in shared memory.
+template <class T>
+__global__ void softmax_rows(const T *__restrict__ x, T *__restrict__ y, long long C, long long Sq,
+			     float scale, mask_spec mk)
+{
+	__shared__ float red[32];
+	extern __shared__ float cache[];
+	const T *xr = x + (long long)blockIdx.x * C;
+	T *yr = y + (long long)blockIdx.x * C;
+	long long i = blockIdx.x % Sq;
+	bool use_cache = C <= 8192;
+	float m = -INFINITY;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+		float v = masked_out(mk, i, c, Sq, C) ? -INFINITY : to_f(xr[c]) * scale;
+		if (use_cache)
+			cache[c] = v;
+		m = fmaxf(m, v);
+	}
+	m = block_reduce<true>(m, red);
+	float s = 0.f;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+		float v = use_cache ? cache[c]
+				    : (masked_out(mk, i, c, Sq, C) ? -INFINITY : to_f(xr[c]) * scale);
+		s += m == -INFINITY ? 0.f : expf(v - m);
+	}
+	s = block_reduce<false>(s, red);
+	float inv = 1.f / s;
+	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+		float v = use_cache ? cache[c]
+				    : (masked_out(mk, i, c, Sq, C) ? -INFINITY : to_f(xr[c]) * scale);
+		yr[c] = from_f<T>(m == -INFINITY ? 0.f : expf(v - m) * inv);
+	}
+}
+template <class T>
+static inline void launch_softmax(const T *x, T *y, long long rows, long long C, long long Sq,
+				  float scale, mask_spec mk, cudaStream_t st)
+{
+	int threads = 32;
+	while (threads < 1024 && threads * 4 < C)
+		threads *= 2;
+	size_t smem = C <= 8192 ? (size_t)C * sizeof(float) : 0;
+	if (smem > 48 * 1024)
+		cudaFuncSetAttribute(softmax_rows<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+	softmax_rows<T><<<(unsigned)rows, threads, smem, st>>>(x, y, C, Sq, scale, mk);
+}
+
+// GQA's repeat_interleave along heads: kv [B, Hkv, S, D] -> out [B, Hkv*G, S, D].
+template <class T>
+__global__ void repeat_heads(const T *__restrict__ kv, T *__restrict__ out, long long n,
+			     long long G, long long SD)
+{
+	long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= n)
+		return;
+	long long bh = e / SD, r = e % SD; // bh over B * Hkv * G
+	out[e] = kv[(bh / G) * SD + r];
+}
+
+// Rotary embedding ops (rotate_half convention), x [BH, S, D], cos/sin [S, D].
+// Eager: t = x * cos; u = cat(-x[..., D/2:], x[..., :D/2]) (neg then cat: two
+// kernels); u = u * sin; out = t + u.
+template <class T>
+__global__ void ew_mul_table(const T *__restrict__ x, const T *__restrict__ tab, T *__restrict__ o,
+			     long long n, long long SD)
+{
+	long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e < n)
+		o[e] = from_f<T>(to_f(x[e]) * to_f(tab[e % SD]));
+}
+// neg of the second half: o [BH*S, D/2] = -x[..., D/2:]
+template <class T>
+__global__ void ew_neg_half(const T *__restrict__ x, T *__restrict__ o, long long n, long long D)
+{
+	long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= n)
+		return;
+	long long row = e / (D / 2), d = e % (D / 2);
+	o[e] = from_f<T>(-to_f(x[row * D + D / 2 + d]));
+}
+// cat(nh, x[..., :D/2]) along the last dim.
+template <class T>
+__global__ void ew_cat_half(const T *__restrict__ nh, const T *__restrict__ x, T *__restrict__ o,
+			    long long n, long long D)
+{
+	long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= n)
+		return;
+	long long row = e / D, d = e % D;
+	o[e] = d < D / 2 ? nh[row * (D / 2) + d] : x[row * D + d - D / 2];
+}
+// Compiled: the whole rotary expression as one fused pointwise kernel, with
+// torch's fp16 roundings between ops kept (Inductor computes in fp32 and
+// rounds only the result: so do we).
+template <class T>
+__global__ void rope_fused(const T *__restrict__ x, const T *__restrict__ cs, const T *__restrict__ sn,
+			   T *__restrict__ o, long long n, long long S, long long D)
+{
+	long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (e >= n)
+		return;
+	long long d = e % D, sd = e % (S * D), row = e / D;
+	float rot = d < D / 2 ? -to_f(x[row * D + d + D / 2]) : to_f(x[row * D + d - D / 2]);
+	o[e] = from_f<T>(to_f(x[e]) * to_f(cs[sd]) + rot * to_f(sn[sd]));
+}
+
+// Attention shape for the eager/compiled drivers below: q [B, Hq, Sq, D];
+// k, v [B, Hkv, Skv, D] with Hq = Hkv * G; o like q.
+struct attn_shape {
+	long long B, Hq, Hkv, Sq, Skv, D;
+	mask_spec mk;
+};
+
+// The attention core after any preprocessing of q and k: k and v already
+// have Hq heads. fused: one fused scale+mask+softmax kernel (compiled)
+// instead of three kernels (eager: scale, masked_fill, softmax).
+template <class T>
+static inline int attention_core(cublasHandle_t h, arena *ws, const attn_shape &s, const T *q,
+				 const T *k, const T *v, T *o, bool fused, cudaStream_t st)
+{
+	long long BH = s.B * s.Hq, nS = BH * s.Sq * s.Skv;
+	float scale = 1.f / sqrtf((float)s.D);
+	T *sc = (T *)ws->take((size_t)nS * sizeof(T));
+	T *p = (T *)ws->take((size_t)nS * sizeof(T));
+	if (!sc || !p)
+		return -1;
+	if (bgemm<T>(h, true, s.Sq, s.Skv, s.D, q, s.Sq * s.D, k, s.Skv * s.D, sc, s.Sq * s.Skv, BH))
+		return -1;
+	mask_spec none = {false, 0};
+	if (fused) {
+		launch_softmax<T>(sc, p, BH * s.Sq, s.Skv, s.Sq, scale, s.mk, st);
+	} else {
+		ew_scale<T><<<ew_blocks(nS), EW_THREADS, 0, st>>>(sc, p, nS, scale);
+		if (s.mk.causal || s.mk.window > 0)
+			ew_mask_fill<T><<<ew_blocks(nS), EW_THREADS, 0, st>>>(p, nS, s.Sq, s.Skv, s.mk);
+		launch_softmax<T>(p, sc, BH * s.Sq, s.Skv, s.Sq, 1.f, none, st);
+		T *t = sc;
+		sc = p;
+		p = t;
+	}
+	if (bgemm<T>(h, false, s.Sq, s.D, s.Skv, p, s.Sq * s.Skv, v, s.Skv * s.D, o, s.Sq * s.D, BH))
+		return -1;
+	return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+// Bytes attention_core and the GQA expansion need from the arena.
+static inline size_t attention_ws_bytes(const attn_shape &s, size_t elt)
+{
+	size_t nS = (size_t)(s.B * s.Hq * s.Sq * s.Skv);
+	size_t kv = s.Hq != s.Hkv ? 2 * (size_t)(s.B * s.Hq * s.Skv * s.D) : 0;
+	return (2 * nS + kv) * elt + 4096;
+}
+
+// Full attention as the eager math path (fused = false) or as
+// torch.compile's (fused = true): expand k/v for GQA (repeat_interleave, one
+// copy kernel each), then attention_core.
+template <class T>
+static inline int attention(const attn_shape &s, const T *q, const T *k, const T *v, T *o,
+			    bool fused, cudaStream_t st)
+{
+	arena ws;
+	if (!arena_open(&ws, attention_ws_bytes(s, sizeof(T)), true))
+		return -1;
+	cublasHandle_t h = blas_handle(st, &ws);
+	if (!h)
+		return -1;
+	if (s.Hq != s.Hkv) {
+		long long G = s.Hq / s.Hkv, n = s.B * s.Hq * s.Skv * s.D;
+		T *k2 = (T *)ws.take((size_t)n * sizeof(T)), *v2 = (T *)ws.take((size_t)n * sizeof(T));
+		if (!k2 || !v2)
+			return -1;
+		repeat_heads<T><<<ew_blocks(n), EW_THREADS, 0, st>>>(k, k2, n, G, s.Skv * s.D);
+		repeat_heads<T><<<ew_blocks(n), EW_THREADS, 0, st>>>(v, v2, n, G, s.Skv * s.D);
+		k = k2;
+		v = v2;
+	}
+	return attention_core<T>(h, &ws, s, q, k, v, o, fused, st);
+}
+
+} // namespace attn
+
+#endif

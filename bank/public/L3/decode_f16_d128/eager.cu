@@ -1,0 +1,16 @@
+// decode_f16_d128, eager baseline: torch.nn.functional.scaled_dot_product_attention(q, k, v)
+// softmax((q @ k^T) * scale) @ v, PyTorch eager's math path op by op:
+//   scores = q @ k^T   cuBLAS strided batched GEMM, fp16 in and out, fp32 compute
+//   scores * scale   elementwise kernel (fp16 result)
+//   softmax(-1)      row softmax, fp32 math, fp16 result
+//   p @ v            cuBLAS strided batched GEMM
+// Trusted code: it runs natively in the runner, not through the recorder.
+#include "attn.cuh"
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	long long B = a->params[0], H = a->params[1], L = a->params[2];
+	attn::attn_shape s = {B, H, H, 1, L, 128, {false, 0}};
+	return attn::attention<__half>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
+					(const __half *)a->inputs[2].ptr, (__half *)a->outputs[0].ptr, false, stream);
+}
