@@ -33,8 +33,11 @@ case "$detail" in
 *) echo "FAIL grade_cuda/half_output_evidence: detail '$detail'" ;;
 esac
 
-for sol in bank/public/L*/*/solutions/cuda.cu; do
-	tdir=$(dirname "$(dirname "$sol")")
+# The starter tasks' solutions (every task's: KA_TEST_BANK=all, or
+# tools/bank_gpu.sh, which also writes the calibration table).
+. tests/e2e/lib/bank_tasks.sh
+for tdir in $(bank_tasks); do
+	sol=$tdir/solutions/cuda.cu
 	name=$(basename "$tdir")
 	out="$tmp/sol-$name.json"
 	"$KA" grade --target cuda --task "$tdir" --kernel "$sol" --max-seconds 20 \
