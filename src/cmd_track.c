@@ -73,72 +73,104 @@ static const char *parse_tier(const char *s, int *bad)
 	return NULL;
 }
 
-/* One option of the capability track (getopt code c, value arg) into o: 0
- * or the exit code of a usage error, reported. */
-static int capability_option(int c, const char *arg, struct capability_opts *o)
+/* Where the options every track takes live in one track's options. */
+struct shared_refs {
+	const char **model, **model_kind, **tier, **bank, **target, **out, **platform, **prices;
+	int *fresh, *max_tokens, *quiet, *verbose;
+	int64_t *seed;
+	double *temperature;
+	struct grade_protocol *proto;
+};
+
+/* An option every track takes (getopt code c, value arg) into r: 0, the
+ * exit code of a usage error (reported), or -1 when c is not one of them. */
+static int shared_option(int c, const char *arg, const struct shared_refs *r)
 {
 	int64_t v = 0;
 	int bad, rc = 0;
 	switch (c) {
-	case 'm': o->model = arg; break;
+	case 'm': *r->model = arg; break;
 	case 'K':
 		if (strcmp(arg, "open") && strcmp(arg, "closed"))
 			return cli_usage_error(CMD, "--model-kind must be open or closed, not '%s'",
 					       arg);
-		o->model_kind = arg;
-		break;
-	case 'k':
-		if (!(rc = cli_opt_int(CMD, "--k", arg, 1, 1000, &v)))
-			o->k = (int)v;
+		*r->model_kind = arg;
 		break;
 	case 't':
-		o->tier = parse_tier(arg, &bad);
+		*r->tier = parse_tier(arg, &bad);
 		if (bad)
 			return cli_usage_error(CMD,
 					       "--tier: unknown tier '%s' (L1, L2, L3, easy, "
 					       "medium, hard or all)",
 					       arg);
 		break;
-	case 'b': o->bank = arg; break;
+	case 'b': *r->bank = arg; break;
+	case 'T':
+		if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "auto"))
+			return cli_usage_error(
+				CMD, "--target must be cuda, opencl or auto, not '%s'", arg);
+		*r->target = arg;
+		break;
+	case 'o':
+		if (!*arg)
+			return cli_usage_error(CMD, "--out: empty folder name");
+		*r->out = arg;
+		break;
+	case 'F': *r->fresh = 1; break;
+	case 'P': *r->platform = arg; break;
+	case 's': rc = cli_opt_int(CMD, "--seed", arg, 0, INT64_MAX / 2, r->seed); break;
+	case 'e': rc = cli_opt_double(CMD, "--temperature", arg, 0, 2, 0, r->temperature); break;
+	case 'x':
+		if (!(rc = cli_opt_int(CMD, "--max-tokens", arg, 1, 1000000, &v)))
+			*r->max_tokens = (int)v;
+		break;
+	case 'r':
+		*r->prices = arg;
+		break;
+	CLI_PROTOCOL_CASES:
+		rc = cli_protocol_option(CMD, c, arg, r->proto);
+		break;
+	case 'q': *r->quiet = 1; break;
+	case 'v': *r->verbose = 1; break;
+	default: return -1;
+	}
+	return rc;
+}
+
+#define SHARED_REFS(o)                                                                             \
+	{                                                                                          \
+		&(o)->model, &(o)->model_kind, &(o)->tier, &(o)->bank, &(o)->target, &(o)->out,    \
+			&(o)->platform, &(o)->prices, &(o)->fresh, &(o)->max_tokens, &(o)->quiet,  \
+			&(o)->verbose, &(o)->seed, &(o)->temperature, &(o)->proto                  \
+	}
+
+/* One option of the capability track (getopt code c, value arg) into o: 0
+ * or the exit code of a usage error, reported. */
+static int capability_option(int c, const char *arg, struct capability_opts *o)
+{
+	const struct shared_refs r = SHARED_REFS(o);
+	int64_t v = 0;
+	int rc = shared_option(c, arg, &r);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	switch (c) {
+	case 'k':
+		if (!(rc = cli_opt_int(CMD, "--k", arg, 1, 1000, &v)))
+			o->k = (int)v;
+		break;
 	case 'S':
 		if (strcmp(arg, "public") && strcmp(arg, "heldout"))
 			return cli_usage_error(CMD, "--split must be public or heldout, not '%s'",
 					       arg);
 		o->split = arg;
 		break;
-	case 'T':
-		if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "auto"))
-			return cli_usage_error(
-				CMD, "--target must be cuda, opencl or auto, not '%s'", arg);
-		o->target = arg;
-		break;
-	case 'o':
-		if (!*arg)
-			return cli_usage_error(CMD, "--out: empty folder name");
-		o->out = arg;
-		break;
-	case 'F': o->fresh = 1; break;
 	case 'g': o->gpus = arg; break;
-	case 'P': o->platform = arg; break;
 	case 'c':
 		if (!(rc = cli_opt_int(CMD, "--concurrency", arg, 1, 1024, &v)))
 			o->concurrency = (int)v;
 		break;
-	case 's': rc = cli_opt_int(CMD, "--seed", arg, 0, INT64_MAX / 2, &o->seed); break;
-	case 'e': rc = cli_opt_double(CMD, "--temperature", arg, 0, 2, 0, &o->temperature); break;
-	case 'x':
-		if (!(rc = cli_opt_int(CMD, "--max-tokens", arg, 1, 1000000, &v)))
-			o->max_tokens = (int)v;
-		break;
 	case 'p': o->prompt = arg; break;
-	case 'r':
-		o->prices = arg;
-		break;
-	CLI_PROTOCOL_CASES:
-		rc = cli_protocol_option(CMD, c, arg, &o->proto);
-		break;
-	case 'q': o->quiet = 1; break;
-	case 'v': o->verbose = 1; break;
 	}
 	return rc;
 }
@@ -247,16 +279,13 @@ static void usage_procedure(FILE *f)
  * arg) into o: 0 or the exit code of a usage error, reported. */
 static int procedure_option(int c, const char *arg, struct procedure_opts *o)
 {
+	const struct shared_refs r = SHARED_REFS(o);
 	int64_t v = 0;
-	int bad, rc = 0;
+	int rc = shared_option(c, arg, &r);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
 	switch (c) {
-	case 'm': o->model = arg; break;
-	case 'K':
-		if (strcmp(arg, "open") && strcmp(arg, "closed"))
-			return cli_usage_error(CMD, "--model-kind must be open or closed, not '%s'",
-					       arg);
-		o->model_kind = arg;
-		break;
 	case 'R':
 		if (!(rc = cli_opt_int(CMD, "--rounds", arg, 1, 1000, &v)))
 			o->rounds = (int)v;
@@ -274,53 +303,19 @@ static int procedure_option(int c, const char *arg, struct procedure_opts *o)
 	case 'p': o->procedure = arg; break;
 	case 'D': o->procedures = arg; break;
 	case 'W': o->rsi_scorecard = arg; break;
-	case 'b': o->bank = arg; break;
 	case 'A': o->train = arg; break;
 	case 'H': o->heldout = arg; break;
 	case 'C':
 		if (!(rc = cli_opt_int(CMD, "--train-pct", arg, 1, 99, &v)))
 			o->train_pct = (int)v;
 		break;
-	case 't':
-		o->tier = parse_tier(arg, &bad);
-		if (bad)
-			return cli_usage_error(CMD,
-					       "--tier: unknown tier '%s' (L1, L2, L3, easy, "
-					       "medium, hard or all)",
-					       arg);
-		break;
-	case 'T':
-		if (strcmp(arg, "cuda") && strcmp(arg, "opencl") && strcmp(arg, "auto"))
-			return cli_usage_error(
-				CMD, "--target must be cuda, opencl or auto, not '%s'", arg);
-		o->target = arg;
-		break;
-	case 'o':
-		if (!*arg)
-			return cli_usage_error(CMD, "--out: empty folder name");
-		o->out = arg;
-		break;
-	case 'F': o->fresh = 1; break;
 	case 'g':
 		if (!(rc = cli_opt_int(CMD, "--gpu", arg, 0, 1023, &v)))
 			o->gpu = (int)v;
 		break;
-	case 'P': o->platform = arg; break;
-	case 's': rc = cli_opt_int(CMD, "--seed", arg, 0, INT64_MAX / 2, &o->seed); break;
-	case 'e': rc = cli_opt_double(CMD, "--temperature", arg, 0, 2, 0, &o->temperature); break;
-	case 'x':
-		if (!(rc = cli_opt_int(CMD, "--max-tokens", arg, 1, 1000000, &v)))
-			o->max_tokens = (int)v;
-		break;
-	case 'r': o->prices = arg; break;
 	case 'L':
 		rc = cli_opt_double(CMD, "--lua-seconds", arg, 0, 86400, 1, &o->lua_wall_s);
 		break;
-	CLI_PROTOCOL_CASES:
-		rc = cli_protocol_option(CMD, c, arg, &o->proto);
-		break;
-	case 'q': o->quiet = 1; break;
-	case 'v': o->verbose = 1; break;
 	}
 	return rc;
 }
