@@ -82,8 +82,7 @@ static char *plan_folder(int n, char **args, struct ka_err *e)
 }
 
 /* The run's identity, from shard 0's: the whole bank instead of the shard's. */
-static char *merged_args(const char *shard_key, const char *bank, const char *bank_hash,
-			 int pretty)
+static char *merged_args(const char *shard_key, const char *bank, const char *bank_hash, int pretty)
 {
 	json_t *a = json_loads(shard_key, 0, NULL);
 	if (!a)
@@ -112,7 +111,9 @@ static int merge_journals(struct merge *m, struct ka_err *e)
 {
 	char *jpath = xasprintf("%s/journal.sqlite", m->out);
 	int rc = -1;
-	for (const char *ext = ""; ext; ext = !*ext ? "-wal" : !strcmp(ext, "-wal") ? "-shm" : NULL) {
+	for (const char *ext = ""; ext; ext = !*ext		     ? "-wal"
+					      : !strcmp(ext, "-wal") ? "-shm"
+								     : NULL) {
 		char *p = xasprintf("%s%s", jpath, ext);
 		unlink(p);
 		free(p);
@@ -211,7 +212,8 @@ static int load_base(struct merge *m, struct ka_err *e)
 							same[i]);
 		}
 		if (sc)
-			json_array_append(devices, json_object_get(sc, "device"));
+			json_array_append_new(devices,
+					      json_deep_copy(json_object_get(sc, "device")));
 		json_decref(sc);
 		free(p);
 		free(dir);
@@ -244,8 +246,9 @@ static int write_outputs(struct merge *m)
 	}
 	int total = m->n_tasks * k;
 	if (outp.n_samples != total) {
-		cli_fail(CMD, "%d of %d samples are not graded: run the unfinished shards again "
-			      "(ka slurm with the same options)",
+		cli_fail(CMD,
+			 "%d of %d samples are not graded: run the unfinished shards again "
+			 "(ka slurm with the same options)",
 			 total - outp.n_samples, total);
 		goto out;
 	}

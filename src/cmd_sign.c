@@ -166,9 +166,11 @@ int cmd_verify_signature(int argc, char **argv)
 	}
 	int at = keys ? sign_keys_find(keys, hex) : -1;
 	if (at >= 0 && keys->name[at][0])
-		printf("%s: signature ok, ed25519 %s (trusted: %s)\n", sc_path, hex, keys->name[at]);
+		printf("%s: signature ok, ed25519 %s (trusted: %s)\n", sc_path, hex,
+		       keys->name[at]);
 	else
-		printf("%s: signature ok, ed25519 %s%s\n", sc_path, hex, at >= 0 ? " (trusted)" : "");
+		printf("%s: signature ok, ed25519 %s%s\n", sc_path, hex,
+		       at >= 0 ? " (trusted)" : "");
 	rc = KA_EXIT_OK;
 out:
 	free(keys);

@@ -60,8 +60,8 @@ struct slurm_opts {
 /* "easy" -> "L1", ...; NULL for all; *bad when unknown. */
 static const char *tier_of(const char *s, int *bad)
 {
-	static const char *const names[][2] = {{"L1", "L1"}, {"easy", "L1"},   {"L2", "L2"},
-					       {"medium", "L2"}, {"L3", "L3"}, {"hard", "L3"}};
+	static const char *const names[][2] = {{"L1", "L1"},	 {"easy", "L1"}, {"L2", "L2"},
+					       {"medium", "L2"}, {"L3", "L3"},	 {"hard", "L3"}};
 	*bad = 0;
 	if (!strcasecmp(s, "all"))
 		return NULL;
@@ -138,8 +138,9 @@ static int parse(int argc, char **argv, struct slurm_opts *o)
 	if (!o->track)
 		return cli_usage_error(CMD, "--track is required (capability)");
 	if (strcmp(o->track, "capability"))
-		return cli_bad_input(CMD, "only the capability track can be sharded in this "
-					  "version, not '%s'",
+		return cli_bad_input(CMD,
+				     "only the capability track can be sharded in this "
+				     "version, not '%s'",
 				     o->track);
 	if (!o->shards)
 		return cli_usage_error(CMD, "--shards N is required");
@@ -187,9 +188,9 @@ static int make_plan(const struct slurm_opts *o, const char *out_abs, const char
 		const char *rel = tasks.dirs[i] + blen;
 		while (*rel == '/')
 			rel++;
-		json_array_append_new(json_object_get(json_array_get(shards, (size_t)(i % o->shards)),
-						      "tasks"),
-				      json_string(*rel ? rel : "."));
+		json_array_append_new(
+			json_object_get(json_array_get(shards, (size_t)(i % o->shards)), "tasks"),
+			json_string(*rel ? rel : "."));
 	}
 	for (int s = 0; s < o->shards; s++) {
 		char d[32];
@@ -253,13 +254,13 @@ static int write_scripts(const struct slurm_opts *o, const json_t *plan, struct 
 	struct util_buf a, m;
 	util_buf_init(&a);
 	util_buf_init(&m);
-	util_buf_printf(&a,
-			"#!/bin/bash\n# written by ka slurm: one array task a shard of %s/slurm.json\n"
-			"#SBATCH --job-name=ka-%s\n#SBATCH --array=0-%zu\n"
-			"#SBATCH --output=%s/shard-%%a/slurm-%%A_%%a.log\n#SBATCH --open-mode=append\n"
-			"#SBATCH --chdir=%s\n#SBATCH --requeue\n#SBATCH --ntasks=1\n",
-			out, o->track, json_array_size(json_object_get(plan, "shards")) - 1, out,
-			cwd);
+	util_buf_printf(
+		&a,
+		"#!/bin/bash\n# written by ka slurm: one array task a shard of %s/slurm.json\n"
+		"#SBATCH --job-name=ka-%s\n#SBATCH --array=0-%zu\n"
+		"#SBATCH --output=%s/shard-%%a/slurm-%%A_%%a.log\n#SBATCH --open-mode=append\n"
+		"#SBATCH --chdir=%s\n#SBATCH --requeue\n#SBATCH --ntasks=1\n",
+		out, o->track, json_array_size(json_object_get(plan, "shards")) - 1, out, cwd);
 	util_buf_printf(&m,
 			"#!/bin/bash\n# written by ka slurm: merge the shards of %s/slurm.json\n"
 			"#SBATCH --job-name=ka-merge\n#SBATCH --output=%s/merge-%%j.log\n"

@@ -144,10 +144,10 @@ static void print_side_by_side(const json_t *pub, const json_t *held)
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"bank", required_argument, 0, 'b'},	 {"out", required_argument, 0, 'o'},
-		{"gpus", required_argument, 0, 'g'},	 {"platform", required_argument, 0, 'P'},
-		{"fresh", no_argument, 0, 'F'},		 {"quiet", no_argument, 0, 'q'},
-		{"help", no_argument, 0, 'h'},		 {0, 0, 0, 0},
+		{"bank", required_argument, 0, 'b'}, {"out", required_argument, 0, 'o'},
+		{"gpus", required_argument, 0, 'g'}, {"platform", required_argument, 0, 'P'},
+		{"fresh", no_argument, 0, 'F'},	     {"quiet", no_argument, 0, 'q'},
+		{"help", no_argument, 0, 'h'},	     {0, 0, 0, 0},
 	};
 	struct capability_opts o;
 	capability_opts_default(&o);

@@ -245,8 +245,8 @@ static int check_block_signature(const json_t *block, struct ka_err *e)
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	char *msg = signed_message(block);
 	int ok = k && md && msg && EVP_DigestVerifyInit(md, NULL, NULL, NULL, k) == 1 &&
-		 EVP_DigestVerify(md, sigraw, SIG_BYTES, (const unsigned char *)msg,
-				  strlen(msg)) == 1;
+		 EVP_DigestVerify(md, sigraw, SIG_BYTES, (const unsigned char *)msg, strlen(msg)) ==
+			 1;
 	EVP_MD_CTX_free(md);
 	EVP_PKEY_free(k);
 	free(msg);
@@ -338,8 +338,8 @@ out:
 int sign_verify_file(const char *sc_path, const char *sig_path, const struct sign_keys *trusted,
 		     char pub_hex[SIGN_PUB_HEX], struct ka_err *e)
 {
-	char *sc = NULL, *sig = NULL, *sp = sig_path ? xstrdup(sig_path)
-						     : xasprintf("%s.sig", sc_path);
+	char *sc = NULL, *sig = NULL,
+	     *sp = sig_path ? xstrdup(sig_path) : xasprintf("%s.sig", sc_path);
 	int rc = -1;
 	if (util_read_file(sc_path, SIGN_FILE_CAP * 64, &sc, NULL, e) ||
 	    util_read_file(sp, SIGN_FILE_CAP, &sig, NULL, e))

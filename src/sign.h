@@ -15,7 +15,7 @@
 #include "util.h"
 
 #define SIGN_SCHEMA "ka-signature/1"
-#define SIGN_PUB_HEX 65	 /* 32-byte ed25519 public key as hex, and a NUL */
+#define SIGN_PUB_HEX 65	  /* 32-byte ed25519 public key as hex, and a NUL */
 #define SIGN_MAX_KEYS 256 /* public keys read from one trusted list */
 #define SIGN_FILE_CAP ((size_t)1 << 20)
 
