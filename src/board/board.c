@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "scorecard.h"
+#include "sign.h"
 
 #define MAX_CARDS 4096
 #define MAX_SOURCE_BYTES ((size_t)1 << 20)
@@ -26,6 +28,8 @@ struct card {
 	char id[96]; /* page m/<id>.html, sources in m/<id>/ */
 	const char *name;
 	int standardized; /* weight_rsi with summary.bank_tier */
+	int verified;	  /* PATH.sig checks with a key of $KA_TRUSTED_KEYS (sign.h) */
+	char signer[SIGN_PUB_HEX];
 };
 
 struct site {
@@ -149,6 +153,11 @@ static void td_model(struct util_buf *b, const struct card *c, const char *key)
 	board_esc(b, jstr(m, "name"), 80);
 	util_buf_printf(b, "</a>");
 	split_tag(b, c);
+	if (c->verified)
+		util_buf_printf(b,
+				" <span class=\"verified\" title=\"signed by ed25519 %s\">"
+				"\xe2\x9c\x93 verified</span>",
+				c->signer);
 	util_buf_printf(b, "</td>");
 }
 
@@ -1318,10 +1327,43 @@ static int expand(const char *path, char ***out, int *n, int *cap)
 	return 0;
 }
 
+/* Verified rows: with KA_TRUSTED_KEYS naming a list of public keys (lines
+ * "ed25519 HEX [name]"), a scorecard whose PATH.sig checks against one of
+ * them is marked; a .sig that does not check is named on log. NULL when the
+ * variable is unset or the list cannot be read (said on log). */
+static struct sign_keys *trusted_keys(FILE *log)
+{
+	const char *path = getenv("KA_TRUSTED_KEYS");
+	if (!path || !*path)
+		return NULL;
+	struct sign_keys *k = xcalloc(1, sizeof *k);
+	struct ka_err e;
+	if (sign_keys_load(path, k, &e)) {
+		fprintf(log, "no row marked verified: %s\n", e.msg);
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static void mark_verified(struct card *c, const struct sign_keys *trusted, FILE *log)
+{
+	struct ka_err e;
+	char *sig = xasprintf("%s.sig", c->path);
+	if (trusted && access(sig, F_OK) == 0) {
+		if (sign_verify_file(c->path, sig, trusted, c->signer, &e) == 0)
+			c->verified = 1;
+		else
+			fprintf(log, "not verified %s: %s\n", c->path, e.msg);
+	}
+	free(sig);
+}
+
 int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log, int *n_ok,
 		int *n_skipped, struct ka_err *e)
 {
 	struct site s = {0};
+	struct sign_keys *trusted = trusted_keys(log);
 	s.out = out_dir;
 	char **files = NULL;
 	int nf = 0, capf = 0, rc = -1;
@@ -1345,6 +1387,7 @@ int board_build(char *const *paths, int n_paths, const char *out_dir, FILE *log,
 		c->name = jstr(sc, c->track == SCORECARD_TRACK_HARNESS_RSI ? "trainee.name"
 									   : "model.name");
 		c->standardized = json_object_get(jget(sc, "summary"), "bank_tier") != NULL;
+		mark_verified(c, trusted, log);
 		char slug[48];
 		sanitize(slug, sizeof slug, jstr(sc, "model.name"));
 		snprintf(c->id, sizeof c->id, "%03d-%s-%s", s.n, slug, jstr(sc, "track"));
@@ -1403,5 +1446,6 @@ out:
 		free(files[i]);
 	free(files);
 	free(s.c);
+	free(trusted);
 	return rc;
 }
