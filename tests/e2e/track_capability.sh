@@ -26,7 +26,13 @@ unset OPENAI_API_KEY KA_OPENAI_API_KEY OPENAI_BASE_URL KA_PRICES
 export HOME=$tmp
 TASK=gelu_bias_scale
 SOL=bank/public/L1/$TASK/solutions/opencl.c
-KNOBS=(--tier L1 --target opencl --max-seconds 1 --min-samples 5 --max-samples 40)
+# A one-task bank (the public bank's L1 tier has many tasks; the counts below
+# are for one): the starter task and the baseline library beside it.
+BANK1=$tmp/bank1
+mkdir -p "$BANK1/L1"
+cp -r bank/public/L1/$TASK "$BANK1/L1/"
+cp -r bank/lib "$BANK1/lib"
+KNOBS=(--bank "$BANK1" --tier L1 --target opencl --max-seconds 1 --min-samples 5 --max-samples 40)
 
 # check NAME WANT_RC WANT_TEXT -- command...: PASS when the exit code and a
 # fixed-string match of stdout+stderr both hold.
@@ -118,7 +124,7 @@ start_server() {
 	: >"$tmp/log"
 	rm -f "$tmp/ctl"
 	mkfifo "$tmp/ctl"
-	python3 tests/data/track/fake_openai.py --bank bank/public --plan "$tmp/plan.json" \
+	python3 tests/data/track/fake_openai.py --bank "$BANK1" --plan "$tmp/plan.json" \
 		--log "$tmp/log" --delay "$2" <"$tmp/ctl" >"$tmp/port" &
 	srv=$!
 	exec 3>"$tmp/ctl"
