@@ -217,7 +217,7 @@ src/board/board_assets.c: $(wildcard web/*.js web/*.css) tools/embed.sh
 # solutions) on the best target here (CUDA with a GPU, else OpenCL on PoCL),
 # timing capped for a CPU. Needs no GPU, network or credentials.
 MAIN_OUT  ?= out
-MAIN_ARGS ?= --max-seconds 2 --min-samples 5
+MAIN_ARGS ?= --k 2 --max-seconds 1 --min-samples 5
 .PHONY: main
 main: all
 	$(BUILD)/ka --track capability --api-model archive:bank/public --tier all --target auto \
