@@ -148,7 +148,8 @@ static int hash_lib(const char *lib, uint64_t *h, struct ka_err *e)
 		}
 	}
 	closedir(dp);
-	qsort(names, n, sizeof *names, cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_str);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", lib, names[i]);
