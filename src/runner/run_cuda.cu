@@ -64,6 +64,9 @@ __global__ void ka_rt_gen(unsigned char *dst, unsigned long long n, unsigned lon
 			case KA_BF16: ((unsigned short *)dst)[i] = ka_f32_to_bf16((float)v); break;
 			case KA_FP64: ((double *)dst)[i] = (double)v; break;
 			case KA_INT32: ((int *)dst)[i] = (int)v; break;
+			case KA_BOOL: dst[i] = (unsigned char)(v != 0); break;
+			case KA_INT8:
+			case KA_UINT8: dst[i] = (unsigned char)((unsigned long long)v & 0xFFu); break;
 			default: ((long long *)dst)[i] = v; break;
 			}
 			continue;

@@ -27,6 +27,9 @@ int runner_dtype_size(int dtype)
 	case KA_DTYPE_BF16: return 2;
 	case KA_DTYPE_FP64:
 	case KA_DTYPE_INT64: return 8;
+	case KA_DTYPE_BOOL:
+	case KA_DTYPE_INT8:
+	case KA_DTYPE_UINT8: return 1;
 	default: return 0;
 	}
 }
