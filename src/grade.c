@@ -320,7 +320,8 @@ static char *record_request(const struct grade_session *s, const struct ka_task 
 			json_array_append_new(sn, json_string(t->scalar_names[i]));
 			json_array_append_new(sv, json_real(t->scalars[i]));
 		}
-		json_object_set_new(req, "scalars", json_pack("{s:o,s:o}", "names", sn, "values", sv));
+		json_object_set_new(req, "scalars",
+				    json_pack("{s:o,s:o}", "names", sn, "values", sv));
 	}
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);

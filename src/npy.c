@@ -166,8 +166,7 @@ int npy_read(const char *path, size_t cap, struct npy_array *a, struct ka_err *e
 		s = end;
 	}
 	size_t bytes;
-	if (__builtin_mul_overflow((size_t)a->numel, dtype_size(a->dtype), &bytes) ||
-	    bytes > cap) {
+	if (__builtin_mul_overflow((size_t)a->numel, dtype_size(a->dtype), &bytes) || bytes > cap) {
 		ka_err_set(e, "%s: data over the cap of %zu bytes", path, cap);
 		goto done;
 	}

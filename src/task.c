@@ -137,7 +137,8 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 				 kind);
 	}
 	if (is_int_dtype && d->kind != KA_DIST_INT)
-		return jsonf_bad(&c->jf, f, "an %s input needs kind 'int'", dtype_name(dt));
+		return jsonf_bad(&c->jf, f, "%s %s input needs kind 'int'",
+				 dtype_name(dt)[0] == 'i' ? "an" : "a", dtype_name(dt));
 	double a, b, bound;
 	const char *na = d->kind == KA_DIST_NORMAL ? "mean" : "lo";
 	const char *nb = d->kind == KA_DIST_NORMAL ? "std" : "hi";
@@ -261,8 +262,7 @@ static int get_tensors(struct loader *c, const char *field, const json_t *j, int
 						 s->name);
 		for (int p = 0; p < t->n_scalars; p++)
 			if (!strcmp(t->scalar_names[p], s->name))
-				return jsonf_bad(&c->jf, f, "name '%s' is also a scalar",
-						 s->name);
+				return jsonf_bad(&c->jf, f, "name '%s' is also a scalar", s->name);
 		int n_prev_in = is_input ? (int)i : t->n_inputs;
 		for (int k = 0; k < n_prev_in; k++)
 			if (!strcmp(t->inputs[k].name, s->name))
@@ -581,11 +581,10 @@ static int load_scalars(struct loader *c, const json_t *j)
 
 static int load_json(struct loader *c, const json_t *root)
 {
-	static const char *const keys[] = {"name",	"tier",	     "description", "torch",
-					   "params",	"inputs",    "outputs",	    "items",
-					   "bench",	"checks",    "tolerance",   "libraries",
-					   "min_bytes", "min_flops", "scalars",	    "constraints",
-					   NULL};
+	static const char *const keys[] = {
+		"name",	     "tier",	  "description", "torch",	"params",    "inputs",
+		"outputs",   "items",	  "bench",	 "checks",	"tolerance", "libraries",
+		"min_bytes", "min_flops", "scalars",	 "constraints", NULL};
 	static const char *const required[] = {
 		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
 		"items", "bench", "checks",	 "tolerance", "min_bytes", "min_flops", NULL};

@@ -26,8 +26,10 @@ static const struct {
 	int is_int;
 	double lo, hi; /* integer dtypes: the value range */
 } dtypes[KA_DTYPE_COUNT] = {
-	[KA_DTYPE_FP32] = {"fp32", "float", 4, 0},   [KA_DTYPE_FP16] = {"fp16", "ka_half", 2, 0},
-	[KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2, 0}, [KA_DTYPE_FP64] = {"fp64", "double", 8, 0},
+	[KA_DTYPE_FP32] = {"fp32", "float", 4, 0},
+	[KA_DTYPE_FP16] = {"fp16", "ka_half", 2, 0},
+	[KA_DTYPE_BF16] = {"bf16", "ka_bf16", 2, 0},
+	[KA_DTYPE_FP64] = {"fp64", "double", 8, 0},
 	[KA_DTYPE_INT32] = {"int32", "int", 4, 1, -2147483648.0, 2147483647.0},
 	[KA_DTYPE_INT64] = {"int64", "ka_i64", 8, 1, -9223372036854775808.0, 9223372036854775807.0},
 	[KA_DTYPE_BOOL] = {"bool", "ka_bool", 1, 1, 0, 1},
