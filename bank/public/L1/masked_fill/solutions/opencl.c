@@ -1,7 +1,8 @@
 /* masked_fill, OpenCL solution: x.masked_fill(mask, fill).
  *
- * One work item per element: a select between x and the scalar fill
- * (a->scalars[0]). Nothing is kept between calls. */
+ * One work item per 64 consecutive elements (a CPU device streams them
+ * through one core's cache and vectorises the loop): a select between x and
+ * the scalar fill (a->scalars[0]). Nothing is kept between calls. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include "ka_kernel.h"
@@ -10,8 +11,8 @@ static const char *kernel_src =
 	"__kernel void mf(long n, float fill, __global const float *x, __global const uchar *m,\n"
 	"                 __global float *y)\n"
 	"{\n"
-	"    long i = get_global_id(0);\n"
-	"    if (i < n)\n"
+	"    long i0 = get_global_id(0) * 64, e = min(i0 + 64, n);\n"
+	"    for (long i = i0; i < e; i++)\n"
 	"        y[i] = m[i] ? fill : x[i];\n"
 	"}\n";
 
@@ -41,7 +42,8 @@ int ka_launch(const struct ka_args *a, cl_context ctx, cl_device_id dev, cl_comm
 	if (err != CL_SUCCESS)
 		goto out;
 	size_t local = 64;
-	size_t global = ((size_t)n + 63) / 64 * 64;
+	size_t groups = ((size_t)n + 63) / 64;
+	size_t global = (groups + 63) / 64 * 64;
 	if (clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL) != CL_SUCCESS)
 		goto out;
 	rc = 0;
