@@ -215,7 +215,7 @@ static inline ka_u64 ka_hash_bytes(const void *data, ka_u64 len)
 #if !defined(__OPENCL_VERSION__) && !defined(__CUDACC__)
 /* One tensor's generator, as the host sees it: everything element i's value
  * depends on. dtype is enum ka_dtype's value (0 fp32, 1 fp16, 2 bf16, 3 fp64,
- * 4 int32, 5 int64); kind, a, b, lo, range as for ka_gen_float/ka_gen_int. */
+ * 4 int32, 5 int64, 6 bool, 7 int8, 8 uint8); kind, a, b, lo, range as for ka_gen_float/ka_gen_int. */
 struct ka_gen_src {
 	ka_u64 key;
 	ka_i64 lo;
@@ -258,6 +258,9 @@ static inline ka_u64 ka_gen_elem(const struct ka_gen_src *s, ka_u64 i)
 		memcpy(&bits, &d, 8);
 		break;
 	case 4: bits = (ka_u32)(int)v; break;
+	case 6: bits = v != 0; break;
+	case 7:
+	case 8: bits = (ka_u64)v & 0xFFu; break; /* the task keeps v in the dtype's range */
 	default: bits = (ka_u64)v; break;
 	}
 	return bits;
@@ -267,7 +270,8 @@ static inline ka_u64 ka_gen_elem(const struct ka_gen_src *s, ka_u64 i)
 #if defined(__OPENCL_VERSION__) && defined(KA_GEN_KERNELS)
 /* Generator kernels used by the OpenCL runner (one work item per element).
  * dtype codes are enum ka_dtype's values: 0 fp32, 1 fp16, 2 bf16, 3 fp64,
- * 4 int32, 5 int64. fp64 needs cl_khr_fp64 and is built only when the device
+ * 4 int32, 5 int64, 6 bool, 7 int8, 8 uint8 (these three one byte, drawn
+ * only from int distributions within their range). fp64 needs cl_khr_fp64 and is built only when the device
  * has it (KA_GEN_FP64 defined). */
 __kernel void ka_gen_kernel(__global uchar *dst, ulong n, ulong key, int dtype, int kind, float a,
 			    float b, long lo, ulong range)
@@ -286,6 +290,9 @@ __kernel void ka_gen_kernel(__global uchar *dst, ulong n, ulong key, int dtype, 
 #endif
 		case 4: ((__global int *)dst)[i] = (int)v; break;
 		case 5: ((__global long *)dst)[i] = v; break;
+		case 6: dst[i] = (uchar)(v != 0); break;
+		case 7:
+		case 8: dst[i] = (uchar)((ulong)v & 0xFFu); break;
 		}
 		return;
 	}

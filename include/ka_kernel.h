@@ -4,7 +4,7 @@
  *
  * A candidate is ONE source file containing device kernels and a host entry
  * point `ka_launch`. ka_launch is called once per graded call with the task's
- * tensors and integer parameters; it must enqueue the kernels that compute
+ * tensors, integer parameters and float scalars; it must enqueue the kernels that compute
  * every output element and return 0. It must not allocate host memory for
  * data, synchronise, create streams/queues/events, read files, or keep state
  * between calls: the grader calls it in a sandbox that records what it
@@ -46,12 +46,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KA_ABI_VERSION 1
+#define KA_ABI_VERSION 2
 #define KA_MAX_DIMS 6
 
 /* dtype codes */
 enum ka_abi_dtype {
-	KA_FP32 = 0, KA_FP16 = 1, KA_BF16 = 2, KA_FP64 = 3, KA_INT32 = 4, KA_INT64 = 5
+	KA_FP32 = 0, KA_FP16 = 1, KA_BF16 = 2, KA_FP64 = 3, KA_INT32 = 4, KA_INT64 = 5,
+	KA_BOOL = 6,	/* one byte, 0 or 1 */
+	KA_INT8 = 7, KA_UINT8 = 8
 };
 
 struct ka_tensor {
@@ -71,6 +73,11 @@ struct ka_args {
 	const struct ka_tensor *inputs;	/* in the task's order */
 	int32_t n_outputs;
 	const struct ka_tensor *outputs;
+	/* Since ABI version 2: the task's float scalars (e.g. eps), in the
+	 * task's order; n_scalars is 0 when it has none. */
+	int32_t n_scalars;
+	const char *const *scalar_names; /* e.g. {"eps"} */
+	const double *scalars;		 /* their values */
 };
 
 #ifdef __cplusplus

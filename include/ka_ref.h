@@ -3,10 +3,12 @@
  * A reference is one function, `ref`, that computes every output element
  * owned by one work item, accumulating in double:
  *
- *   KA_FN void ref(ka_i64 item, <ka_i64 param>..., KA_IN(T) input...,
- *                  KA_OUT(T) output...)
+ *   KA_FN void ref(ka_i64 item, <ka_i64 param>..., <double scalar>...,
+ *                  KA_IN(T) input..., KA_OUT(T) output...)
  *
- * Parameters come in task.json order, then inputs, then outputs. The same
+ * Parameters come in task.json order, then the float scalars (task.json
+ * "scalars", as double), then inputs, then outputs. T for bool, int8 and
+ * uint8 is ka_bool (one byte, 0 or 1), ka_i8 and ka_u8. The same
  * file compiles as:
  *   - plain C for the CPU gold (KA_GOLD defined): outputs are double arrays,
  *     so gold keeps full fp64 precision;
@@ -28,17 +30,26 @@
 #define KA_GLOBAL __global
 typedef ushort ka_half;
 typedef ushort ka_bf16;
+typedef uchar ka_bool;
+typedef char ka_i8;
+typedef uchar ka_u8;
 #elif defined(__CUDACC__)
 #define KA_FN static __device__
 #define KA_GLOBAL
 typedef unsigned short ka_half;
 typedef unsigned short ka_bf16;
+typedef unsigned char ka_bool;
+typedef signed char ka_i8;
+typedef unsigned char ka_u8;
 #else
 #include <math.h>
 #define KA_FN static
 #define KA_GLOBAL
 typedef unsigned short ka_half;
 typedef unsigned short ka_bf16;
+typedef unsigned char ka_bool;
+typedef signed char ka_i8;
+typedef unsigned char ka_u8;
 #endif
 
 #if defined(__CUDACC__) || defined(__cplusplus)

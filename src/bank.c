@@ -322,6 +322,9 @@ static char *ref_source(const struct ka_task *t, int cuda)
 	util_buf_printf(&b, "\tif (i < n)\n\t\tref(i");
 	for (int p = 0; p < t->n_params; p++)
 		util_buf_printf(&b, ", p_%s", t->params[p]);
+	/* The task's scalars, exact hexadecimal double literals. */
+	for (int q = 0; q < t->n_scalars; q++)
+		util_buf_printf(&b, ", (%a)", t->scalars[q]);
 	for (int k = 0; k < t->n_inputs; k++)
 		util_buf_printf(&b, ", in_%s", t->inputs[k].name);
 	for (int j = 0; j < t->n_outputs; j++)

@@ -80,6 +80,9 @@ static char *gold_wrapper_source(const struct ka_task *t, enum gold_kind kind)
 	util_buf_printf(&b, "\t\tint64_t item = items ? items[k] : k;\n\t\tref(item");
 	for (int p = 0; p < t->n_params; p++)
 		util_buf_printf(&b, ", P[%d]", p);
+	/* Scalars as exact hexadecimal literals: constants of the task. */
+	for (int q = 0; q < t->n_scalars; q++)
+		util_buf_printf(&b, ", (%a)", t->scalars[q]);
 	for (int k = 0; k < t->n_inputs; k++) {
 		const char *ct = dtype_ctype(t->inputs[k].dtype);
 		if (lazy)

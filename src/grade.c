@@ -304,7 +304,7 @@ static char *record_request(const struct grade_session *s, const struct ka_task 
 	char *text = recclient_request_json(s->ops->name, t->n_inputs, t->n_outputs, ts,
 					    t->n_params, names, st->sh.v, dev, e);
 	free(dev);
-	if (!text || !extra)
+	if (!text || (!extra && !t->n_scalars))
 		return text;
 	json_t *req = json_loads(text, 0, NULL);
 	free(text);
@@ -312,7 +312,17 @@ static char *record_request(const struct grade_session *s, const struct ka_task 
 		ka_err_set(e, "recorder request: cannot merge the target's fields");
 		return NULL;
 	}
-	json_object_update(req, (json_t *)extra);
+	if (extra)
+		json_object_update(req, (json_t *)extra);
+	if (t->n_scalars) { /* the task's float scalars, for ka_args */
+		json_t *sn = json_array(), *sv = json_array();
+		for (int i = 0; i < t->n_scalars; i++) {
+			json_array_append_new(sn, json_string(t->scalar_names[i]));
+			json_array_append_new(sv, json_real(t->scalars[i]));
+		}
+		json_object_set_new(req, "scalars",
+				    json_pack("{s:o,s:o}", "names", sn, "values", sv));
+	}
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	return text;
@@ -353,6 +363,9 @@ static double elem_to_double(const uint8_t *p, int dtype)
 		memcpy(&v, p, 4);
 		return v;
 	}
+	case KA_DTYPE_BOOL:
+	case KA_DTYPE_UINT8: return *p;
+	case KA_DTYPE_INT8: return (int8_t)*p;
 	default: {
 		int64_t v;
 		memcpy(&v, p, 8);
@@ -404,8 +417,15 @@ static int converged(const double *x, int n, const struct grade_protocol *p)
 static int bench_shape(const struct grade_session *s, const struct ka_task *t, const char *override,
 		       struct ka_shape *out, struct ka_err *e)
 {
-	if (override)
-		return task_shape_parse(t, override, out, e);
+	if (override) {
+		struct ka_err ce;
+		if (task_shape_parse(t, override, out, e))
+			return -1;
+		if (task_check_shape(t, out, 0, &ce))
+			return ka_err_set(e, "%s/task.json: %s at --bench-shape %s", t->dir, ce.msg,
+					  override);
+		return 0;
+	}
 	if (!s->test_grade) {
 		*out = t->bench;
 		return 0;
@@ -468,6 +488,8 @@ void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64
 			  struct grade_tally *tl)
 {
 	size_t es = dtype_size((enum ka_dtype)dtype);
+	if (dtype_is_int((enum ka_dtype)dtype))
+		atol = rtol = 0; /* integer outputs (indices, masks, quantised) are exact */
 	for (int64_t q = 0; q < n; q++) {
 		int64_t at = idx ? idx[q] : q;
 		double v = elem_to_double(got + (size_t)q * es, dtype);

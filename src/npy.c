@@ -13,17 +13,18 @@
 static const char *const npy_descrs[] = {
 	[KA_DTYPE_FP32] = "<f4", [KA_DTYPE_FP16] = "<f2",  [KA_DTYPE_BF16] = "<u2",
 	[KA_DTYPE_FP64] = "<f8", [KA_DTYPE_INT32] = "<i4", [KA_DTYPE_INT64] = "<i8",
+	[KA_DTYPE_BOOL] = "|b1", [KA_DTYPE_INT8] = "|i1",  [KA_DTYPE_UINT8] = "|u1",
 };
 
 const char *npy_descr(enum ka_dtype dt)
 {
-	return (unsigned)dt < 6 ? npy_descrs[dt] : "?";
+	return (unsigned)dt < KA_DTYPE_COUNT ? npy_descrs[dt] : "?";
 }
 
 int npy_write(const char *path, enum ka_dtype dt, int ndim, const int64_t *dims, const void *data,
 	      struct ka_err *e)
 {
-	if (ndim < 0 || ndim > KA_MAX_DIMS || (unsigned)dt >= 6)
+	if (ndim < 0 || ndim > KA_MAX_DIMS || (unsigned)dt >= KA_DTYPE_COUNT)
 		return ka_err_set(e, "%s: bad array description", path);
 	char hdr[512];
 	int64_t numel = 1;
@@ -126,7 +127,7 @@ int npy_read(const char *path, size_t cap, struct npy_array *a, struct ka_err *e
 	hdr[hlen] = 0;
 	const char *d = hdr_field(hdr, "descr");
 	int found = 0;
-	for (int i = 0; d && i < 6; i++) {
+	for (int i = 0; d && i < KA_DTYPE_COUNT; i++) {
 		if (d[0] == '\'' && !strncmp(d + 1, npy_descrs[i], 3) && d[4] == '\'') {
 			a->dtype = (enum ka_dtype)i;
 			found = 1;

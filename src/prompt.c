@@ -118,6 +118,17 @@ static void add_tensors(struct util_buf *b, const struct ka_task *t)
 {
 	util_buf_puts(b, "Parameters (int64, `a->params[i]`, in this order): ");
 	add_params(b, t);
+	if (t->n_scalars) {
+		util_buf_puts(b, "\n\nScalars (double, `a->scalars[i]`, in this order): ");
+		for (int i = 0; i < t->n_scalars; i++)
+			util_buf_printf(b, "%s%s = %.17g", i ? ", " : "", t->scalar_names[i],
+					t->scalars[i]);
+	}
+	if (t->n_constraints) {
+		util_buf_puts(b, "\n\nAt every shape these are 0: ");
+		for (int i = 0; i < t->n_constraints; i++)
+			util_buf_printf(b, "%s`%s`", i ? ", " : "", expr_text(t->constraints[i]));
+	}
 	util_buf_puts(b, "\n\nInputs (`a->inputs[i]`, read-only):\n");
 	for (int i = 0; i < t->n_inputs; i++) {
 		util_buf_printf(b, "- %d. `%s`: %s ", i, t->inputs[i].name,

@@ -137,7 +137,8 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 				 kind);
 	}
 	if (is_int_dtype && d->kind != KA_DIST_INT)
-		return jsonf_bad(&c->jf, f, "an %s input needs kind 'int'", dtype_name(dt));
+		return jsonf_bad(&c->jf, f, "%s %s input needs kind 'int'",
+				 dtype_name(dt)[0] == 'i' ? "an" : "a", dtype_name(dt));
 	double a, b, bound;
 	const char *na = d->kind == KA_DIST_NORMAL ? "mean" : "lo";
 	const char *nb = d->kind == KA_DIST_NORMAL ? "std" : "hi";
@@ -169,8 +170,13 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 			return jsonf_bad(&c->jf, field, "needs lo <= hi");
 		if (fabs(a) > 9007199254740992.0 || fabs(b) > 9007199254740992.0)
 			return jsonf_bad(&c->jf, field, "lo and hi must be within +-2^53");
-		if (dt == KA_DTYPE_INT32 && (a < -2147483648.0 || b > 2147483647.0))
-			return jsonf_bad(&c->jf, field, "range does not fit int32");
+		if (dt != KA_DTYPE_INT64 && is_int_dtype) {
+			double dlo, dhi;
+			dtype_int_range(dt, &dlo, &dhi);
+			if (a < dlo || b > dhi)
+				return jsonf_bad(&c->jf, field, "range does not fit %s",
+						 dtype_name(dt));
+		}
 		bound = fmax(fabs(a), fabs(b));
 		break;
 	}
@@ -254,6 +260,9 @@ static int get_tensors(struct loader *c, const char *field, const json_t *j, int
 			if (!strcmp(t->params[p], s->name))
 				return jsonf_bad(&c->jf, f, "name '%s' is also a parameter",
 						 s->name);
+		for (int p = 0; p < t->n_scalars; p++)
+			if (!strcmp(t->scalar_names[p], s->name))
+				return jsonf_bad(&c->jf, f, "name '%s' is also a scalar", s->name);
 		int n_prev_in = is_input ? (int)i : t->n_inputs;
 		for (int k = 0; k < n_prev_in; k++)
 			if (!strcmp(t->inputs[k].name, s->name))
@@ -368,6 +377,14 @@ int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t
 		if (sh->v[p] < 1)
 			return ka_err_set(e, "%s: %lld is below 1", t->params[p],
 					  (long long)sh->v[p]);
+	for (int k = 0; k < t->n_constraints; k++) {
+		snprintf(f, sizeof f, "constraints[%d]", k);
+		if (eval_field(t->constraints[k], sh, f, &v, e))
+			return -1;
+		if (v != 0)
+			return ka_err_set(e, "%s: '%.80s' is %lld, must be 0", f,
+					  expr_text(t->constraints[k]), (long long)v);
+	}
 	if (task_item_count(t, sh, &items, e))
 		return -1;
 	for (int k = 0; k < t->n_inputs; k++) {
@@ -516,12 +533,58 @@ static int load_params(struct loader *c, const json_t *j)
 	return 0;
 }
 
+/* "scalars": [{"name": "eps", "value": 1e-5}, ...], optional. */
+static int load_scalars(struct loader *c, const json_t *j)
+{
+	static const char *const keys[] = {"name", "value", NULL};
+	struct ka_task *t = c->t;
+	char f[48];
+	if (!j)
+		return 0;
+	if (jsonf_type(&c->jf, "scalars", j, JSON_ARRAY, "an array"))
+		return -1;
+	size_t n = json_array_size(j);
+	if (n > KA_MAX_SCALARS)
+		return jsonf_bad(&c->jf, "scalars", "%zu scalars, at most %d", n, KA_MAX_SCALARS);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(j, i), *nm;
+		snprintf(f, sizeof f, "scalars[%zu]", i);
+		if (jsonf_type(&c->jf, f, o, JSON_OBJECT, "an object") ||
+		    jsonf_keys(&c->jf, f, o, keys, keys))
+			return -1;
+		nm = json_object_get(o, "name");
+		snprintf(f, sizeof f, "scalars[%zu].name", i);
+		if (jsonf_type(&c->jf, f, nm, JSON_STRING, "a string"))
+			return -1;
+		const char *s = json_string_value(nm);
+		if (!is_ident(s))
+			return jsonf_bad(&c->jf, f,
+					 "'%.40s' is not an identifier of at most %d characters", s,
+					 KA_NAMELEN - 1);
+		for (int p = 0; p < t->n_params; p++)
+			if (!strcmp(t->params[p], s))
+				return jsonf_bad(&c->jf, f, "name '%s' is also a parameter", s);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(t->scalar_names[k], s))
+				return jsonf_bad(&c->jf, f, "duplicate scalar '%s'", s);
+		snprintf(f, sizeof f, "scalars[%zu].value", i);
+		if (jsonf_number(&c->jf, f, json_object_get(o, "value"), -HUGE_VAL, HUGE_VAL,
+				 &t->scalars[i]))
+			return -1;
+		if (!isfinite(t->scalars[i]))
+			return jsonf_bad(&c->jf, f, "must be finite");
+		snprintf(t->scalar_names[i], KA_NAMELEN, "%s", s);
+		t->n_scalars = (int)i + 1;
+	}
+	return 0;
+}
+
 static int load_json(struct loader *c, const json_t *root)
 {
-	static const char *const keys[] = {"name",	"tier",	     "description", "torch",
-					   "params",	"inputs",    "outputs",	    "items",
-					   "bench",	"checks",    "tolerance",   "libraries",
-					   "min_bytes", "min_flops", NULL};
+	static const char *const keys[] = {
+		"name",	     "tier",	  "description", "torch",	"params",    "inputs",
+		"outputs",   "items",	  "bench",	 "checks",	"tolerance", "libraries",
+		"min_bytes", "min_flops", "scalars",	 "constraints", NULL};
 	static const char *const required[] = {
 		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
 		"items", "bench", "checks",	 "tolerance", "min_bytes", "min_flops", NULL};
@@ -547,6 +610,8 @@ static int load_json(struct loader *c, const json_t *root)
 	    jsonf_string(&c->jf, "torch", json_object_get(root, "torch"), TASK_TEXT_CAP, &t->torch))
 		return -1;
 	if (load_params(c, json_object_get(root, "params")))
+		return -1;
+	if (load_scalars(c, json_object_get(root, "scalars")))
 		return -1;
 	if (get_tensors(c, "inputs", json_object_get(root, "inputs"), 1) ||
 	    get_tensors(c, "outputs", json_object_get(root, "outputs"), 0))
@@ -627,6 +692,25 @@ static int load_json(struct loader *c, const json_t *root)
 	if (get_expr(c, "min_bytes", json_object_get(root, "min_bytes"), &t->min_bytes) ||
 	    get_expr(c, "min_flops", json_object_get(root, "min_flops"), &t->min_flops))
 		return -1;
+
+	json_t *cons = json_object_get(root, "constraints");
+	if (cons) {
+		if (jsonf_type(&c->jf, "constraints", cons, JSON_ARRAY, "an array"))
+			return -1;
+		size_t ncon = json_array_size(cons);
+		if (ncon > KA_MAX_CONSTRAINTS)
+			return jsonf_bad(&c->jf, "constraints", "%zu entries, at most %d", ncon,
+					 KA_MAX_CONSTRAINTS);
+		for (size_t i = 0; i < ncon; i++) {
+			snprintf(f, sizeof f, "constraints[%zu]", i);
+			if (!json_is_string(json_array_get(cons, i)))
+				return jsonf_bad(&c->jf, f, "expected a string, got %s",
+						 jsonf_kind(json_array_get(cons, i)));
+			if (get_expr(c, f, json_array_get(cons, i), &t->constraints[i]))
+				return -1;
+			t->n_constraints = (int)i + 1;
+		}
+	}
 
 	/* Every listed shape must evaluate cleanly. */
 	for (int w = -1; w < t->n_checks; w++) {
@@ -710,6 +794,8 @@ void task_free(struct ka_task *t)
 		expr_free(t->items[d]);
 	expr_free(t->min_bytes);
 	expr_free(t->min_flops);
+	for (int k = 0; k < KA_MAX_CONSTRAINTS; k++)
+		expr_free(t->constraints[k]);
 	free(t->ref_src);
 	free(t);
 }
@@ -781,5 +867,19 @@ uint64_t task_hash(const struct ka_task *t)
 		h = hash_str(h, t->libs[i]);
 	h = hash_str(h, t->min_bytes ? expr_text(t->min_bytes) : "");
 	h = hash_str(h, t->min_flops ? expr_text(t->min_flops) : "");
+	/* Hashed only when present, so tasks without them keep their identity
+	 * (and their inputs) from before these fields existed. */
+	if (t->n_scalars) {
+		h = hash_i64(h, t->n_scalars);
+		for (int i = 0; i < t->n_scalars; i++) {
+			h = hash_str(h, t->scalar_names[i]);
+			h = hash_f64(h, t->scalars[i]);
+		}
+	}
+	if (t->n_constraints) {
+		h = hash_i64(h, t->n_constraints);
+		for (int i = 0; i < t->n_constraints; i++)
+			h = hash_str(h, expr_text(t->constraints[i]));
+	}
 	return hash_str(h, t->ref_src);
 }

@@ -14,6 +14,8 @@
 #define KA_MAX_DIMS 6
 #define KA_MAX_SHAPES 16
 #define KA_MAX_LIBS 8
+#define KA_MAX_SCALARS 8
+#define KA_MAX_CONSTRAINTS 8
 
 enum ka_dist_kind { KA_DIST_NORMAL, KA_DIST_UNIFORM, KA_DIST_INT };
 
@@ -55,7 +57,12 @@ struct ka_task {
 	int n_libs; /* allowed-library policy: e.g. "cublas" */
 	char libs[KA_MAX_LIBS][KA_NAMELEN];
 	struct expr *min_bytes, *min_flops; /* roofline floor inputs */
-	char *ref_src;			    /* contents of ref.c */
+	int n_scalars; /* float scalars: ref gets them as double after the params */
+	char scalar_names[KA_MAX_SCALARS][KA_NAMELEN];
+	double scalars[KA_MAX_SCALARS];
+	int n_constraints; /* expressions that must be 0 at every shape */
+	struct expr *constraints[KA_MAX_CONSTRAINTS];
+	char *ref_src; /* contents of ref.c */
 };
 
 /* Load dir/task.json and dir/ref.c. Returns a new task (task_free) or NULL
@@ -76,11 +83,11 @@ int task_item_dims(const struct ka_task *t, const struct ka_shape *sh, int64_t *
 		   struct ka_err *e);
 
 /* Check that every size of the task evaluates at shape sh: all parameters
- * >= 1, every tensor dimension >= 0 without overflow (also in bytes), at
- * least one work item, each output exactly covered by items x per_item,
- * min_bytes and min_flops >= 0; and, if numel_cap > 0, no tensor over
- * numel_cap elements. task_load runs it on every listed shape; run it before
- * allocating for any other shape. 0 or -1 with e ("field: problem"). */
+ * >= 1, every constraint evaluates to 0, every tensor dimension >= 0 without overflow (also in
+ * bytes), at least one work item, each output exactly covered by items x per_item, min_bytes and
+ * min_flops >= 0; and, if numel_cap > 0, no tensor over numel_cap elements. task_load runs it on
+ * every listed shape; run it before allocating for any other shape. 0 or -1 with e ("field:
+ * problem"). */
 int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t numel_cap,
 		     struct ka_err *e);
 

@@ -238,14 +238,15 @@ static int cmd_gen(int argc, char **argv)
 {
 	static const char *const known[] = {"--dtype", "--kind", "--a", "--b",	      "--lo",
 					    "--range", "--key",	 "--n", "--platform", NULL};
-	static const char *const dtypes[] = {"fp32", "fp16", "bf16", "fp64", "int32", "int64"};
-	static const size_t sizes[] = {4, 2, 2, 8, 4, 8};
+	static const char *const dtypes[] = {"fp32",  "fp16", "bf16", "fp64", "int32",
+					     "int64", "bool", "int8", "uint8"};
+	static const size_t sizes[] = {4, 2, 2, 8, 4, 8, 1, 1, 1};
 	static const char *const kinds[] = {"normal", "uniform", "int"};
 	if (check_args(argc, argv, known, 0))
 		return usage();
 	const char *ds = opt_value(argc, argv, "--dtype"), *ks = opt_value(argc, argv, "--kind");
 	int dtype = -1, kind = -1;
-	for (int i = 0; ds && i < 6; i++)
+	for (int i = 0; ds && i < 9; i++)
 		if (!strcmp(ds, dtypes[i]))
 			dtype = i;
 	for (int i = 0; ks && i < 3; i++)

@@ -16,6 +16,9 @@ enum ka_dtype {
 	KA_DTYPE_FP64,
 	KA_DTYPE_INT32,
 	KA_DTYPE_INT64,
+	KA_DTYPE_BOOL,
+	KA_DTYPE_INT8,
+	KA_DTYPE_UINT8,
 	KA_DTYPE_COUNT
 };
 
@@ -30,7 +33,10 @@ const char *dtype_name(enum ka_dtype d);
 const char *dtype_ctype(enum ka_dtype d);
 /* Parse a task.json name into *out. Returns 0, or -1 for an unknown name. */
 int dtype_parse(const char *name, enum ka_dtype *out);
-/* 1 for an integer dtype (int32, int64), else 0. */
+/* 1 for an integer dtype (int32, int64, bool, int8, uint8), else 0. */
 int dtype_is_int(enum ka_dtype d);
+/* The least and largest value of an integer dtype (bool: 0 and 1); for a
+ * float dtype, 0 and -1 (no range). */
+void dtype_int_range(enum ka_dtype d, double *lo, double *hi);
 
 #endif

@@ -51,6 +51,9 @@ struct record_request {
 	int n_params;
 	char param_names[RECORD_MAX_PARAMS][64];
 	int64_t params[RECORD_MAX_PARAMS];
+	int n_scalars; /* the task's float scalars ("scalars" of the request) */
+	char scalar_names[RECORD_MAX_PARAMS][64];
+	double scalars[RECORD_MAX_PARAMS];
 	json_t *device; /* the "device" object (borrowed; may be an empty object) */
 	json_t *root;	/* the whole request, for fields a target adds (borrowed) */
 };

@@ -180,7 +180,7 @@ static int parse_request(const char *text, size_t len, struct ka_err *e)
 		ti->dtype = (int32_t)json_integer_value(json_object_get(t, "dtype"));
 		ti->numel = json_integer_value(json_object_get(t, "numel"));
 		json_int_t bytes = json_integer_value(json_object_get(t, "bytes"));
-		if (ti->dtype < 0 || ti->dtype > KA_INT64 || ti->numel < 0 || bytes < 0)
+		if (ti->dtype < 0 || ti->dtype > KA_UINT8 || ti->numel < 0 || bytes < 0)
 			return ka_err_set(e, "request: tensors[%zu]: bad dtype, numel or bytes", i);
 		ti->bytes = (uint64_t)bytes;
 	}
@@ -199,6 +199,21 @@ static int parse_request(const char *text, size_t len, struct ka_err *e)
 			return ka_err_set(e, "request: params[%zu] bad", i);
 		snprintf(r->param_names[i], sizeof r->param_names[i], "%s", nm);
 		r->params[i] = json_integer_value(v);
+	}
+	json_t *sc = json_object_get(root, "scalars");
+	json_t *snames = json_object_get(sc, "names"), *svalues = json_object_get(sc, "values");
+	size_t ns = json_is_array(snames) ? json_array_size(snames) : 0;
+	if (ns > RECORD_MAX_PARAMS || (json_is_array(svalues) ? json_array_size(svalues) : 0) != ns)
+		return ka_err_set(e, "request: 'scalars' names and values must match (at most %d)",
+				  RECORD_MAX_PARAMS);
+	r->n_scalars = (int)ns;
+	for (size_t i = 0; i < ns; i++) {
+		const char *nm = json_string_value(json_array_get(snames, i));
+		json_t *v = json_array_get(svalues, i);
+		if (!nm || strlen(nm) >= sizeof r->scalar_names[i] || !json_is_number(v))
+			return ka_err_set(e, "request: scalars[%zu] bad", i);
+		snprintf(r->scalar_names[i], sizeof r->scalar_names[i], "%s", nm);
+		r->scalars[i] = json_number_value(v);
 	}
 	json_t *dev = json_object_get(root, "device");
 	r->device = json_is_object(dev) ? dev : json_object();
@@ -334,8 +349,11 @@ int main(int argc, char **argv)
 		memcpy(tensors[i].shape, ti->shape, sizeof ti->shape);
 		tensors[i].name = ti->name;
 	}
+	static const char *snames[RECORD_MAX_PARAMS];
 	for (int i = 0; i < g_req.n_params; i++)
 		pnames[i] = g_req.param_names[i];
+	for (int i = 0; i < g_req.n_scalars; i++)
+		snames[i] = g_req.scalar_names[i];
 	struct ka_args args = {
 		.n_params = g_req.n_params,
 		.param_names = pnames,
@@ -344,6 +362,9 @@ int main(int argc, char **argv)
 		.inputs = tensors,
 		.n_outputs = g_req.n_outputs,
 		.outputs = tensors + g_req.n_inputs,
+		.n_scalars = g_req.n_scalars,
+		.scalar_names = snames,
+		.scalars = g_req.scalars,
 	};
 
 	emit_line("stage", "loading", NULL);

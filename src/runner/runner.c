@@ -36,7 +36,8 @@ struct runner_poison runner_poison_of(uint64_t seed)
 {
 	uint64_t m = util_mix64(seed);
 	struct runner_poison p = {
-		.p1 = 0xFF,
+		/* one-byte dtypes: 0x80 and 7 random bits, never a valid bool */
+		.p1 = (uint8_t)(0x80u | ((m >> 56) & 0x7Fu)),
 		.p2 = (uint16_t)(0x7E00u | (m & 0x1FFu)),
 		.p4 = 0x7FA00000u | (uint32_t)(m & 0x1FFFFFu),
 		.p8 = 0x7FF4000000000000ull | (m & 0xFFFFFFFFFFFull),

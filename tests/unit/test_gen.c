@@ -332,17 +332,21 @@ static int clc_gen(const char *dtype, const char *kind, const struct gen_params 
 static void test_gen_cpu_vs_pocl(void)
 {
 	enum { N = 100003 };
-	static const char *const dtypes[] = {"fp32", "fp16", "bf16", "fp64", "int32", "int64"};
+	static const char *const dtypes[] = {"fp32",  "fp16", "bf16", "fp64", "int32",
+					     "int64", "bool", "int8", "uint8"};
 	static const char *const kinds[] = {"normal", "uniform", "int"};
 	static const struct ka_dist dists[] = {{KA_DIST_NORMAL, 0.25, 3.0},
 					       {KA_DIST_UNIFORM, -2.0, 5.0},
 					       {KA_DIST_INT, -1000, 1000}};
 	unsigned char *cpu = xmalloc(N * 8), *dev = xmalloc(N * 8);
 	int mismatches = 0, runs = 0;
-	for (int d = 0; d < 6; d++) {
-		for (int k = 0; k < 3; k++) {
+	/* The one-byte dtypes take only int draws within their range. */
+	static const struct ka_dist byte_dists[] = {
+		{KA_DIST_INT, 0, 1}, {KA_DIST_INT, -128, 127}, {KA_DIST_INT, 0, 255}};
+	for (int d = 0; d < 9; d++) {
+		for (int k = d < 6 ? 0 : 2; k < 3; k++) {
 			struct gen_params p;
-			gen_params_of(&dists[k], &p, NULL);
+			gen_params_of(d < 6 ? &dists[k] : &byte_dists[d - 6], &p, NULL);
 			uint64_t key = util_mix64((uint64_t)(d * 3 + k) + 0x5eed);
 			size_t bytes = (size_t)N * dtype_size((enum ka_dtype)d);
 			gen_fill(cpu, (enum ka_dtype)d, N, key, &p);
@@ -358,13 +362,45 @@ static void test_gen_cpu_vs_pocl(void)
 	}
 	free(cpu);
 	free(dev);
-	CHECK_EQ_INT(runs, 18);
+	CHECK_EQ_INT(runs, 21);
 	CHECK_EQ_INT(mismatches, 0);
+}
+
+/* bool, int8 and uint8 store the int draw's value in one byte: the same
+ * values as the int64 fill of the same key and range. */
+static void test_gen_byte_dtypes(void)
+{
+	enum { N = 4099 };
+	static const struct {
+		enum ka_dtype dt;
+		double lo, hi;
+	} cases[] = {{KA_DTYPE_BOOL, 0, 1}, {KA_DTYPE_INT8, -128, 127}, {KA_DTYPE_UINT8, 0, 255}};
+	int64_t wide[N];
+	unsigned char narrow[N];
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		struct ka_dist d = {KA_DIST_INT, cases[c].lo, cases[c].hi};
+		struct gen_params p;
+		CHECK(gen_params_of(&d, &p, NULL) == 0);
+		CHECK(dtype_size(cases[c].dt) == 1);
+		gen_fill(wide, KA_DTYPE_INT64, N, 0x5eedULL + c, &p);
+		gen_fill(narrow, cases[c].dt, N, 0x5eedULL + c, &p);
+		int same = 1, lo_seen = 0, hi_seen = 0;
+		for (int i = 0; i < N; i++) {
+			int64_t v = cases[c].dt == KA_DTYPE_INT8 ? (int64_t)(int8_t)narrow[i]
+								 : (int64_t)narrow[i];
+			same &= v == wide[i];
+			lo_seen |= v == (int64_t)cases[c].lo;
+			hi_seen |= v == (int64_t)cases[c].hi;
+		}
+		CHECK(same);
+		CHECK(lo_seen && hi_seen);
+	}
 }
 
 int main(void)
 {
 	RUN(test_gen_golden_values);
+	RUN(test_gen_byte_dtypes);
 	RUN(test_gen_statistics);
 	RUN(test_gen_f16_edges);
 	RUN(test_gen_bf16_edges);

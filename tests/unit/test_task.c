@@ -224,6 +224,30 @@ static void test_task_field_errors(void)
 		{"@MINB@", "\"N/(N-N)\"",
 		 "min_bytes: 'N/(N-N)': division by zero at bench (N=4096)"},
 		{"@EXTRA@", ", \"flops\": 3", "flops: unknown field"},
+		{"@DTYPE@", "\"bool\"", "inputs[0].dist.kind: a bool input needs kind 'int'"},
+		{"@DTYPE@", "\"int8\"", "inputs[0].dist.kind: an int8 input needs kind 'int'"},
+		{"@EXTRA@", ", \"scalars\": [{\"name\": \"N\", \"value\": 1}]",
+		 "scalars[0].name: name 'N' is also a parameter"},
+		{"@EXTRA@", ", \"scalars\": [{\"name\": \"s\", \"value\": \"1\"}]",
+		 "scalars[0].value: expected a number, got a string"},
+		{"@EXTRA@", ", \"scalars\": [{\"name\": \"s\"}]",
+		 "scalars[0]: missing field 'value'"},
+		{"@EXTRA@",
+		 ", \"scalars\": [{\"name\": \"s\", \"value\": 1}, {\"name\": \"s\", \"value\": "
+		 "2}]",
+		 "scalars[1].name: duplicate scalar 's'"},
+		{"@EXTRA@", ", \"scalars\": {\"s\": 1}",
+		 "scalars: expected an array, got an object"},
+		{"@EXTRA@", ", \"scalars\": [{\"name\": \"x\", \"value\": 1}]",
+		 "inputs[0]: name 'x' is also a scalar"},
+		{"@EXTRA@", ", \"constraints\": [\"N % 2\"]",
+		 "constraints[0]: 'N % 2' is 1, must be 0 at checks[0] (N=1031)"},
+		{"@EXTRA@", ", \"constraints\": [\"0\", \"N / (N - 64) * 0\"]",
+		 "constraints[1]: 'N / (N - 64) * 0': division by zero at checks[1] (N=64)"},
+		{"@EXTRA@", ", \"constraints\": [3]",
+		 "constraints[0]: expected a string, got an integer"},
+		{"@EXTRA@", ", \"constraints\": [\"K\"]",
+		 "constraints[0]: cannot parse 'K': unknown name 'K' at 0"},
 		{"@EXTRA@", ", \"name\": \"u\"",
 		 "line 8, column 43: invalid JSON: duplicate object key near '\"name\"'"},
 	};
@@ -311,6 +335,8 @@ static void test_task_dtypes(void)
 		{KA_DTYPE_FP32, "fp32", "float", 4},   {KA_DTYPE_FP16, "fp16", "ka_half", 2},
 		{KA_DTYPE_BF16, "bf16", "ka_bf16", 2}, {KA_DTYPE_FP64, "fp64", "double", 8},
 		{KA_DTYPE_INT32, "int32", "int", 4},   {KA_DTYPE_INT64, "int64", "ka_i64", 8},
+		{KA_DTYPE_BOOL, "bool", "ka_bool", 1}, {KA_DTYPE_INT8, "int8", "ka_i8", 1},
+		{KA_DTYPE_UINT8, "uint8", "ka_u8", 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		CHECK_STR(dtype_name(cases[i].d), cases[i].name);
@@ -319,8 +345,107 @@ static void test_task_dtypes(void)
 	}
 }
 
+/* Scalars, constraints and the one-byte dtypes: a task using all of them
+ * loads, the constraint is checked at other shapes, and the gold passes the
+ * scalars to ref as doubles after the parameters. */
+static const char scal_json[] =
+	"{\"name\": \"s\", \"tier\": \"L1\", \"description\": \"d\", \"torch\": \"x\",\n"
+	" \"params\": [\"N\", \"G\"],\n"
+	" \"scalars\": [{\"name\": \"alpha\", \"value\": 0.1}, {\"name\": \"beta\", \"value\": "
+	"-3}],\n"
+	" \"constraints\": [\"N % G\", \"max(G - 8, 0)\"],\n"
+	" \"inputs\": [{\"name\": \"x\", \"dtype\": \"fp32\", \"shape\": [\"N\"],\n"
+	"   \"dist\": {\"kind\": \"normal\", \"mean\": 0, \"std\": 1}},\n"
+	"  {\"name\": \"m\", \"dtype\": \"bool\", \"shape\": [\"N\"], \"dist\": {\"kind\": "
+	"\"int\", \"lo\": 0, \"hi\": 1}},\n"
+	"  {\"name\": \"q\", \"dtype\": \"int8\", \"shape\": [\"N\"], \"dist\": {\"kind\": "
+	"\"int\", \"lo\": -128, \"hi\": 127}},\n"
+	"  {\"name\": \"u\", \"dtype\": \"uint8\", \"shape\": [\"N\"], \"dist\": {\"kind\": "
+	"\"int\", \"lo\": 0, \"hi\": 255}}],\n"
+	" \"outputs\": [{\"name\": \"y\", \"dtype\": \"fp64\", \"shape\": [\"N\"], \"per_item\": "
+	"1},\n"
+	"  {\"name\": \"k\", \"dtype\": \"int8\", \"shape\": [\"N\"], \"per_item\": 1}],\n"
+	" \"items\": [\"N\"], \"bench\": {\"N\": 4096, \"G\": 8}, \"checks\": [{\"N\": 1029, "
+	"\"G\": 7}, {\"N\": 64, \"G\": 2}],\n"
+	" \"tolerance\": {\"atol\": 0, \"rtol\": 0}, \"min_bytes\": \"8*N\", \"min_flops\": 0}\n";
+static const char scal_ref[] =
+	"#include \"ka_ref.h\"\n"
+	"KA_FN void ref(ka_i64 i, ka_i64 N, ka_i64 G, double alpha, double beta, KA_IN(float) x,\n"
+	"               KA_IN(ka_bool) m, KA_IN(ka_i8) q, KA_IN(ka_u8) u, KA_OUT(double) y,\n"
+	"               KA_OUT(ka_i8) k)\n"
+	"{\n"
+	"\t(void)N; (void)G;\n"
+	"\ty[i] = m[i] ? alpha * (double)x[i] + (double)q[i] : beta + (double)u[i];\n"
+	"\tk[i] = (ka_i8)(q[i] / 2);\n"
+	"}\n";
+
+static void test_task_scalars_constraints(void)
+{
+	char tmpl[] = "/tmp/ka-test-scal-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	char *jpath = xasprintf("%s/task.json", dir), *rpath = xasprintf("%s/ref.c", dir);
+	CHECK(util_write_file(jpath, scal_json, strlen(scal_json), NULL) == 0);
+	CHECK(util_write_file(rpath, scal_ref, strlen(scal_ref), NULL) == 0);
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_load(dir, &e);
+	if (!t)
+		printf("# %s\n", e.msg);
+	CHECK(t != NULL);
+	CHECK(t->n_scalars == 2 && t->scalars[0] == 0.1 && t->scalars[1] == -3.0);
+	CHECK_STR(t->scalar_names[1], "beta");
+	CHECK(t->n_constraints == 2);
+	CHECK(t->inputs[1].dtype == KA_DTYPE_BOOL && t->inputs[2].dtype == KA_DTYPE_INT8 &&
+	      t->inputs[3].dtype == KA_DTYPE_UINT8 && t->outputs[1].dtype == KA_DTYPE_INT8);
+	struct ka_shape sh;
+	CHECK(task_shape_parse(t, "N=100,G=3", &sh, &e) == 0);
+	CHECK(task_check_shape(t, &sh, 0, &e) == -1);
+	CHECK_STR(e.msg, "constraints[0]: 'N % G' is 1, must be 0");
+	CHECK(task_shape_parse(t, "N=90,G=9", &sh, &e) == 0);
+	CHECK(task_check_shape(t, &sh, 0, &e) == -1);
+	CHECK_STR(e.msg, "constraints[1]: 'max(G - 8, 0)' is 1, must be 0");
+	/* The gold sees the scalars, and the byte inputs as their values. */
+	struct gold *g = gold_open(t, &e);
+	if (!g)
+		printf("# gold: %s\n", e.msg);
+	CHECK(g != NULL);
+	void *in[KA_MAX_TENSORS] = {0};
+	double *out[KA_MAX_TENSORS] = {0};
+	sh = t->checks[0];
+	CHECK(gold_inputs_new(t, &sh, 5, 0, 0, in, &e) == 0);
+	CHECK(gold_outputs_new(t, &sh, 0, out, &e) == 0);
+	CHECK(g && gold_compute(g, &sh, in, out, NULL, 0, &e) == 0);
+	int ok = 1, masked = 0;
+	for (int i = 0; i < 1029 && g; i++) {
+		const unsigned char *m = in[1], *u = in[3];
+		const signed char *q = in[2];
+		double want = m[i] ? 0.1 * (double)((float *)in[0])[i] + q[i] : -3.0 + u[i];
+		ok &= out[0][i] == want && out[1][i] == (double)(q[i] / 2) && m[i] <= 1;
+		masked += m[i];
+	}
+	CHECK(ok);
+	CHECK(masked > 400 && masked < 629);
+	gold_buffers_free(in, t->n_inputs);
+	gold_buffers_free((void **)out, t->n_outputs);
+	gold_close(g);
+	/* A different scalar value is a different task (identity and inputs). */
+	uint64_t h = task_hash(t);
+	task_free(t);
+	char *j2 = xstrdup(scal_json);
+	memcpy(strstr(j2, "0.1"), "0.2", 3);
+	CHECK(util_write_file(jpath, j2, strlen(j2), NULL) == 0);
+	free(j2);
+	t = task_load(dir, &e);
+	CHECK(t != NULL && task_hash(t) != h);
+	task_free(t);
+	util_rmtree(dir);
+	free(jpath);
+	free(rpath);
+}
+
 int main(void)
 {
+	RUN(test_task_scalars_constraints);
 	RUN(test_task_good_fixture);
 	RUN(test_task_bad_fixtures);
 	RUN(test_task_ref_compile_error);
