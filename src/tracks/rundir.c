@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -123,4 +124,39 @@ void rundir_close(struct rundir *d)
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	d->lock_fd = -1;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+	static const char msg[] = "\nka: stopping after the steps under way (again to quit now)\n";
+	ssize_t w = write(2, msg, sizeof msg - 1);
+	(void)w;
+}
+
+void rundir_signals_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* The first signal asks for a clean stop; the handler then gives way
+	 * to the default, so a second one ends the process at once (the
+	 * journal stays consistent: every step is one transaction). */
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int rundir_stop_signal(void)
+{
+	return (int)stop_signal;
+}
+
+int rundir_exit_code(int rc)
+{
+	int sig = rundir_stop_signal();
+	return sig ? 128 + sig : rc;
 }

@@ -35,4 +35,16 @@ void rundir_close(struct rundir *d);
  * none can be named. */
 void rundir_args_diff(const char *old_json, const char *new_json, char *msg, size_t cap);
 
+/* Handle SIGINT and SIGTERM alike: the first sets a flag the pipeline reads
+ * (no new request, no new grade; what is under way finishes and is
+ * journaled), a second ends the process at once. Call once, at start. */
+void rundir_signals_install(void);
+
+/* The stop signal received (SIGINT, SIGTERM), or 0. */
+int rundir_stop_signal(void);
+
+/* rc, or 128 + the stop signal when one was received (130 for SIGINT, 143
+ * for SIGTERM). */
+int rundir_exit_code(int rc);
+
 #endif
