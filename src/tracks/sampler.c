@@ -401,6 +401,35 @@ static void *worker_main(void *arg)
 
 /* ---- the model callback ---------------------------------------------------- */
 
+/* A reply that is the sample's outcome without grading (NUL bytes, over the
+ * cap: model_reply_marked): journaled once as no_code with the evidence. 0
+ * or -1 with e. */
+static int grade_marked(struct sampler *r, int task, int sample, const char *evidence,
+			struct ka_err *e)
+{
+	const struct ka_task *t = r->tasks[task].t;
+	json_t *rj = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "schema", "ka-grade/1", "task", t->name,
+			       "target", r->o.target, "verdict", "no_code", "phase", "extract",
+			       "detail", evidence);
+	char *text = rj ? json_dumps(rj, JSON_COMPACT) : NULL;
+	json_decref(rj);
+	char *detail = sampler_clean_utf8(evidence, SAMPLER_DETAIL_MAX);
+	int rc = journal_put_grade(r->j, t->name, sample, "no_code", detail, text ? text : "{}",
+				   r->start_id, -1, e);
+	free(text);
+	free(detail);
+	if (rc == 0) {
+		pthread_mutex_lock(&r->mu);
+		r->graded++;
+		r->graded_now++;
+		if (r->o.verbose)
+			progress_line(r, "  %s/%d  no_code  s=0.000  %s", t->name, sample,
+				      evidence);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return rc;
+}
+
 static void on_reply(const struct model_request *req, const struct model_reply *rep, void *ctx)
 {
 	struct sampler *r = ctx;
@@ -445,7 +474,10 @@ static void on_reply(const struct model_request *req, const struct model_reply *
 	progress_draw(r, 0);
 	int fatal = r->fatal;
 	pthread_mutex_unlock(&r->mu);
-	if (rep->ok && !fatal)
+	if (rep->ok && model_reply_marked(rep)) {
+		if (grade_marked(r, task, req->sample, rep->error, &e))
+			run_fatal(r, "%s", e.msg);
+	} else if (rep->ok && !fatal)
 		queue_push(r, task, req->sample, rep->code);
 }
 
@@ -534,9 +566,18 @@ static int plan_sample(struct sampler *r, int i, int s, const char *lang, struct
 		struct journal_reply rep;
 		if (journal_get_reply(r->j, name, s, &rep, e))
 			return -1;
-		queue_push(r, i, s, rep.code);
-		p->regrade++;
+		struct model_reply mr = {.ok = rep.ok};
+		snprintf(mr.finish, sizeof mr.finish, "%s", rep.finish ? rep.finish : "");
+		int rc = 0;
+		if (model_reply_marked(&mr)) {
+			rc = grade_marked(r, i, s, rep.error ? rep.error : "", e);
+		} else {
+			queue_push(r, i, s, rep.code);
+			p->regrade++;
+		}
 		journal_reply_free(&rep);
+		if (rc)
+			return -1;
 	} else {
 		r->reqs[r->n_reqs++] = (struct model_request){
 			.task = name,

@@ -94,3 +94,26 @@ integ=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).exec
 result sigterm_stop "$rc $integ" "143 ok"
 run "$tmp/o3" "$tmp/bank" 3
 result sigterm_resume "$? $(nreq) $(sort "$tmp/requests" | uniq -d | wc -l | tr -d ' ')" "0 3 0"
+
+# 4. NUL bytes and replies over the cap: the sample's outcome, recorded once
+#    (no_code with the evidence), never requested again.
+rm -f "$tmp/requests"
+cat >"$tmp/odd.sh" <<MODEL
+#!/bin/sh
+cat >/dev/null
+echo "\$KA_MODEL_TASK/\$KA_MODEL_SAMPLE" >>"$tmp/requests"
+if [ "\$KA_MODEL_SAMPLE" = 0 ]; then printf 'abc\\000\\000def'; else head -c 5000000 /dev/zero | tr '\\000' a; fi
+MODEL
+odd() {
+	"$KA" --track capability --api-model "cmd:sh $tmp/odd.sh" --bank "$tmp/bank" --k 2 \
+		--target opencl --no-timing --concurrency 1 --quiet --out "$tmp/o4" \
+		>"$tmp/stdout" 2>"$tmp/stderr"
+}
+odd
+rc=$?
+details=$(python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print("|".join(v + ":" + d for v, d in c.execute("SELECT verdict, detail FROM grades ORDER BY sample")))' "$tmp/o4/journal.sqlite")
+result odd_replies "$rc $details" "0 no_code:cmd: reply holds NUL bytes at offset 3|no_code:cmd: reply over the cap of 4194304 bytes"
+odd
+result odd_replies_once "$? $(nreq)" "0 2"
