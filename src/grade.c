@@ -417,17 +417,25 @@ static int converged(const double *x, int n, const struct grade_protocol *p)
 static int bench_shape(const struct grade_session *s, const struct ka_task *t, const char *override,
 		       struct ka_shape *out, struct ka_err *e)
 {
-	if (override)
-		return task_shape_parse(t, override, out, e);
+	if (override) /* the per-item coverage check, as every check shape */
+		return task_shape_parse(t, override, out, e) || task_check_shape(t, out, 0, e) ? -1
+											       : 0;
 	if (!s->test_grade) {
 		*out = t->bench;
 		return 0;
 	}
+	/* The check shape with the most data (bytes of inputs and outputs). */
 	int64_t best = -1;
 	for (int i = 0; i < t->n_checks; i++) {
-		int64_t n;
-		if (task_item_count(t, &t->checks[i], &n, e))
-			return -1;
+		int64_t n = 0;
+		for (int k = 0; k < t->n_inputs + t->n_outputs; k++) {
+			const struct ka_tensor_spec *ts =
+				k < t->n_inputs ? &t->inputs[k] : &t->outputs[k - t->n_inputs];
+			int64_t ne;
+			if (task_numel(t, ts, &t->checks[i], &ne, e))
+				return -1;
+			n += ne * (int64_t)dtype_size(ts->dtype);
+		}
 		if (n > best) {
 			best = n;
 			*out = t->checks[i];

@@ -40,3 +40,31 @@ check() { # name task kernel want max_seconds extra-args...
 check heavy_ok heavy_item ok.c ok 60 --no-timing
 check heavy_wrong heavy_item wrong.c wrong_answer 60 --no-timing
 check big_group big_group ok.c ok 90 --min-samples 5 --max-samples 5
+
+# PoCL's timed shape is the check shape with the most data, not the most
+# items: row_dot with a 111-item check shape of 12 KB and an 8-item one of
+# 80 KB times the second.
+mkdir -p "$tmp/rd"
+cp tests/data/tasks_good/row_dot/ref.c "$tmp/rd/"
+sed 's/"checks": \[.*\]/"checks": [{"B": 3, "M": 37, "K": 45}, {"B": 1, "M": 8, "K": 4000}]/' \
+	tests/data/tasks_good/row_dot/task.json >"$tmp/rd/task.json"
+"$KA" grade --task "$tmp/rd" --kernel tests/data/grade_dtypes/row_dot.c --workdir "$tmp/w" \
+	--min-samples 5 --max-samples 5 --json "$tmp/rd.json" >"$tmp/rd.log" 2>&1
+got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], d["bench_shape"])' "$tmp/rd.json" 2>/dev/null)
+if [ "$got" = "ok B=1,M=8,K=4000" ]; then echo "PASS durable_gold_cost/pocl_shape_by_data"; else
+	echo "FAIL durable_gold_cost/pocl_shape_by_data: got '$got': $(tail -c 300 "$tmp/rd.log" | tr '\n' ' ')"
+fi
+
+# Paths are escaped where they enter generated source: a task folder whose
+# path holds a quote, a backslash and a newline builds its gold (#line in the
+# gold wrapper) and its OpenCL reference baseline (#line in bank.c's source).
+odd="$tmp/we\"ird\\dir
+x"
+mkdir -p "$odd"
+cp -r tests/data/tasks_good/add_scale "$odd/"
+"$KA" grade --task "$odd/add_scale" --kernel tests/data/grade_dtypes/add_scale.c --workdir "$tmp/w" \
+	--min-samples 5 --max-samples 5 --json "$tmp/odd.json" >"$tmp/odd.log" 2>&1
+got=$(verdict_of "$tmp/odd.json")
+if [ "$got" = ok ]; then echo "PASS durable_gold_cost/odd_path"; else
+	echo "FAIL durable_gold_cost/odd_path: verdict '${got:-none}': $(tail -c 300 "$tmp/odd.log" | tr '\n' ' ')"
+fi
