@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "expr.h"
@@ -723,6 +725,34 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 	gold_check_choose(t, items, per, out_elems, item_s, gold_cores(),
 			  timed ? lim->timed_budget_s : lim->check_budget_s, lim, out);
 	return 0;
+}
+
+int gold_clean_stale(double max_age_s)
+{
+	const char *dir = gold_cache_dir();
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	time_t now = time(NULL);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		/* build-XXXXXX: a gold build's private folder (gold_build),
+		 * removed when the build ends; one left is from a killed ka.
+		 * Only old ones: another ka may be building in this cache. */
+		if (strncmp(de->d_name, "build-", 6))
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    difftime(now, st.st_mtime) > max_age_s) {
+			util_rmtree(p);
+			n++;
+		}
+		free(p);
+	}
+	closedir(d);
+	return n;
 }
 
 void gold_close(struct gold *g)

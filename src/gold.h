@@ -136,6 +136,12 @@ int gold_outputs_new(const struct ka_task *t, const struct ka_shape *sh, size_t 
  * set them to NULL. */
 void gold_buffers_free(void **bufs, int n);
 
+/* Remove the gold builds' temporary folders (build-*) of the cache that are
+ * older than max_age_s seconds: left by a ka that was killed while building
+ * (a live build lasts at most its compile timeout; several ka may share the
+ * cache). Returns how many were removed. */
+int gold_clean_stale(double max_age_s);
+
 /* Unload the reference. gold_close(NULL) does nothing. */
 void gold_close(struct gold *g);
 

@@ -47,4 +47,12 @@ int rundir_stop_signal(void);
  * for SIGTERM). */
 int rundir_exit_code(int rc);
 
+/* Stale temporary files of killed runs, removed at start: partial files
+ * (*.part*) under out/.grade older than now (out is locked by this run),
+ * and in the shared places ($TMPDIR's ka-rec-*, ka-model-*, ka-bank-*,
+ * ka-tol-*; the gold cache's build-*) those older than RUNDIR_STALE_S, more
+ * than any compile, record or model call can live. Returns how many. */
+#define RUNDIR_STALE_S 3600.0
+int rundir_clean_stale(const char *out);
+
 #endif

@@ -117,3 +117,21 @@ print("|".join(v + ":" + d for v, d in c.execute("SELECT verdict, detail FROM gr
 result odd_replies "$rc $details" "0 no_code:cmd: reply holds NUL bytes at offset 3|no_code:cmd: reply over the cap of 4194304 bytes"
 odd
 result odd_replies_once "$? $(nreq)" "0 2"
+
+# 5. Stale temporary files of killed runs are removed at start: in the run's
+#    own out/.grade any partial file older than the start; in shared places
+#    (the gold cache, $TMPDIR) only those over an hour old, so another ka's
+#    live build is kept.
+export TMPDIR=$tmp/tmpdir
+mkdir -p "$TMPDIR" "$KA_CACHE/gold/build-old1" "$KA_CACHE/gold/build-live" \
+	"$TMPDIR/ka-rec-old1" "$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x"
+touch -d '2 hours ago' "$KA_CACHE/gold/build-old1" "$TMPDIR/ka-rec-old1"
+touch "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"
+touch -d '1 minute ago' "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"
+run "$tmp/o3" "$tmp/bank" 3
+rc=$?
+left=$(for f in "$KA_CACHE/gold/build-old1" "$KA_CACHE/gold/build-live" "$TMPDIR/ka-rec-old1" \
+	"$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"; do
+	[ -e "$f" ] && echo -n "1" || echo -n "0"
+done)
+result stale_temps "$rc $left" "0 01010"
