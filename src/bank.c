@@ -250,7 +250,19 @@ static int is_ka_include(const char *line, size_t len, int any_header)
  * sit in branches OpenCL C never takes. */
 static void add_inlined(struct util_buf *b, const char *name, const char *text, int any_header)
 {
-	util_buf_printf(b, "#line 1 \"%s\"\n", name);
+	/* The name as a string literal: quotes, backslashes and control
+	 * characters escaped, so no bank path can end the #line directive. */
+	util_buf_puts(b, "#line 1 \"");
+	for (const char *p = name; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"' || c == '\\')
+			util_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			util_buf_printf(b, "\\%03o", c);
+		else
+			util_buf_putc(b, (char)c);
+	}
+	util_buf_puts(b, "\"\n");
 	const char *p = text;
 	while (*p) {
 		const char *nl = strchr(p, '\n');

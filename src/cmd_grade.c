@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gold.h"
 #include "grade.h"
 #include "task.h"
 #include "util.h"
@@ -267,6 +268,21 @@ int cmd_grade(int argc, char **argv)
 	struct ka_task *t = task_load(a.task_dir, &e);
 	if (!t)
 		return cli_bad_input(CMD, "%s", e.msg);
+	/* Bank errors are the user's input, found before anything runs: a
+	 * reference that does not build as gold, a benchmark shape that its
+	 * items do not cover (the per-item check every check shape passed). */
+	struct ka_shape bsh;
+	if (a.bench &&
+	    (task_shape_parse(t, a.bench, &bsh, &e) || task_check_shape(t, &bsh, 0, &e))) {
+		task_free(t);
+		return cli_bad_input(CMD, "--bench-shape %s: %s", a.bench, e.msg);
+	}
+	struct gold *g = gold_open(t, &e);
+	if (!g) {
+		task_free(t);
+		return cli_bad_input(CMD, "%s", e.msg);
+	}
+	gold_close(g);
 	int n = a.n_kernels, rest_at = n;
 	pid_t rest_pid = -1; /* the child compiling ahead, if any */
 	struct grade_session *s = NULL;

@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "expr.h"
 #include "gen.h"
 #include "jail.h"
 
@@ -380,6 +383,13 @@ static int64_t sort_unique(int64_t *v, int64_t n)
 int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64_t seed,
 		      int n_random, int64_t **items, int64_t *n, struct ka_err *e)
 {
+	return gold_sample_items_edges(t, sh, seed, n_random, GOLD_EDGE_MAX, items, n, e);
+}
+
+int gold_sample_items_edges(const struct ka_task *t, const struct ka_shape *sh, uint64_t seed,
+			    int n_random, int edge_max, int64_t **items, int64_t *n,
+			    struct ka_err *e)
+{
 	int64_t dims[KA_MAX_DIMS], count;
 	*items = NULL;
 	*n = 0;
@@ -398,8 +408,12 @@ int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64
 		*n = count;
 		return 0;
 	}
+	if (edge_max < 0)
+		edge_max = 0;
+	if (edge_max > GOLD_EDGE_MAX)
+		edge_max = GOLD_EDGE_MAX;
 	int nd = t->n_item_dims;
-	int64_t cap = (int64_t)n_random + 2 + 2 * nd * GOLD_EDGE_MAX;
+	int64_t cap = (int64_t)n_random + 2 + 2 * nd * edge_max;
 	int64_t *v = xmalloc((size_t)cap * sizeof *v);
 	/* Random part: draw, deduplicate, draw what is missing. */
 	int64_t have = 0;
@@ -414,7 +428,7 @@ int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64
 	v[m++] = count - 1;
 	for (int d = 0; d < nd; d++) {
 		int64_t plane = count / dims[d]; /* items on one edge of dimension d */
-		int64_t k = plane < GOLD_EDGE_MAX ? plane : GOLD_EDGE_MAX;
+		int64_t k = plane < edge_max ? plane : edge_max;
 		for (int64_t j = 0; j < k; j++) {
 			/* j-th of k evenly spread indices into the edge, in row-major
 			 * order over the other dimensions. */
@@ -530,6 +544,218 @@ void gold_buffers_free(void **bufs, int n)
 		free(bufs[i]);
 		bufs[i] = NULL;
 	}
+}
+
+/* ---- the gold's cost: what a verified call computes --------------------- */
+
+/* Measured costs, shared by every grade of the process (a track grades many
+ * samples of one task): keyed by the task's hash and the shape. */
+#define GOLD_COST_SLOTS 256
+static struct {
+	uint64_t key;
+	double item_s;
+} gold_costs[GOLD_COST_SLOTS];
+static int gold_n_costs;
+static pthread_mutex_t gold_costs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t cost_key(const struct ka_task *t, const struct ka_shape *sh)
+{
+	return util_hash64(sh->v, sizeof sh->v, task_hash(t) ^ 0xc057);
+}
+
+/* Seconds of one core per item from the task's own counts: min_flops over
+ * the items at 1 ns a flop, and at least 10 ns an output element (the lazy
+ * gold draws inputs at about that rate). For references with no lazy build,
+ * which cannot be timed on a few items without whole inputs. */
+static double cost_estimate(const struct ka_task *t, const struct ka_shape *sh, int64_t items)
+{
+	int64_t flops = 0, elems = 0, v;
+	if (t->min_flops && expr_eval(t->min_flops, sh->v, &v, NULL) == 0 && v > 0)
+		flops = v;
+	for (int j = 0; j < t->n_outputs; j++)
+		if (expr_eval(t->outputs[j].per_item, sh->v, &v, NULL) == 0 && v > 0)
+			elems += v;
+	double f = items > 0 ? (double)flops / (double)items : 0;
+	double item_s = f * 1e-9;
+	return item_s > (double)elems * 1e-8 ? item_s : (double)elems * 1e-8;
+}
+
+/* Time the lazy gold on single items (first, last, middle, ...) until
+ * GOLD_MEASURE_S has passed or GOLD_MEASURE_ITEMS are done: one call per
+ * item, so one core does each. 0 with *item_s, 1 when there is no lazy
+ * build, -1 with e. */
+#define GOLD_MEASURE_S 0.02
+#define GOLD_MEASURE_ITEMS 4
+static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count, double *item_s,
+			struct ka_err *e)
+{
+	const struct ka_task *t = g->t;
+	struct ka_gen_src src[KA_MAX_TENSORS];
+	double *outs[KA_MAX_TENSORS] = {0};
+	int rc = -1;
+	for (int k = 0; k < t->n_inputs; k++) {
+		struct gen_params gp;
+		if (gen_params_of(&t->inputs[k].dist, &gp, e))
+			return -1;
+		gen_src_of(&src[k], t->inputs[k].dtype, 0x636f737470726f62ULL + (uint64_t)k, &gp);
+	}
+	if (gold_outputs_new(t, sh, 0, outs, e))
+		return -1;
+	const int64_t pick[GOLD_MEASURE_ITEMS] = {0, count - 1, count / 2, count / 4};
+	double spent = 0;
+	int done = 0;
+	/* Load (maybe build) the lazy gold outside the measurement. */
+	int x0 = gold_compute_lazy(g, sh, src, outs, pick, 0, e);
+	if (x0) {
+		rc = x0;
+		goto out;
+	}
+	for (int q = 0; q < GOLD_MEASURE_ITEMS && q < count; q++) {
+		double t0 = util_now();
+		int x = gold_compute_lazy(g, sh, src, outs, &pick[q], 1, e);
+		if (x) {
+			rc = x;
+			goto out;
+		}
+		spent += util_now() - t0;
+		done++;
+		if (spent >= GOLD_MEASURE_S)
+			break;
+	}
+	*item_s = done ? spent / done : 0;
+	rc = 0;
+out:
+	gold_buffers_free((void **)outs, t->n_outputs);
+	return rc;
+}
+
+int gold_item_cost(struct gold *g, const struct ka_shape *sh, double *item_s, struct ka_err *e)
+{
+	const struct ka_task *t = g->t;
+	int64_t count;
+	if (task_check_shape(t, sh, 0, e) || task_item_count(t, sh, &count, e))
+		return -1;
+	uint64_t key = cost_key(t, sh);
+	pthread_mutex_lock(&gold_costs_mu);
+	for (int i = 0; i < gold_n_costs; i++)
+		if (gold_costs[i].key == key) {
+			*item_s = gold_costs[i].item_s;
+			pthread_mutex_unlock(&gold_costs_mu);
+			return 0;
+		}
+	pthread_mutex_unlock(&gold_costs_mu);
+	double c = 0;
+	int x = count > 0 ? cost_measure(g, sh, count, &c, e) : 1;
+	if (x < 0)
+		return -1;
+	double est = cost_estimate(t, sh, count);
+	/* Never below the counts' estimate by more than 10x: one fast item
+	 * (an edge with little work) must not stand for the others. */
+	if (x > 0 || c < est / 10)
+		c = x > 0 ? est : est / 10 > c ? est / 10 : c;
+	*item_s = c;
+	pthread_mutex_lock(&gold_costs_mu);
+	int slot = gold_n_costs < GOLD_COST_SLOTS ? gold_n_costs++ : (int)(key % GOLD_COST_SLOTS);
+	gold_costs[slot].key = key;
+	gold_costs[slot].item_s = c;
+	pthread_mutex_unlock(&gold_costs_mu);
+	return 0;
+}
+
+static int gold_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+void gold_check_choose(const struct ka_task *t, int64_t items, const int64_t *per_item,
+		       int64_t out_elems, double item_s, int cores, double budget_s,
+		       const struct gold_check_limits *lim, struct gold_check *out)
+{
+	memset(out, 0, sizeof *out);
+	out->item_s = item_s;
+	double afford = item_s > 0 ? budget_s * (cores > 0 ? cores : 1) / item_s : 1e18;
+	out->full = out_elems <= lim->full_check_max && (double)items <= afford;
+	if (out->full)
+		return;
+	int64_t per = 0;
+	for (int j = 0; j < t->n_outputs; j++)
+		per += per_item[j] > 0 ? per_item[j] : 1;
+	/* The most items a call may check: what the gold can afford and what
+	 * the runner may send back (whole items; a larger item is checked on a
+	 * spread of its elements, out->elem_cap). */
+	double by_elems = (double)(lim->elem_cap / (per > 0 ? per : 1));
+	double most = afford < by_elems ? afford : by_elems;
+	int nd = t->n_item_dims > 0 ? t->n_item_dims : 1;
+	int64_t n_random = lim->n_random;
+	int edge_max = GOLD_EDGE_MAX;
+	if ((double)(n_random + 2 + 2 * nd * edge_max) > most) {
+		/* Fewer edges and random items, never fewer than first, last
+		 * and one random item. */
+		double half = most / 2;
+		edge_max = (int)((half - 2) / (2 * nd));
+		if (edge_max < 0)
+			edge_max = 0;
+		if (edge_max > GOLD_EDGE_MAX)
+			edge_max = GOLD_EDGE_MAX;
+		double r = most - 2 - 2.0 * nd * edge_max;
+		n_random = r < 1 ? 1 : r < (double)n_random ? (int64_t)r : n_random;
+	}
+	out->n_random = n_random;
+	out->edge_max = edge_max;
+	out->elem_cap = lim->elem_cap;
+}
+
+int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
+		    const struct gold_check_limits *lim, struct gold_check *out, struct ka_err *e)
+{
+	const struct ka_task *t = g->t;
+	int64_t items, per[KA_MAX_TENSORS], out_elems = 0;
+	if (task_check_shape(t, sh, 0, e) || task_item_count(t, sh, &items, e))
+		return -1;
+	for (int j = 0; j < t->n_outputs; j++) {
+		int64_t n;
+		if (expr_eval(t->outputs[j].per_item, sh->v, &per[j], e) ||
+		    task_numel(t, &t->outputs[j], sh, &n, e))
+			return -1;
+		out_elems += n;
+	}
+	double item_s = 0;
+	/* Small outputs of cheap items need no measurement: checked in full. */
+	if (out_elems > lim->full_check_max || cost_estimate(t, sh, items) * (double)items > 1e-3)
+		if (gold_item_cost(g, sh, &item_s, e))
+			return -1;
+	gold_check_choose(t, items, per, out_elems, item_s, gold_cores(),
+			  timed ? lim->timed_budget_s : lim->check_budget_s, lim, out);
+	return 0;
+}
+
+int gold_clean_stale(double max_age_s)
+{
+	const char *dir = gold_cache_dir();
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	time_t now = time(NULL);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		/* build-XXXXXX: a gold build's private folder (gold_build),
+		 * removed when the build ends; one left is from a killed ka.
+		 * Only old ones: another ka may be building in this cache. */
+		if (strncmp(de->d_name, "build-", 6))
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    difftime(now, st.st_mtime) > max_age_s) {
+			util_rmtree(p);
+			n++;
+		}
+		free(p);
+	}
+	closedir(d);
+	return n;
 }
 
 void gold_close(struct gold *g)

@@ -61,6 +61,61 @@ void gold_lazy_off(struct gold *g);
 int gold_sample_items(const struct ka_task *t, const struct ka_shape *sh, uint64_t seed,
 		      int n_random, int64_t **items, int64_t *n, struct ka_err *e);
 
+/* gold_sample_items with at most edge_max items per edge (0..64; 0: only the
+ * first and the last item besides the random ones). */
+int gold_sample_items_edges(const struct ka_task *t, const struct ka_shape *sh, uint64_t seed,
+			    int n_random, int edge_max, int64_t **items, int64_t *n,
+			    struct ka_err *e);
+
+/* ---- The gold's cost decides what a verified call computes ----
+ * A task whose items are each a large amount of work (a GEMM row reduced to
+ * its maximum, a group norm over a large group) must neither fail nor take
+ * minutes: whether a call is checked in full, and on how many items when
+ * sampled, follows the measured cost of an item, under a budget of the
+ * parent's gold time per call. */
+
+/* Limits of the choice (the grader's protocol supplies them). */
+struct gold_check_limits {
+	int64_t full_check_max; /* full only when the outputs have at most this many elements */
+	int64_t n_random;	/* random items of a sampled call when affordable */
+	int64_t elem_cap;	/* output elements a sampled call may bring back */
+	double check_budget_s;	/* gold wall seconds for an untimed call */
+	double timed_budget_s;	/* gold wall seconds for a timed call */
+};
+
+/* What one verified call checks. */
+struct gold_check {
+	int full;	  /* every item */
+	int64_t n_random; /* sampled: random items (>= 1) */
+	int edge_max;	  /* sampled: boundary items per edge (gold_sample_items_edges) */
+	int64_t elem_cap; /* sampled: elements the items may bring back; a sample
+			   * over it is checked on a spread of each item's elements */
+	double item_s;	  /* one core's seconds per item (0: not measured) */
+};
+
+/* Seconds one core spends on the gold of one item at sh: the lazy gold
+ * timed on a few single items (first, last, middle; about 20 ms at most),
+ * never under a tenth of an estimate from the task's min_flops and output
+ * elements, which stands alone when ref.c has no lazy build. Cached for the
+ * process by task and shape. 0 or -1 with e. */
+int gold_item_cost(struct gold *g, const struct ka_shape *sh, double *item_s, struct ka_err *e);
+
+/* The pure choice: full when the outputs are within full_check_max and every
+ * item fits in budget_s on cores cores; else random plus boundary items as
+ * many as the budget and elem_cap allow (lim->n_random and 64 per edge when
+ * both allow it), never fewer than the first, the last and one random item.
+ * per_item: output elements per item of each of t's outputs. */
+void gold_check_choose(const struct ka_task *t, int64_t items, const int64_t *per_item,
+		       int64_t out_elems, double item_s, int cores, double budget_s,
+		       const struct gold_check_limits *lim, struct gold_check *out);
+
+/* gold_check_choose for shape sh of g's task with the measured item cost
+ * (measured only when the outputs are over full_check_max or the items are
+ * not cheap), the machine's cores and the untimed or timed budget. 0 or -1
+ * with e. */
+int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
+		    const struct gold_check_limits *lim, struct gold_check *out, struct ka_err *e);
+
 /* Allocate and fill t's inputs at sh: input k gets key
  * gen_tensor_key(nonce, task_hash(t), sh, k, call). inputs must have room for
  * t->n_inputs pointers; each is a new buffer (free with gold_buffers_free).
@@ -80,6 +135,12 @@ int gold_outputs_new(const struct ka_task *t, const struct ka_shape *sh, size_t 
 /* Free n buffers of an array filled by gold_inputs_new/gold_outputs_new and
  * set them to NULL. */
 void gold_buffers_free(void **bufs, int n);
+
+/* Remove the gold builds' temporary folders (build-*) of the cache that are
+ * older than max_age_s seconds: left by a ka that was killed while building
+ * (a live build lasts at most its compile timeout; several ka may share the
+ * cache). Returns how many were removed. */
+int gold_clean_stale(double max_age_s);
 
 /* Unload the reference. gold_close(NULL) does nothing. */
 void gold_close(struct gold *g);

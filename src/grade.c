@@ -22,7 +22,10 @@
 #define GRADE_SLOT_EAGER 14
 #define GRADE_SLOT_COMPILED 15
 #define GRADE_BOOT_REPS 1000
-#define GRADE_SAMPLE_ELEMS 65536 /* sampled output elements per call, roughly */
+#define GRADE_SAMPLE_ELEMS 65536   /* sampled output elements per call, roughly */
+#define GRADE_SAMPLE_CAP (1 << 19) /* sampled elements a call may return (runner: 1 << 20) */
+#define GRADE_GOLD_CHECK_S 1.0	   /* parent's gold wall seconds, untimed call */
+#define GRADE_GOLD_TIMED_S 0.05	   /* parent's gold wall seconds, timed call */
 
 struct grade_session {
 	const struct target_ops *ops;
@@ -48,7 +51,6 @@ struct shape_state {
 	int dtype[2 * KA_MAX_TENSORS];
 	int64_t items;
 	int64_t per_item[KA_MAX_TENSORS];
-	int full;	  /* verify every item */
 	int lazy_checked; /* the lazy gold was compared with the C gold here */
 	int slot;
 	void *host_in[KA_MAX_TENSORS]; /* CPU copy of the current inputs */
@@ -259,14 +261,7 @@ static int shape_init(const struct ka_task *t, const struct ka_shape *sh, int sl
 		if (expr_eval(t->outputs[j].per_item, sh->v, &st->per_item[j], &e2))
 			return ka_err_set(e, "%s: outputs[%d].per_item: %s", t->name, j, e2.msg);
 	}
-	/* Checked in full when the outputs are small (every check shape of
-	 * the bank); else a sample of items. Counted in elements: an item may
-	 * be a whole row (softmax), and a 4096-row benchmark checked in full
-	 * would cost the parent ~0.1 s of gold per timed call. */
-	int64_t out_elems = 0;
-	for (int j = 0; j < t->n_outputs; j++)
-		out_elems += st->numel[t->n_inputs + j];
-	st->full = out_elems <= p->full_check_max;
+	(void)p; /* full or sampled is chosen per call by the gold's cost */
 	return 0;
 }
 
@@ -374,15 +369,33 @@ static double elem_to_double(const uint8_t *p, int dtype)
 	}
 }
 
-/* Element indices of output j owned by the given items (contiguous blocks). */
-static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per, int64_t *n_out)
+/* Element indices of output j owned by the given items (contiguous blocks).
+ * When they are more than cap, each item gives a spread of its elements
+ * instead: its first and last and evenly spaced ones from a random phase
+ * (items larger than the runner may send back are still checked). */
+static int64_t *sample_elems(const int64_t *items, int64_t n_items, int64_t per, int64_t cap,
+			     uint64_t seed, int64_t *n_out)
 {
-	int64_t n = n_items * per;
+	int64_t take = per;
+	if (n_items > 0 && n_items * per > cap)
+		take = cap / n_items < 2 ? 2 : cap / n_items;
+	if (take > per)
+		take = per;
+	int64_t n = n_items * take;
 	int64_t *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
 	int64_t k = 0;
-	for (int64_t i = 0; i < n_items; i++)
-		for (int64_t q = 0; q < per; q++)
-			idx[k++] = items[i] * per + q;
+	for (int64_t i = 0; i < n_items; i++) {
+		if (take == per) {
+			for (int64_t q = 0; q < per; q++)
+				idx[k++] = items[i] * per + q;
+			continue;
+		}
+		int64_t step = (per - 1) / (take - 1), phase = (int64_t)(seed % (uint64_t)step);
+		idx[k++] = items[i] * per;
+		for (int64_t q = 1; q < take - 1; q++)
+			idx[k++] = items[i] * per + phase + q * step;
+		idx[k++] = items[i] * per + per - 1;
+	}
 	*n_out = n;
 	return idx;
 }
@@ -430,11 +443,18 @@ static int bench_shape(const struct grade_session *s, const struct ka_task *t, c
 		*out = t->bench;
 		return 0;
 	}
+	/* The check shape with the most data (bytes of inputs and outputs). */
 	int64_t best = -1;
 	for (int i = 0; i < t->n_checks; i++) {
-		int64_t n;
-		if (task_item_count(t, &t->checks[i], &n, e))
-			return -1;
+		int64_t n = 0;
+		for (int k = 0; k < t->n_inputs + t->n_outputs; k++) {
+			const struct ka_tensor_spec *ts =
+				k < t->n_inputs ? &t->inputs[k] : &t->outputs[k - t->n_inputs];
+			int64_t ne;
+			if (task_numel(t, ts, &t->checks[i], &ne, e))
+				return -1;
+			n += ne * (int64_t)dtype_size(ts->dtype);
+		}
 		if (n > best) {
 			best = n;
 			*out = t->checks[i];
@@ -708,21 +728,34 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	req->flush = c->timed;
 	req->time = c->timed;
 	c->n_items = st->items;
-	c->sampled = c->verify && !st->full;
+	/* Full or sampled, and how many items: by the gold's cost (gold.h). */
+	struct gold_check gc = {.full = 1};
+	const struct gold_check_limits lim = {
+		s->proto.full_check_max,
+		grade_sample_count(s->proto.sample_items, st->per_item, t->n_outputs),
+		GRADE_SAMPLE_CAP, GRADE_GOLD_CHECK_S, GRADE_GOLD_TIMED_S};
+	if (c->verify && gold_check_plan(c->gr->g, &st->sh, c->timed, &lim, &gc, e))
+		return -1;
+	c->sampled = c->verify && !gc.full;
 	/* Timed calls are checked on a sample of items: the lazy gold draws
 	 * just the input elements those items read (a timed call would
 	 * otherwise regenerate whole tensors, ~10 ns an element). */
 	c->lazy = c->verify && c->timed && c->sampled;
 	if (c->sampled) {
-		int64_t n_random =
-			grade_sample_count(s->proto.sample_items, st->per_item, t->n_outputs);
-		if (gold_sample_items(t, &st->sh, util_mix64(s->nonce ^ c->call), (int)n_random,
-				      &c->items, &c->n_items, e))
+		if (gold_sample_items_edges(t, &st->sh, util_mix64(s->nonce ^ c->call),
+					    (int)gc.n_random, gc.edge_max, &c->items, &c->n_items,
+					    e))
 			return -1;
 		req->sample = 1;
+		int64_t per_sum = 0;
+		for (int j = 0; j < t->n_outputs; j++)
+			per_sum += st->per_item[j];
 		for (int j = 0; j < t->n_outputs; j++) {
-			c->elems[j] = sample_elems(c->items, c->n_items, st->per_item[j],
-						   &req->n_sample[j]);
+			c->elems[j] = sample_elems(
+				c->items, c->n_items, st->per_item[j],
+				c->n_items * per_sum > gc.elem_cap ? gc.elem_cap / t->n_outputs
+								   : INT64_MAX,
+				util_mix64(s->nonce ^ c->call ^ (uint64_t)j), &req->n_sample[j]);
 			req->sample_idx[j] = c->elems[j];
 		}
 	} else if (!c->verify) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 struct journal {
@@ -554,6 +555,54 @@ int journal_totals(struct journal *j, struct journal_totals *out, struct ka_err 
 out:
 	pthread_mutex_unlock(&j->mu);
 	return ret;
+}
+
+uint64_t journal_space_floor(void)
+{
+	const char *v = getenv("KA_SPACE_FLOOR_MB");
+	char *end = NULL;
+	long long mb = v && *v ? strtoll(v, &end, 10) : -1;
+	if (mb < 0 || (end && *end))
+		mb = JOURNAL_SPACE_FLOOR_MB;
+	return (uint64_t)mb << 20;
+}
+
+int journal_check_writable(struct journal *j, struct ka_err *e)
+{
+	char *dir = xstrdup(j->path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, strlen(dir) + 1, ".");
+	struct statvfs sv;
+	int rc = 0;
+	uint64_t floor = journal_space_floor();
+	if (statvfs(dir, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < floor)
+		rc = ka_err_set(
+			e,
+			"out of space: %.300s has %llu MiB free, under the floor of %llu MiB "
+			"(free some space and run the same command again)",
+			dir, (unsigned long long)((uint64_t)sv.f_bavail * sv.f_frsize >> 20),
+			(unsigned long long)(floor >> 20));
+	free(dir);
+	if (rc)
+		return rc;
+	/* A real write: a journal that cannot take one (read-only, full,
+	 * damaged) refuses here, before a request is paid for. */
+	pthread_mutex_lock(&j->mu);
+	sqlite3_stmt *st =
+		prep(j, "INSERT OR REPLACE INTO meta(key, value) VALUES('writable', ?)", e);
+	if (!st)
+		rc = -1;
+	else {
+		char now[32];
+		snprintf(now, sizeof now, "%.3f", wall_now());
+		bind_text(st, 1, now);
+		rc = run_write(j, st, "write check", e);
+	}
+	pthread_mutex_unlock(&j->mu);
+	return rc;
 }
 
 /* ---- merging shards (ka merge) ------------------------------------------------ */

@@ -122,4 +122,16 @@ struct journal_totals {
 };
 int journal_totals(struct journal *j, struct journal_totals *out, struct ka_err *e);
 
+/* Free space the journal's folder must keep before a request is sent (a
+ * reply of up to the model's cap, 4 MiB, for each request of a batch):
+ * JOURNAL_SPACE_FLOOR_MB, or $KA_SPACE_FLOOR_MB when set. */
+#define JOURNAL_SPACE_FLOOR_MB 64
+uint64_t journal_space_floor(void);
+
+/* Whether the journal can take a write: its folder's filesystem has at least
+ * journal_space_floor() bytes free and one small write (meta key
+ * "writable") commits. 0, or -1 with e ("out of space: DIR has N MiB free,
+ * under the floor of M MiB ..." or the write's error). */
+int journal_check_writable(struct journal *j, struct ka_err *e);
+
 #endif

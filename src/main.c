@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rundir.h"
 #include "util.h"
 
 #define KA_VERSION "0.1.0"
@@ -61,8 +62,11 @@ int main(int argc, char **argv)
 		printf("ka %s\n", KA_VERSION);
 		return KA_EXIT_OK;
 	}
-	if (!strcmp(c, "--track") || !strncmp(c, "--track=", 8))
+	if (!strcmp(c, "--track") || !strncmp(c, "--track=", 8)) {
+		/* SIGTERM like SIGINT: a clean stop, exit 128 + the signal. */
+		rundir_signals_install();
 		return cmd_track(argc, argv);
+	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(c, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

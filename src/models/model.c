@@ -369,6 +369,12 @@ void model_get_stats(const struct model *m, struct model_stats *out)
 	*out = m->stats;
 }
 
+int model_reply_marked(const struct model_reply *r)
+{
+	return r->ok &&
+	       (!strcmp(r->finish, MODEL_FINISH_OVER_CAP) || !strcmp(r->finish, MODEL_FINISH_NUL));
+}
+
 void model_reply_free(struct model_reply *r)
 {
 	if (!r)
@@ -472,7 +478,15 @@ static void deliver(struct model *m, const struct model_request *r, struct model
 		    model_done_fn on_done, void *ctx)
 {
 	rep->seed = m->p.seed + r->sample;
-	if (rep->ok) {
+	int marked = model_reply_marked(rep);
+	if (rep->ok && marked) {
+		/* NUL bytes or over the cap: no code, the evidence in error,
+		 * not cached (the journal records it once). */
+		if (!rep->text)
+			rep->text = xstrdup("");
+		free(rep->code);
+		rep->code = NULL;
+	} else if (rep->ok) {
 		if (!rep->text)
 			rep->text = xstrdup("");
 		if (!rep->code)
@@ -663,8 +677,15 @@ static enum xfer_outcome xfer_finish(struct model *m, struct xfer *x, CURLcode r
 	rep->latency_s = util_now() - x->t0;
 	int can_retry = x->attempt <= m->p.max_retries;
 	if (x->body.over) {
-		model_fail(rep, be, "reply over the cap of %zu bytes (HTTP %ld)",
-			   m->p.max_reply_bytes, status);
+		/* The sample's outcome, recorded once (never retried on each
+		 * start): a completion with no code, the cap as its evidence. */
+		rep->ok = 1;
+		free(rep->text);
+		rep->text = xstrdup("");
+		snprintf(rep->finish, sizeof rep->finish, "%s", MODEL_FINISH_OVER_CAP);
+		snprintf(rep->error, sizeof rep->error,
+			 "%s: reply over the cap of %zu bytes (HTTP %ld)", be, m->p.max_reply_bytes,
+			 status);
 		return XFER_DONE;
 	}
 	if (rc != CURLE_OK) {

@@ -112,6 +112,16 @@ int model_run(struct model *m, const struct model_request *reqs, int n, model_do
  * model_reply_free. Returns 0 (check out->ok) or -1 as model_run. */
 int model_complete(struct model *m, const struct model_request *req, struct model_reply *out);
 
+/* A reply that is the sample's outcome without being a usable completion:
+ * ok = 1, code NULL, finish one of these, error the evidence ("reply holds
+ * NUL bytes at offset N", "reply over the cap of N bytes"). Recorded once
+ * (as no_code), never retried; never cached. */
+#define MODEL_FINISH_OVER_CAP "ka_over_cap"
+#define MODEL_FINISH_NUL "ka_nul_bytes"
+
+/* 1 when rep is such a reply. */
+int model_reply_marked(const struct model_reply *r);
+
 /* Free text and code of a reply from model_complete. */
 void model_reply_free(struct model_reply *r);
 

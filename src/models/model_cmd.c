@@ -150,16 +150,32 @@ static void cmd_answer(struct model *m, const struct model_request *r, int64_t s
 				     m->p.max_reply_bytes, &out, &len, errline, sizeof errline);
 		rep->latency_s = util_now() - t0;
 		rep->attempts = attempt;
-		if (rc == 0) {
+		const char *nul = rc == 0 ? memchr(out, 0, len) : NULL;
+		if (rc == 0 && !nul) {
 			rep->ok = 1;
 			rep->text = out;
 			break;
 		}
+		if (nul || rc == -2) {
+			/* The sample's outcome, recorded once: no code, and why. */
+			rep->ok = 1;
+			rep->text = nul ? out : xstrdup("");
+			if (!nul)
+				free(out);
+			snprintf(rep->finish, sizeof rep->finish, "%s",
+				 nul ? MODEL_FINISH_NUL : MODEL_FINISH_OVER_CAP);
+			if (nul)
+				snprintf(rep->error, sizeof rep->error,
+					 "cmd: reply holds NUL bytes at offset %zu",
+					 (size_t)(nul - out));
+			else
+				snprintf(rep->error, sizeof rep->error,
+					 "cmd: reply over the cap of %zu bytes",
+					 m->p.max_reply_bytes);
+			break;
+		}
 		free(out);
-		if (rc == -2)
-			model_fail(rep, "cmd", "output over the cap of %zu bytes",
-				   m->p.max_reply_bytes);
-		else if (rc == 124)
+		if (rc == 124)
 			model_fail(rep, "cmd", "no output within %g s (killed)", m->p.timeout_s);
 		else if (rc == -1)
 			model_fail(rep, "cmd", "%s", errline);

@@ -35,4 +35,24 @@ void rundir_close(struct rundir *d);
  * none can be named. */
 void rundir_args_diff(const char *old_json, const char *new_json, char *msg, size_t cap);
 
+/* Handle SIGINT and SIGTERM alike: the first sets a flag the pipeline reads
+ * (no new request, no new grade; what is under way finishes and is
+ * journaled), a second ends the process at once. Call once, at start. */
+void rundir_signals_install(void);
+
+/* The stop signal received (SIGINT, SIGTERM), or 0. */
+int rundir_stop_signal(void);
+
+/* rc, or 128 + the stop signal when one was received (130 for SIGINT, 143
+ * for SIGTERM). */
+int rundir_exit_code(int rc);
+
+/* Stale temporary files of killed runs, removed at start: partial files
+ * (*.part*) under out/.grade older than now (out is locked by this run),
+ * and in the shared places ($TMPDIR's ka-rec-*, ka-model-*, ka-bank-*,
+ * ka-tol-*; the gold cache's build-*) those older than RUNDIR_STALE_S, more
+ * than any compile, record or model call can live. Returns how many. */
+#define RUNDIR_STALE_S 3600.0
+int rundir_clean_stale(const char *out);
+
 #endif

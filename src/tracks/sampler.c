@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prompt.h"
+#include "rundir.h"
 #include "verdict.h"
 
 #define SAMPLER_MAX_WARM 16
@@ -282,9 +284,16 @@ static void queue_push(struct sampler *r, int task, int sample, const char *code
 static struct grade_item *queue_pop(struct sampler *r)
 {
 	pthread_mutex_lock(&r->mu);
-	while (!r->head && !r->closed && !r->fatal)
-		pthread_cond_wait(&r->cv, &r->mu);
-	struct grade_item *it = r->fatal ? NULL : item_take(&r->head, &r->tail);
+	while (!r->head && !r->closed && !r->fatal && !rundir_stop_signal()) {
+		/* Woken at least once a second to see a stop signal. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+	}
+	/* A stop signal: no new grade (the one under way is journaled). */
+	struct grade_item *it =
+		r->fatal || rundir_stop_signal() ? NULL : item_take(&r->head, &r->tail);
 	if (it)
 		r->queued--;
 	pthread_mutex_unlock(&r->mu);
@@ -392,6 +401,35 @@ static void *worker_main(void *arg)
 
 /* ---- the model callback ---------------------------------------------------- */
 
+/* A reply that is the sample's outcome without grading (NUL bytes, over the
+ * cap: model_reply_marked): journaled once as no_code with the evidence. 0
+ * or -1 with e. */
+static int grade_marked(struct sampler *r, int task, int sample, const char *evidence,
+			struct ka_err *e)
+{
+	const struct ka_task *t = r->tasks[task].t;
+	json_t *rj = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "schema", "ka-grade/1", "task", t->name,
+			       "target", r->o.target, "verdict", "no_code", "phase", "extract",
+			       "detail", evidence);
+	char *text = rj ? json_dumps(rj, JSON_COMPACT) : NULL;
+	json_decref(rj);
+	char *detail = sampler_clean_utf8(evidence, SAMPLER_DETAIL_MAX);
+	int rc = journal_put_grade(r->j, t->name, sample, "no_code", detail, text ? text : "{}",
+				   r->start_id, -1, e);
+	free(text);
+	free(detail);
+	if (rc == 0) {
+		pthread_mutex_lock(&r->mu);
+		r->graded++;
+		r->graded_now++;
+		if (r->o.verbose)
+			progress_line(r, "  %s/%d  no_code  s=0.000  %s", t->name, sample,
+				      evidence);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return rc;
+}
+
 static void on_reply(const struct model_request *req, const struct model_reply *rep, void *ctx)
 {
 	struct sampler *r = ctx;
@@ -436,7 +474,10 @@ static void on_reply(const struct model_request *req, const struct model_reply *
 	progress_draw(r, 0);
 	int fatal = r->fatal;
 	pthread_mutex_unlock(&r->mu);
-	if (rep->ok && !fatal)
+	if (rep->ok && model_reply_marked(rep)) {
+		if (grade_marked(r, task, req->sample, rep->error, &e))
+			run_fatal(r, "%s", e.msg);
+	} else if (rep->ok && !fatal)
 		queue_push(r, task, req->sample, rep->code);
 }
 
@@ -525,9 +566,18 @@ static int plan_sample(struct sampler *r, int i, int s, const char *lang, struct
 		struct journal_reply rep;
 		if (journal_get_reply(r->j, name, s, &rep, e))
 			return -1;
-		queue_push(r, i, s, rep.code);
-		p->regrade++;
+		struct model_reply mr = {.ok = rep.ok};
+		snprintf(mr.finish, sizeof mr.finish, "%s", rep.finish ? rep.finish : "");
+		int rc = 0;
+		if (model_reply_marked(&mr)) {
+			rc = grade_marked(r, i, s, rep.error ? rep.error : "", e);
+		} else {
+			queue_push(r, i, s, rep.code);
+			p->regrade++;
+		}
 		journal_reply_free(&rep);
+		if (rc)
+			return -1;
 	} else {
 		r->reqs[r->n_reqs++] = (struct model_request){
 			.task = name,
@@ -563,21 +613,37 @@ int sampler_plan(struct sampler *r, struct sampler_plan *p, struct ka_err *e)
 	return 0;
 }
 
-/* Journal every planned request as sent, then send them all. */
+/* Send the planned requests in batches of o.batch. Before each batch: no
+ * stop signal, no failure, and a journal that can take the replies (free
+ * space over the floor, a write commits): a request whose reply could not
+ * be stored is never sent. Each batch's requests are journaled as sent,
+ * then sent. */
 static void send_requests(struct sampler *r, struct model *m)
 {
 	struct ka_err e;
-	for (int i = 0; i < r->n_reqs; i++) {
-		const struct model_request *q = &r->reqs[i];
-		if (journal_request(r->j, q->task, q->sample,
-				    r->tasks[(intptr_t)q->user].prompt_hash, r->o.seed + q->sample,
-				    &e)) {
+	int batch = r->o.batch > 0 ? r->o.batch : r->n_reqs;
+	for (int at = 0; at < r->n_reqs; at += batch) {
+		int n = r->n_reqs - at < batch ? r->n_reqs - at : batch;
+		if (r->fatal || rundir_stop_signal())
+			return;
+		if (journal_check_writable(r->j, &e)) {
 			run_fatal(r, "%s", e.msg);
 			return;
 		}
+		for (int i = at; i < at + n; i++) {
+			const struct model_request *q = &r->reqs[i];
+			if (journal_request(r->j, q->task, q->sample,
+					    r->tasks[(intptr_t)q->user].prompt_hash,
+					    r->o.seed + q->sample, &e)) {
+				run_fatal(r, "%s", e.msg);
+				return;
+			}
+		}
+		if (model_run(m, r->reqs + at, n, on_reply, r)) {
+			run_fatal(r, "the model backend cannot work (%s)", model_backend_name(m));
+			return;
+		}
 	}
-	if (r->n_reqs > 0 && !r->fatal && model_run(m, r->reqs, r->n_reqs, on_reply, r))
-		run_fatal(r, "the model backend cannot work (%s)", model_backend_name(m));
 }
 
 int sampler_run(struct sampler *r, struct model *m)

@@ -48,6 +48,7 @@ struct sampler_opts {
 	const char *target; /* "cuda" or "opencl" (resolved) */
 	int k;		    /* samples per task */
 	int64_t seed;	    /* sample s is requested with seed + s */
+	int batch;	    /* requests sent between two journal checks (0: all) */
 	int quiet, verbose;
 };
 

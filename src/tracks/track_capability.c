@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bank.h"
+#include "gold.h"
 #include "journal.h"
 #include "metrics.h"
 #include "model.h"
@@ -168,6 +169,20 @@ out:
 	return rc;
 }
 
+/* Every task's reference builds as gold (compiled once, then cached): a bank
+ * error is bad input, found before any model request is sent. 0 or -1 with
+ * e naming the file. */
+static int cap_check_gold(struct cap_run *c, struct ka_err *e)
+{
+	for (int i = 0; i < c->n_tasks; i++) {
+		struct gold *g = gold_open(c->tasks[i].t, e);
+		if (!g)
+			return -1;
+		gold_close(g);
+	}
+	return 0;
+}
+
 /* The model backend, with its response cache in out/cache. 0 or -1 with e. */
 static int cap_open_model(struct cap_run *c, struct ka_err *e)
 {
@@ -235,7 +250,8 @@ static int cap_prepare(struct cap_run *c)
 {
 	struct ka_err e;
 	c->target = track_resolve_target(c->o->target);
-	if (cap_load_tasks(c, &e) || cap_open_model(c, &e) || cap_pick_gpus(c, &e)) {
+	if (cap_load_tasks(c, &e) || cap_check_gold(c, &e) || cap_open_model(c, &e) ||
+	    cap_pick_gpus(c, &e)) {
 		cap_fail("%s", e.msg);
 		return -1;
 	}
@@ -440,6 +456,7 @@ static int cap_sample(struct cap_run *c, struct rundir *d)
 				  .target = c->target,
 				  .k = o->k,
 				  .seed = o->seed,
+				  .batch = o->concurrency,
 				  .quiet = o->quiet,
 				  .verbose = o->verbose};
 	struct sampler *s = sampler_new(&so, c->tasks, c->n_tasks, d->j);
@@ -487,5 +504,5 @@ int track_capability_run(const struct capability_opts *o)
 out:
 	cap_free(&c);
 	rundir_close(&d);
-	return rc;
+	return rundir_exit_code(rc);
 }

@@ -371,8 +371,41 @@ static void test_gold_npy_roundtrip(void)
 	CHECK(msg_ok);
 }
 
+/* The gold's cost decides full or sampled, and how many items: a table of
+ * (items, per item, item cost) with the literal choice. */
+static void test_gold_check_choose(void)
+{
+	struct ka_err e;
+	struct ka_task *t = task_load("tests/data/tasks_good/row_dot", &e);
+	CHECK(t);
+	const struct gold_check_limits lim = {1 << 20, 256, 1 << 19, 1.0, 0.05};
+	struct gold_check c;
+	int64_t per1[1] = {1}, perbig[1] = {2000000}, per4k[1] = {4096};
+	/* cheap and small: full */
+	gold_check_choose(t, 1000, per1, 1000, 1e-7, 2, 1.0, &lim, &c);
+	CHECK(c.full);
+	/* few outputs, each a GEMM row's work (0.1 s): sampled, ~20 items */
+	gold_check_choose(t, 4096, per1, 4096, 0.1, 2, 1.0, &lim, &c);
+	CHECK(!c.full);
+	CHECK(c.n_random >= 1 && c.n_random + 2 + 2 * c.edge_max <= 20);
+	/* the same for a timed call: first, last and one random item */
+	gold_check_choose(t, 4096, per1, 4096, 0.1, 2, 0.05, &lim, &c);
+	CHECK(!c.full && c.n_random == 1 && c.edge_max == 0);
+	/* many cheap outputs: sampled with the usual 256 and 64 per edge */
+	gold_check_choose(t, 1 << 24, per1, 1 << 24, 1e-8, 16, 1.0, &lim, &c);
+	CHECK(!c.full && c.n_random == 256 && c.edge_max == 64);
+	/* rows of 4096: the element cap bounds the items */
+	gold_check_choose(t, 65536, per4k, 65536LL * 4096, 1e-6, 16, 1.0, &lim, &c);
+	CHECK(!c.full && (c.n_random + 2 + 2 * c.edge_max) * 4096 <= (1 << 19));
+	/* groups of 2 M elements: still a valid plan (a spread of elements) */
+	gold_check_choose(t, 64, perbig, 64LL * 2000000, 0.02, 16, 1.0, &lim, &c);
+	CHECK(!c.full && c.n_random == 1 && c.edge_max == 0 && c.elem_cap == (1 << 19));
+	task_free(t);
+}
+
 int main(void)
 {
+	RUN(test_gold_check_choose);
 	RUN(test_gold_full_add_scale);
 	RUN(test_gold_sampled_equals_full);
 	RUN(test_gold_boundary_items);

@@ -240,6 +240,28 @@ static void test_foreign_schema(void)
 	free(p);
 }
 
+/* The check before a request is sent: the free space floor (from
+ * KA_SPACE_FLOOR_MB) and one real write. */
+static void test_check_writable(void)
+{
+	struct ka_err e;
+	char *p = path_of("writable.sqlite");
+	struct journal *j = journal_open(p, &e);
+	CHECK(j);
+	setenv("KA_SPACE_FLOOR_MB", "0", 1);
+	CHECK(journal_space_floor() == 0);
+	CHECK(journal_check_writable(j, &e) == 0);
+	setenv("KA_SPACE_FLOOR_MB", "1000000000", 1);
+	CHECK(journal_check_writable(j, &e) == -1);
+	CHECK(strstr(e.msg, "out of space: ") &&
+	      strstr(e.msg, "under the floor of 1000000000 MiB"));
+	setenv("KA_SPACE_FLOOR_MB", "junk", 1);
+	CHECK(journal_space_floor() == (uint64_t)JOURNAL_SPACE_FLOOR_MB << 20);
+	unsetenv("KA_SPACE_FLOOR_MB");
+	journal_close(j);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/ka-test-journal-XXXXXX");
@@ -252,6 +274,7 @@ int main(void)
 	RUN(test_survives_sigkill);
 	RUN(test_concurrent_writers);
 	RUN(test_foreign_schema);
+	RUN(test_check_writable);
 	util_rmtree(tmpdir);
 	TEST_EXIT();
 }

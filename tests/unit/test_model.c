@@ -583,7 +583,9 @@ static void test_bad_replies(void)
 		{"fine", 1, NULL, 1},
 		{"[[fixture:not_json]]", 0, "anthropic: reply is not JSON", 1},
 		{"[[fixture:truncated]]", 0, "anthropic: reply is not JSON", 1},
-		{"[[fixture:huge]]", 0, "anthropic: reply over the cap of 4194304 bytes", 1},
+		/* over the cap: the sample's outcome (no code, the evidence), not a
+		 * failure retried on every start */
+		{"[[fixture:huge]]", 1, "anthropic: reply over the cap of 4194304 bytes", 1},
 		{"[[fixture:bad_request]]", 0, "anthropic: HTTP 400: max_tokens: 999999 > 8192", 1},
 		{"bad \xff\xfe bytes", 0, "anthropic: the prompt is not valid UTF-8", 0},
 		{"also fine", 1, NULL, 1},
@@ -599,12 +601,16 @@ static void test_bad_replies(void)
 		if (!cases[i].ok) {
 			CHECK(contains(b->r[i].error, cases[i].err));
 			CHECK(b->r[i].text == NULL && b->r[i].code == NULL);
+		} else if (cases[i].err) {
+			CHECK(contains(b->r[i].error, cases[i].err));
+			CHECK(b->r[i].code == NULL && model_reply_marked(&b->r[i]));
+			CHECK_STR(b->r[i].finish, MODEL_FINISH_OVER_CAP);
 		}
 		CHECK(b->r[i].attempts == cases[i].attempts);
 	}
 	struct model_stats st;
 	model_get_stats(m, &st);
-	CHECK(st.requests == N && st.failed == 5 && st.attempts == 6);
+	CHECK(st.requests == N && st.failed == 4 && st.attempts == 6);
 	batch_free(b);
 	model_close(m);
 	free(spec);

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Durability of a track run (issue 12, item 8), with a cmd: model that counts
+# its requests in a file:
+#  - bank errors before any request: a ref.c that does not compile makes the
+#    track and `ka grade` exit 2 with one line naming the file, and no request
+#    is sent; a --bench-shape its items do not cover is exit 2 as well;
+#  - out of space: on a small tmpfs with less free space than the floor, the
+#    run stops with exit 1 and one line, sends nothing; with the space back
+#    the same command completes, each request sent once;
+#  - SIGTERM is a clean stop (exit 143), the journal passes SQLite's
+#    integrity check, and the same command completes with no request sent
+#    twice.
+set -u
+KA=${KA:-build/ka}
+BUILD=${BUILD:-build}
+cd "$(dirname "$0")/../.."
+if [ ! -x "$BUILD/ka-run-opencl" ] || [ "$(clinfo -l 2>/dev/null | grep -c Platform)" = 0 ]; then
+	echo "SKIP durable_run: no OpenCL runner or platform"
+	exit 0
+fi
+tmp=$(mktemp -d)
+mnt=
+cleanup() {
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+export KA_CACHE=$tmp/cache
+TASK=gelu_bias_scale
+mkdir -p "$tmp/bank/L1" "$tmp/badbank/L1"
+cp -r "bank/public/L1/$TASK" "$tmp/bank/L1/"
+cp -r "bank/public/L1/$TASK" "$tmp/badbank/L1/"
+echo 'this is not C;' >"$tmp/badbank/L1/$TASK/ref.c"
+# The model: counts each request, sleeps $SLEEP, answers with the solution.
+cat >"$tmp/model.sh" <<MODEL
+#!/bin/sh
+cat >/dev/null
+echo "\$KA_MODEL_TASK/\$KA_MODEL_SAMPLE" >>"$tmp/requests"
+sleep \${SLEEP:-0}
+printf 'Here:\n\`\`\`c\n'
+cat "$PWD/bank/public/L1/$TASK/solutions/opencl.c"
+printf '\`\`\`\n'
+MODEL
+nreq() { [ -f "$tmp/requests" ] && wc -l <"$tmp/requests" | tr -d ' ' || echo 0; }
+run() { # out-dir bank k extra...
+	local out=$1 bank=$2 k=$3
+	shift 3
+	"$KA" --track capability --api-model "cmd:sh $tmp/model.sh" --bank "$bank" --k "$k" \
+		--target opencl --no-timing --concurrency 1 --quiet --out "$out" "$@" \
+		>"$tmp/stdout" 2>"$tmp/stderr"
+}
+result() { # name got want
+	if [ "$2" = "$3" ]; then echo "PASS durable_run/$1"; else
+		echo "FAIL durable_run/$1: got '$2', want '$3': $(head -c 300 "$tmp/stderr" | tr '\n' ' ')"
+	fi
+}
+
+# 1. Bank errors: exit 2, one line naming ref.c, no request.
+run "$tmp/o1" "$tmp/badbank" 2
+result bank_track "$? $(wc -l <"$tmp/stderr" | tr -d ' ') $(grep -c "$TASK/ref.c" "$tmp/stderr") $(nreq)" "2 1 1 0"
+"$KA" grade --task "$tmp/badbank/L1/$TASK" --kernel "bank/public/L1/$TASK/solutions/opencl.c" \
+	--workdir "$tmp/w" >"$tmp/stdout" 2>"$tmp/stderr"
+result bank_grade "$? $(wc -l <"$tmp/stderr" | tr -d ' ') $(grep -c "$TASK/ref.c" "$tmp/stderr")" "2 1 1"
+"$KA" grade --task tests/data/tasks_good/row_dot --kernel tests/data/grade_dtypes/row_dot.c \
+	--bench-shape B=2,M=3,K=0 --workdir "$tmp/w" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+result bench_shape_checked "$rc $(wc -l <"$tmp/stderr" | tr -d ' ')" "2 1"
+
+# 2. Out of space on a small tmpfs.
+mkdir -p "$tmp/mnt"
+if mount -t tmpfs -o size=24m tmpfs "$tmp/mnt" 2>/dev/null; then
+	mnt=$tmp/mnt
+	dd if=/dev/zero of="$mnt/filler" bs=1M count=18 2>/dev/null
+	KA_SPACE_FLOOR_MB=8 run "$mnt/out" "$tmp/bank" 2
+	result space_stop "$? $(wc -l <"$tmp/stderr" | tr -d ' ') $(grep -c 'out of space' "$tmp/stderr") $(nreq)" "1 1 1 0"
+	rm -f "$mnt/filler"
+	KA_SPACE_FLOOR_MB=8 run "$mnt/out" "$tmp/bank" 2
+	result space_resume "$? $(nreq) $(sort "$tmp/requests" | uniq -d | wc -l | tr -d ' ')" "0 2 0"
+else
+	echo "SKIP durable_run/space: cannot mount a tmpfs here"
+fi
+rm -f "$tmp/requests"
+
+# 3. SIGTERM during the second request: a clean stop, then a full resume.
+SLEEP=1 "$KA" --track capability --api-model "cmd:sh $tmp/model.sh" --bank "$tmp/bank" --k 3 \
+	--target opencl --no-timing --concurrency 1 --quiet --out "$tmp/o3" \
+	>"$tmp/stdout" 2>"$tmp/stderr" &
+pid=$!
+for _ in $(seq 200); do [ "$(nreq)" -ge 2 ] && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+integ=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' "$tmp/o3/journal.sqlite")
+result sigterm_stop "$rc $integ" "143 ok"
+run "$tmp/o3" "$tmp/bank" 3
+result sigterm_resume "$? $(nreq) $(sort "$tmp/requests" | uniq -d | wc -l | tr -d ' ')" "0 3 0"
+
+# 4. NUL bytes and replies over the cap: the sample's outcome, recorded once
+#    (no_code with the evidence), never requested again.
+rm -f "$tmp/requests"
+cat >"$tmp/odd.sh" <<MODEL
+#!/bin/sh
+cat >/dev/null
+echo "\$KA_MODEL_TASK/\$KA_MODEL_SAMPLE" >>"$tmp/requests"
+if [ "\$KA_MODEL_SAMPLE" = 0 ]; then printf 'abc\\000\\000def'; else head -c 5000000 /dev/zero | tr '\\000' a; fi
+MODEL
+odd() {
+	"$KA" --track capability --api-model "cmd:sh $tmp/odd.sh" --bank "$tmp/bank" --k 2 \
+		--target opencl --no-timing --concurrency 1 --quiet --out "$tmp/o4" \
+		>"$tmp/stdout" 2>"$tmp/stderr"
+}
+odd
+rc=$?
+details=$(python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print("|".join(v + ":" + d for v, d in c.execute("SELECT verdict, detail FROM grades ORDER BY sample")))' "$tmp/o4/journal.sqlite")
+result odd_replies "$rc $details" "0 no_code:cmd: reply holds NUL bytes at offset 3|no_code:cmd: reply over the cap of 4194304 bytes"
+odd
+result odd_replies_once "$? $(nreq)" "0 2"
+
+# 5. Stale temporary files of killed runs are removed at start: in the run's
+#    own out/.grade any partial file older than the start; in shared places
+#    (the gold cache, $TMPDIR) only those over an hour old, so another ka's
+#    live build is kept.
+export TMPDIR=$tmp/tmpdir
+mkdir -p "$TMPDIR" "$KA_CACHE/gold/build-old1" "$KA_CACHE/gold/build-live" \
+	"$TMPDIR/ka-rec-old1" "$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x"
+touch -d '2 hours ago' "$KA_CACHE/gold/build-old1" "$TMPDIR/ka-rec-old1"
+touch "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"
+touch -d '1 minute ago' "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"
+run "$tmp/o3" "$tmp/bank" 3
+rc=$?
+left=$(for f in "$KA_CACHE/gold/build-old1" "$KA_CACHE/gold/build-live" "$TMPDIR/ka-rec-old1" \
+	"$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"; do
+	[ -e "$f" ] && echo -n "1" || echo -n "0"
+done)
+result stale_temps "$rc $left" "0 01010"
