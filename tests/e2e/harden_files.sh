@@ -128,7 +128,8 @@ left() { # processes whose working folder is under $tmp/kill
 		case $(readlink "$p/cwd" 2>/dev/null) in "$tmp/kill"*) echo "${p#/proc/}" ;; esac
 	done
 }
-for _ in $(seq 50); do [ -n "$(left)" ] && break; sleep 0.1; done
+# up to 60 s: on a loaded machine ka builds the gold before it compiles
+for _ in $(seq 600); do [ -n "$(left)" ] && break; sleep 0.1; done
 started=$(left)
 kill -9 $ka_pid
 wait $ka_pid 2>/dev/null
