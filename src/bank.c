@@ -515,91 +515,104 @@ static int check_outputs(const struct ka_task *t, const struct ka_shape *sh, dou
 	return 0;
 }
 
-enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools, char *line,
-				size_t cap)
+/* The reference as OpenCL C through ka-clc (skipped without ka-clc or a
+ * platform), noted in d; 0, or -1 with the reason in v. */
+static int check_opencl_ref(const struct ka_task *t, const struct bank_tools *tools,
+			    struct vline *v, struct vline *d)
 {
-	struct vline v = {.s = line, .cap = cap};
+	char sum[400];
+	if (!tools->clc[0]) {
+		vadd(d, "; OpenCL skipped (no ka-clc)");
+		return 0;
+	}
+	char *src = bank_opencl_ref_source(t);
+	if (!src) {
+		vadd(v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
+		return -1;
+	}
+	char *argv[] = {(char *)tools->clc, "build", "SRC", NULL};
+	int st = compile_with(argv, src, ".cl", sum, sizeof sum);
+	free(src);
+	if (st == 3) {
+		vadd(d, "; OpenCL skipped (no OpenCL platform)");
+	} else if (st != 0) {
+		vadd(v, "%s/ref.c: does not compile as OpenCL C: %s", t->dir, sum);
+		return -1;
+	} else {
+		vadd(d, "; OpenCL C");
+	}
+	return 0;
+}
+
+/* The reference as CUDA device code through nvcc (skipped without nvcc),
+ * noted in d; 0, or -1 with the reason in v. */
+static int check_cuda_ref(const struct ka_task *t, const struct bank_tools *tools, struct vline *v,
+			  struct vline *d)
+{
+	char sum[400];
+	if (!tools->nvcc[0]) {
+		vadd(d, "; CUDA skipped (no nvcc)");
+		return 0;
+	}
+	char *src = bank_cuda_ref_source(t);
+	if (!src) {
+		vadd(v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
+		return -1;
+	}
+	char *argv[] = {
+		(char *)tools->nvcc, "-c", "-x", "cu", "-arch=sm_90a", "-o", "OUT", "SRC", NULL};
+	int st = compile_with(argv, src, ".cu", sum, sizeof sum);
+	free(src);
+	if (st != 0) {
+		vadd(v, "%s/ref.c: does not compile as CUDA: %s", t->dir, sum);
+		return -1;
+	}
+	vadd(d, "; CUDA sm_90a");
+	return 0;
+}
+
+/* Whether regenerating input k alone from another key (call 1) changes some
+ * gold output at sh; in holds the inputs at sh (in[k] is restored) and
+ * ref_out their outputs. 0 with *changed, or -1 with e. */
+static int input_changes_output(const struct ka_task *t, struct gold *g, const struct ka_shape *sh,
+				int k, void **in, double **ref_out, int *changed, struct ka_err *e)
+{
+	double *out[KA_MAX_TENSORS] = {0};
+	int64_t n;
+	task_numel(t, &t->inputs[k], sh, &n, NULL);
+	size_t bytes = (size_t)n * dtype_size(t->inputs[k].dtype);
+	void *alt = xmalloc(bytes ? bytes : 1);
+	void *orig = in[k];
+	in[k] = alt;
+	int fail = gold_input_fill(t, sh, 1, 1, k, alt, e) ||
+		   gold_outputs_new(t, sh, BANK_GOLD_CAP, out, e) ||
+		   gold_compute(g, sh, in, out, NULL, 0, e);
+	in[k] = orig;
+	free(alt);
+	*changed = 0;
+	for (int j = 0; j < t->n_outputs && !fail && !*changed; j++) {
+		int64_t m;
+		task_numel(t, &t->outputs[j], sh, &m, NULL);
+		for (int64_t i = 0; i < m && !*changed; i++)
+			*changed = out[j][i] != ref_out[j][i];
+	}
+	gold_buffers_free((void **)out, t->n_outputs);
+	return fail ? -1 : 0;
+}
+
+/* Gold on every check shape: finite, not all zero, not constant on every
+ * shape; and every input must change some output on some check shape when
+ * it alone is regenerated from another key (call 1). Noted in d; 0, or -1
+ * with the reason in v. */
+static int check_gold(const struct ka_task *t, struct gold *g, struct vline *v, struct vline *d)
+{
 	struct ka_err e;
 	char sum[400];
-	line[0] = 0;
-	struct ka_task *t = task_load(dir, &e);
-	if (!t) {
-		vadd(&v, "%s", e.msg);
-		return BANK_VERDICT_BAD;
-	}
-	enum bank_verdict verdict = BANK_VERDICT_BAD;
-	struct gold *g = NULL;
-	char *src = NULL;
-	void *in[KA_MAX_TENSORS] = {0}, *alt = NULL;
-	double *out[KA_MAX_TENSORS] = {0}, *ref_out[KA_MAX_TENSORS] = {0};
-	char detail[1024];
-	struct vline d = {.s = detail, .cap = sizeof detail};
-	vadd(&d, "schema");
-
-	g = gold_open(t, &e);
-	if (!g) {
-		vadd(&v, "%s", e.msg);
-		goto done;
-	}
-	vadd(&d, "; C");
-
-	/* OpenCL C on PoCL (or whatever platform ka-clc finds). */
-	if (!tools->clc[0]) {
-		vadd(&d, "; OpenCL skipped (no ka-clc)");
-	} else {
-		src = bank_opencl_ref_source(t);
-		if (!src) {
-			vadd(&v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
-			goto done;
-		}
-		char *argv[] = {(char *)tools->clc, "build", "SRC", NULL};
-		int st = compile_with(argv, src, ".cl", sum, sizeof sum);
-		free(src);
-		src = NULL;
-		if (st == 3) {
-			vadd(&d, "; OpenCL skipped (no OpenCL platform)");
-		} else if (st != 0) {
-			vadd(&v, "%s/ref.c: does not compile as OpenCL C: %s", t->dir, sum);
-			goto done;
-		} else {
-			vadd(&d, "; OpenCL C");
-		}
-	}
-
-	/* CUDA device code. */
-	if (!tools->nvcc[0]) {
-		vadd(&d, "; CUDA skipped (no nvcc)");
-	} else {
-		src = bank_cuda_ref_source(t);
-		if (!src) {
-			vadd(&v, "%s/include: cannot read ka_gen.h/ka_ref.h", util_data_root());
-			goto done;
-		}
-		char *argv[] = {(char *)tools->nvcc,
-				"-c",
-				"-x",
-				"cu",
-				"-arch=sm_90a",
-				"-o",
-				"OUT",
-				"SRC",
-				NULL};
-		int st = compile_with(argv, src, ".cu", sum, sizeof sum);
-		free(src);
-		src = NULL;
-		if (st != 0) {
-			vadd(&v, "%s/ref.c: does not compile as CUDA: %s", t->dir, sum);
-			goto done;
-		}
-		vadd(&d, "; CUDA sm_90a");
-	}
-
-	/* Gold on every check shape: finite, not all zero, not constant on every
-	 * shape; and every input must change some output on some check shape
-	 * when it alone is regenerated from another key (call 1). */
+	void *in[KA_MAX_TENSORS] = {0};
+	double *ref_out[KA_MAX_TENSORS] = {0};
 	unsigned const_all = (1u << t->n_outputs) - 1, sensitive = 0;
 	int64_t total_items = 0;
-	verdict = BANK_VERDICT_DEGENERATE;
+	int rc = -1;
 	for (int c = 0; c < t->n_checks; c++) {
 		const struct ka_shape *sh = &t->checks[c];
 		int64_t items;
@@ -607,43 +620,24 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 		    gold_outputs_new(t, sh, BANK_GOLD_CAP, ref_out, &e) ||
 		    gold_compute(g, sh, in, ref_out, NULL, 0, &e) ||
 		    task_item_count(t, sh, &items, &e)) {
-			vadd(&v, "%s/task.json: checks[%d]: %s", t->dir, c, e.msg);
-			goto done;
+			vadd(v, "%s/task.json: checks[%d]: %s", t->dir, c, e.msg);
+			goto out;
 		}
 		total_items += items;
 		unsigned mask = 0;
 		if (check_outputs(t, sh, ref_out, &mask, sum, sizeof sum)) {
-			vadd(&v, "%s: degenerate: %s", t->dir, sum);
-			goto done;
+			vadd(v, "%s: degenerate: %s", t->dir, sum);
+			goto out;
 		}
 		const_all &= mask;
 		for (int k = 0; k < t->n_inputs; k++) {
 			if (sensitive & (1u << k))
 				continue;
-			int64_t n;
-			task_numel(t, &t->inputs[k], sh, &n, NULL);
-			size_t bytes = (size_t)n * dtype_size(t->inputs[k].dtype);
-			alt = xmalloc(bytes ? bytes : 1);
-			void *orig = in[k];
-			in[k] = alt;
-			int fail = gold_input_fill(t, sh, 1, 1, k, alt, &e) ||
-				   gold_outputs_new(t, sh, BANK_GOLD_CAP, out, &e) ||
-				   gold_compute(g, sh, in, out, NULL, 0, &e);
-			in[k] = orig;
-			free(alt);
-			alt = NULL;
-			if (fail) {
-				vadd(&v, "%s/task.json: checks[%d]: %s", t->dir, c, e.msg);
-				goto done;
+			int changed;
+			if (input_changes_output(t, g, sh, k, in, ref_out, &changed, &e)) {
+				vadd(v, "%s/task.json: checks[%d]: %s", t->dir, c, e.msg);
+				goto out;
 			}
-			int changed = 0;
-			for (int j = 0; j < t->n_outputs && !changed; j++) {
-				int64_t m;
-				task_numel(t, &t->outputs[j], sh, &m, NULL);
-				for (int64_t i = 0; i < m && !changed; i++)
-					changed = out[j][i] != ref_out[j][i];
-			}
-			gold_buffers_free((void **)out, t->n_outputs);
 			if (changed)
 				sensitive |= 1u << k;
 		}
@@ -652,35 +646,65 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 	}
 	for (int j = 0; j < t->n_outputs; j++) {
 		if (const_all & (1u << j)) {
-			vadd(&v, "%s: degenerate: output '%s' is constant on every check shape",
+			vadd(v, "%s: degenerate: output '%s' is constant on every check shape",
 			     t->dir, t->outputs[j].name);
-			goto done;
+			goto out;
 		}
 	}
 	for (int k = 0; k < t->n_inputs; k++) {
 		if (!(sensitive & (1u << k))) {
-			vadd(&v,
+			vadd(v,
 			     "%s: degenerate: no output changes when input '%s' changes, on any "
 			     "check shape",
 			     t->dir, t->inputs[k].name);
-			goto done;
+			goto out;
 		}
 	}
-	vadd(&d,
+	vadd(d,
 	     "; gold on %d check shapes (%lld items): finite, not constant; each input changes "
 	     "the output (",
 	     t->n_checks, (long long)total_items);
 	for (int k = 0; k < t->n_inputs; k++)
-		vadd(&d, "%s%s", k ? ", " : "", t->inputs[k].name);
-	vadd(&d, ")");
+		vadd(d, "%s%s", k ? ", " : "", t->inputs[k].name);
+	vadd(d, ")");
+	rc = 0;
+out:
+	gold_buffers_free(in, t->n_inputs);
+	gold_buffers_free((void **)ref_out, t->n_outputs);
+	return rc;
+}
+
+enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools, char *line,
+				size_t cap)
+{
+	struct vline v = {.s = line, .cap = cap};
+	struct ka_err e;
+	line[0] = 0;
+	struct ka_task *t = task_load(dir, &e);
+	if (!t) {
+		vadd(&v, "%s", e.msg);
+		return BANK_VERDICT_BAD;
+	}
+	enum bank_verdict verdict = BANK_VERDICT_BAD;
+	char detail[1024];
+	struct vline d = {.s = detail, .cap = sizeof detail};
+	vadd(&d, "schema");
+
+	struct gold *g = gold_open(t, &e);
+	if (!g) {
+		vadd(&v, "%s", e.msg);
+		goto done;
+	}
+	vadd(&d, "; C");
+	/* OpenCL C on PoCL (or whatever platform ka-clc finds), then CUDA. */
+	if (check_opencl_ref(t, tools, &v, &d) || check_cuda_ref(t, tools, &v, &d))
+		goto done;
+	verdict = BANK_VERDICT_DEGENERATE;
+	if (check_gold(t, g, &v, &d))
+		goto done;
 	vadd(&v, "%s (%s %s): %s", t->dir, t->tier, t->name, detail);
 	verdict = BANK_VERDICT_OK;
 done:
-	free(src);
-	free(alt);
-	gold_buffers_free(in, t->n_inputs);
-	gold_buffers_free((void **)out, t->n_outputs);
-	gold_buffers_free((void **)ref_out, t->n_outputs);
 	gold_close(g);
 	task_free(t);
 	return verdict;

@@ -306,17 +306,24 @@ static struct bank_tol_variant *tol_add(struct bank_tol_result *r, const char *n
 	return v;
 }
 
-int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
-		     struct bank_tol_result *r, int verbose, struct ka_err *e)
+/* What one measurement run holds across shapes: the task, the gold, the
+ * built fast variants (fn[b] NULL when not built) and the variants fed. */
+struct tol_run {
+	const struct ka_task *t;
+	const struct bank_tol_opts *o;
+	struct gold *g;
+	void *dl[2];
+	tol_items_fn fn[2];
+	struct bank_tol_variant *vf[2], *vw[3];
+	int applies[3];
+	int verbose;
+};
+
+/* Adds the three wrong variants to r and sets x->vw and x->applies (a note
+ * on each that does not apply). */
+static void tol_setup_wrong(struct tol_run *x, struct bank_tol_result *r)
 {
-	memset(r, 0, sizeof *r);
-	r->atol = t->atol;
-	r->rtol = t->rtol;
-	struct bank_tol_variant *vf[2] = {tol_add(r, "fp32_out", BANK_TOL_CORRECT),
-					  tol_add(r, "fp32_acc", BANK_TOL_INFO)};
-	struct bank_tol_variant *vg = tol_add(r, "opencl_solution", BANK_TOL_CORRECT);
-	struct bank_tol_variant *vw[3];
-	int applies[3] = {0, 0, 0};
+	const struct ka_task *t = x->t;
 	/* Rounding to a format no finer than an output's own is what a correct
 	 * kernel of that output does: such a variant is not wrong. */
 	static const int wrong_mbits[3] = {7, 10, 10};
@@ -328,94 +335,148 @@ int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
 			out_mbits = m;
 	}
 	for (int w = 0; w < 3; w++) {
-		vw[w] = tol_add(r, tol_wrong_names[w], BANK_TOL_WRONG);
+		struct bank_tol_variant *v = tol_add(r, tol_wrong_names[w], BANK_TOL_WRONG);
+		x->vw[w] = v;
 		for (int k = 0; k < t->n_inputs; k++) {
 			enum ka_dtype d = t->inputs[k].dtype;
-			applies[w] |= d == KA_DTYPE_FP32 || d == KA_DTYPE_FP64 ||
-				      (d == KA_DTYPE_FP16 && w == 0);
+			x->applies[w] |= d == KA_DTYPE_FP32 || d == KA_DTYPE_FP64 ||
+					 (d == KA_DTYPE_FP16 && w == 0);
 		}
-		if (!applies[w])
-			snprintf(vw[w]->note, sizeof vw[w]->note,
+		if (!x->applies[w])
+			snprintf(v->note, sizeof v->note,
 				 "not applicable: no input that this rounding changes");
 		else if (wrong_mbits[w] >= out_mbits) {
-			applies[w] = 0;
-			snprintf(vw[w]->note, sizeof vw[w]->note,
+			x->applies[w] = 0;
+			snprintf(v->note, sizeof v->note,
 				 "not applicable: an output is no finer than this format");
 		}
 	}
-	void *dl[2] = {NULL, NULL};
-	tol_items_fn fn[2] = {NULL, NULL};
+}
+
+/* Builds the fp32_out and fp32_acc variants into x->dl/x->fn; one that is
+ * not built gets a note saying why. */
+static void tol_build_fast(struct tol_run *x)
+{
 	int fp64_out = 0;
-	for (int j = 0; j < t->n_outputs; j++)
-		fp64_out |= t->outputs[j].dtype == KA_DTYPE_FP64;
+	for (int j = 0; j < x->t->n_outputs; j++)
+		fp64_out |= x->t->outputs[j].dtype == KA_DTYPE_FP64;
 	for (int b = 0; b < 2; b++) {
 		struct ka_err be;
+		struct bank_tol_variant *v = x->vf[b];
 		if (b == 1 && fp64_out)
-			snprintf(vf[b]->note, sizeof vf[b]->note,
+			snprintf(v->note, sizeof v->note,
 				 "not applicable: an fp64 output needs fp64 arithmetic");
-		else if (tol_build(t, b, &dl[b], &fn[b], &be))
-			snprintf(vf[b]->note, sizeof vf[b]->note, "%.250s", be.msg);
+		else if (tol_build(x->t, b, &x->dl[b], &x->fn[b], &be))
+			snprintf(v->note, sizeof v->note, "%.250s", be.msg);
 	}
-	struct gold *g = gold_open(t, e);
-	int rc = -1;
-	void *in[KA_MAX_TENSORS] = {0}, *rin[KA_MAX_TENSORS] = {0};
-	double *gout[KA_MAX_TENSORS] = {0}, *wout[KA_MAX_TENSORS] = {0};
+}
+
+/* Runs each built fast variant on in at sh (n items) and compares it with
+ * the gold outputs gout. */
+static void tol_run_fast(struct tol_run *x, const struct ka_shape *sh, const char *shs,
+			 void *const *in, double *const *gout, const int64_t *items, int64_t n)
+{
+	const struct ka_task *t = x->t;
 	void *vout[KA_MAX_TENSORS] = {0};
+	for (int b = 0; b < 2; b++) {
+		if (!x->fn[b])
+			continue;
+		for (int j = 0; j < t->n_outputs; j++) {
+			int64_t numel = 0;
+			task_numel(t, &t->outputs[j], sh, &numel, NULL);
+			vout[j] = xcalloc((size_t)(numel ? numel : 1),
+					  dtype_size(t->outputs[j].dtype));
+		}
+		x->fn[b](sh->v, in, vout, items, n);
+		tol_compare(t, sh, shs, vout, 0, gout, items, n, x->vf[b]);
+		gold_buffers_free(vout, t->n_outputs);
+	}
+}
+
+/* Runs the gold on in rounded for wrong variant w at sh (n items) and
+ * compares it with gout; 0, or -1 with e. */
+static int tol_run_wrong(struct tol_run *x, int w, const struct ka_shape *sh, const char *shs,
+			 void *const *in, double *const *gout, const int64_t *items, int64_t n,
+			 struct ka_err *e)
+{
+	const struct ka_task *t = x->t;
+	void *rin[KA_MAX_TENSORS] = {0};
+	double *wout[KA_MAX_TENSORS] = {0};
+	int rc = -1;
+	for (int k = 0; k < t->n_inputs; k++) {
+		int64_t numel = 0;
+		task_numel(t, &t->inputs[k], sh, &numel, NULL);
+		size_t bytes = (size_t)numel * dtype_size(t->inputs[k].dtype);
+		rin[k] = xmalloc(bytes ? bytes : 1);
+		memcpy(rin[k], in[k], bytes);
+		tol_round_input(t->inputs[k].dtype, rin[k], numel, w);
+	}
+	if (gold_outputs_new(t, sh, 2 * x->o->cap_bytes, wout, e) ||
+	    gold_compute(x->g, sh, rin, wout, items, n, e))
+		goto done;
+	tol_compare(t, sh, shs, (void *const *)wout, 1, gout, items, n, x->vw[w]);
+	rc = 0;
+done:
+	gold_buffers_free((void **)wout, KA_MAX_TENSORS);
+	gold_buffers_free(rin, KA_MAX_TENSORS);
+	return rc;
+}
+
+/* Measures every variant at check shape s (the bench shape, on sampled
+ * items, when s == n_checks); 0, or -1 with e. */
+static int tol_measure_shape(struct tol_run *x, int s, struct ka_err *e)
+{
+	const struct ka_task *t = x->t;
+	void *in[KA_MAX_TENSORS] = {0};
+	double *gout[KA_MAX_TENSORS] = {0};
 	int64_t *items = NULL;
-	if (!g)
+	int rc = -1;
+	int bench = s == t->n_checks;
+	const struct ka_shape *sh = bench ? &t->bench : &t->checks[s];
+	char shs[128];
+	task_shape_str(t, sh, shs, sizeof shs);
+	int64_t n = 0;
+	if (task_item_count(t, sh, &n, e) ||
+	    gold_inputs_new(t, sh, TOL_NONCE, 0, x->o->cap_bytes, in, e) ||
+	    gold_outputs_new(t, sh, 2 * x->o->cap_bytes, gout, e))
+		goto done;
+	if (bench && gold_sample_items(t, sh, TOL_NONCE, x->o->bench_items, &items, &n, e))
+		goto done;
+	if (x->verbose)
+		fprintf(stderr, "calibrate: %s: %s, %lld items\n", t->name, shs, (long long)n);
+	if (gold_compute(x->g, sh, in, gout, items, n, e))
+		goto done;
+	tol_run_fast(x, sh, shs, in, gout, items, n);
+	for (int w = 0; w < 3; w++)
+		if (x->applies[w] && tol_run_wrong(x, w, sh, shs, in, gout, items, n, e))
+			goto done;
+	rc = 0;
+done:
+	gold_buffers_free(in, KA_MAX_TENSORS);
+	gold_buffers_free((void **)gout, KA_MAX_TENSORS);
+	free(items);
+	return rc;
+}
+
+int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
+		     struct bank_tol_result *r, int verbose, struct ka_err *e)
+{
+	memset(r, 0, sizeof *r);
+	r->atol = t->atol;
+	r->rtol = t->rtol;
+	struct tol_run x = {.t = t, .o = o, .verbose = verbose};
+	x.vf[0] = tol_add(r, "fp32_out", BANK_TOL_CORRECT);
+	x.vf[1] = tol_add(r, "fp32_acc", BANK_TOL_INFO);
+	struct bank_tol_variant *vg = tol_add(r, "opencl_solution", BANK_TOL_CORRECT);
+	tol_setup_wrong(&x, r);
+	tol_build_fast(&x);
+	int rc = -1;
+	x.g = gold_open(t, e);
+	if (!x.g)
 		goto done;
 	for (int s = 0; s <= t->n_checks; s++) {
-		int bench = s == t->n_checks;
-		const struct ka_shape *sh = bench ? &t->bench : &t->checks[s];
-		char shs[128];
-		task_shape_str(t, sh, shs, sizeof shs);
-		int64_t n = 0;
-		if (task_item_count(t, sh, &n, e) ||
-		    gold_inputs_new(t, sh, TOL_NONCE, 0, o->cap_bytes, in, e) ||
-		    gold_outputs_new(t, sh, 2 * o->cap_bytes, gout, e))
+		if (tol_measure_shape(&x, s, e))
 			goto done;
-		if (bench && gold_sample_items(t, sh, TOL_NONCE, o->bench_items, &items, &n, e))
-			goto done;
-		if (verbose)
-			fprintf(stderr, "calibrate: %s: %s, %lld items\n", t->name, shs,
-				(long long)n);
-		if (gold_compute(g, sh, in, gout, items, n, e))
-			goto done;
-		for (int b = 0; b < 2; b++) {
-			if (!fn[b])
-				continue;
-			for (int j = 0; j < t->n_outputs; j++) {
-				int64_t numel = 0;
-				task_numel(t, &t->outputs[j], sh, &numel, NULL);
-				vout[j] = xcalloc((size_t)(numel ? numel : 1),
-						  dtype_size(t->outputs[j].dtype));
-			}
-			fn[b](sh->v, in, vout, items, n);
-			tol_compare(t, sh, shs, vout, 0, gout, items, n, vf[b]);
-			gold_buffers_free(vout, t->n_outputs);
-		}
-		for (int w = 0; w < 3; w++) {
-			if (!applies[w])
-				continue;
-			for (int k = 0; k < t->n_inputs; k++) {
-				int64_t numel = 0;
-				task_numel(t, &t->inputs[k], sh, &numel, NULL);
-				size_t bytes = (size_t)numel * dtype_size(t->inputs[k].dtype);
-				rin[k] = xmalloc(bytes ? bytes : 1);
-				memcpy(rin[k], in[k], bytes);
-				tol_round_input(t->inputs[k].dtype, rin[k], numel, w);
-			}
-			if (gold_outputs_new(t, sh, 2 * o->cap_bytes, wout, e) ||
-			    gold_compute(g, sh, rin, wout, items, n, e))
-				goto done;
-			tol_compare(t, sh, shs, (void *const *)wout, 1, gout, items, n, vw[w]);
-			gold_buffers_free((void **)wout, t->n_outputs);
-			gold_buffers_free(rin, t->n_inputs);
-		}
-		gold_buffers_free(in, t->n_inputs);
-		gold_buffers_free((void **)gout, t->n_outputs);
-		free(items);
-		items = NULL;
 		r->n_shapes++;
 	}
 	if (o->use_grader)
@@ -435,16 +496,10 @@ int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
 	}
 	rc = 0;
 done:
-	gold_buffers_free(in, KA_MAX_TENSORS);
-	gold_buffers_free(rin, KA_MAX_TENSORS);
-	gold_buffers_free((void **)gout, KA_MAX_TENSORS);
-	gold_buffers_free((void **)wout, KA_MAX_TENSORS);
-	gold_buffers_free(vout, KA_MAX_TENSORS);
-	free(items);
-	gold_close(g);
+	gold_close(x.g);
 	for (int b = 0; b < 2; b++)
-		if (dl[b])
-			dlclose(dl[b]);
+		if (x.dl[b])
+			dlclose(x.dl[b]);
 	return rc;
 }
 

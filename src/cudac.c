@@ -320,6 +320,143 @@ static void post_checks(const char *so, const struct cudac_opts *o, struct cudac
 	r->so_path = xstrdup(so);
 }
 
+/* 1 with r filled when the cache holds the object (judged again by
+ * post_checks) or the compile log for this key; else 0. */
+static int cache_lookup(const char *so, const char *errf, const struct cudac_opts *o,
+			struct cudac_result *r)
+{
+	if (access(so, R_OK) == 0) {
+		r->cached = 1;
+		post_checks(so, o, r);
+		return 1;
+	}
+	char *cached_log = NULL;
+	size_t cl = 0;
+	if (util_read_file(errf, sizeof r->detail - 1, &cached_log, &cl, NULL) != 0)
+		return 0;
+	r->cached = 1;
+	r->verdict = VERDICT_COMPILE_ERROR;
+	snprintf(r->detail, sizeof r->detail, "%s", cached_log);
+	free(cached_log);
+	return 1;
+}
+
+/* Fills the new directory work with candidate.cu, include/ka_kernel.h and an
+ * empty keep directory; 0, or -1 with e. */
+static int make_workdir(const char *work, const char *src, size_t len, const struct cudac_opts *o,
+			struct ka_err *e)
+{
+	char *hdr_src = o->include_dir ? xasprintf("%s/ka_kernel.h", o->include_dir)
+				       : xasprintf("%s/include/ka_kernel.h", util_data_root());
+	char *hdr = NULL;
+	size_t hl = 0;
+	char *inc = xasprintf("%s/include", work);
+	char *keep = xasprintf("%s/" KEEP_DIR, work);
+	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
+	char *cu = xasprintf("%s/candidate.cu", work);
+	int setup = util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_mkdirs(inc, e) ||
+		    util_mkdirs(keep, e) || util_write_file(hdr_dst, hdr, hl, e) ||
+		    util_write_file(cu, src, len, e);
+	free(keep);
+	free(hdr);
+	free(hdr_src);
+	free(hdr_dst);
+	free(inc);
+	free(cu);
+	return setup ? -1 : 0;
+}
+
+/* Runs nvcc with the fixed flags on work/candidate.cu in the compiler jail
+ * under limit seconds and sets r->seconds; 0 with rr filled (the caller
+ * frees it), or -1 with e. */
+static int run_nvcc(const char *nvcc, const char *work, const struct cudac_opts *o, double limit,
+		    struct cudac_result *r, struct util_run_result *rr, struct ka_err *e)
+{
+	char *archflag = xasprintf("-arch=%s", o->arch);
+	char *argv[32];
+	int a = 0;
+	argv[a++] = (char *)nvcc;
+	for (int i = 0; nvcc_flags[i]; i++)
+		argv[a++] = (char *)nvcc_flags[i];
+	argv[a++] = archflag;
+	argv[a++] = "-Iinclude";
+	argv[a++] = "-MD";
+	argv[a++] = "-MF";
+	argv[a++] = "deps.d";
+	argv[a++] = "-o";
+	argv[a++] = "candidate.so";
+	argv[a++] = "candidate.cu";
+	argv[a] = NULL;
+	double t0 = util_now();
+	struct jail_opts jo;
+	if (jail_opts_compiler(&jo, nvcc, work, limit, e)) {
+		free(archflag);
+		return -1;
+	}
+	struct util_run_opts ro = {
+		.timeout_s = limit, .out_cap = CUDAC_MAX_LOG, .merge_err = 1, .jail = &jo};
+	int ran = util_run_child(argv, &ro, rr, e);
+	r->seconds = util_now() - t0;
+	free(archflag);
+	return ran ? -1 : 0;
+}
+
+/* For nvcc's nonzero exit status st (124: over limit): removes work, frees rr
+ * and sets COMPILE_ERROR with the escaped log, cached in errf unless a
+ * timeout; 0, or -1 with e when the cache's disk is short of space. */
+static int nvcc_failed(int st, double limit, const char *work, const char *errf,
+		       const struct cudac_opts *o, struct util_run_result *rr,
+		       struct cudac_result *r, struct ka_err *e)
+{
+	util_rmtree(work);
+	if (st != 124 && jail_check_space(o->cache_dir, e)) {
+		util_run_result_free(rr);
+		return -1;
+	}
+	size_t dl = 0;
+	if (st == 124)
+		dl = (size_t)snprintf(r->detail, sizeof r->detail,
+				      "nvcc ran over its time limit of %.0f s\n", limit);
+	jail_log_escape(rr->out.s, rr->out.len, r->detail + dl, sizeof r->detail - dl);
+	if (rr->out_truncated)
+		snprintf(r->detail + strlen(r->detail), sizeof r->detail - strlen(r->detail),
+			 "\n[log truncated]");
+	util_run_result_free(rr);
+	r->verdict = VERDICT_COMPILE_ERROR;
+	/* Cache the failure, but not a timeout (it may be load). */
+	if (st != 124)
+		util_write_file(errf, r->detail, strlen(r->detail), NULL);
+	return 0;
+}
+
+/* 0 if work/deps.d names only files under work, the toolkit of nvcc, its
+ * include directory, /usr/include and /usr/lib/gcc; else nonzero with why. */
+static int check_deps(const char *nvcc, const char *work, char *why, size_t cap)
+{
+	char *cuda_root = realpath(nvcc, NULL); /* .../bin/nvcc -> toolkit root */
+	char *cuda_dir = NULL;
+	if (cuda_root) {
+		char *slash = strrchr(cuda_root, '/');
+		if (slash)
+			*slash = 0;
+		slash = strrchr(cuda_root, '/');
+		if (slash)
+			*slash = 0;
+		char *inc_dir = xasprintf("%s/include", cuda_root);
+		cuda_dir = realpath(inc_dir, NULL);
+		free(inc_dir);
+	}
+	const char *dirs[] = {cuda_root ? cuda_root : "/nonexistent",
+			      cuda_dir ? cuda_dir : "/nonexistent", "/usr/include", "/usr/lib/gcc",
+			      NULL};
+	char *deps = xasprintf("%s/deps.d", work);
+	int deps_bad = target_check_deps(deps, work, dirs, why, cap);
+	free(deps);
+	free(cuda_root);
+	free(cuda_dir);
+	return deps_bad;
+}
+
 int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struct cudac_result *r,
 		  struct ka_err *e)
 {
@@ -348,21 +485,9 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	uint64_t key = cache_key(src, len, o, version);
 	char *so = xasprintf("%s/cu-%016llx.so", o->cache_dir, (unsigned long long)key);
 	char *errf = xasprintf("%s/cu-%016llx.err", o->cache_dir, (unsigned long long)key);
-	char *work = NULL, *log = NULL;
+	char *work = NULL;
 	int rc = -1;
-	if (access(so, R_OK) == 0) {
-		r->cached = 1;
-		post_checks(so, o, r);
-		rc = 0;
-		goto out;
-	}
-	char *cached_log = NULL;
-	size_t cl = 0;
-	if (util_read_file(errf, sizeof r->detail - 1, &cached_log, &cl, NULL) == 0) {
-		r->cached = 1;
-		r->verdict = VERDICT_COMPILE_ERROR;
-		snprintf(r->detail, sizeof r->detail, "%s", cached_log);
-		free(cached_log);
+	if (cache_lookup(so, errf, o, r)) {
 		rc = 0;
 		goto out;
 	}
@@ -372,54 +497,11 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		ka_err_set(e, "%s: %s", work, strerror(errno));
 		goto out;
 	}
-	char *hdr_src = o->include_dir ? xasprintf("%s/ka_kernel.h", o->include_dir)
-				       : xasprintf("%s/include/ka_kernel.h", util_data_root());
-	char *hdr = NULL;
-	size_t hl = 0;
-	char *inc = xasprintf("%s/include", work);
-	char *keep = xasprintf("%s/" KEEP_DIR, work);
-	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
-	char *cu = xasprintf("%s/candidate.cu", work);
-	int setup = util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_mkdirs(inc, e) ||
-		    util_mkdirs(keep, e) || util_write_file(hdr_dst, hdr, hl, e) ||
-		    util_write_file(cu, src, len, e);
-	free(keep);
-	free(hdr);
-	free(hdr_src);
-	free(hdr_dst);
-	free(inc);
-	free(cu);
-	if (setup)
+	if (make_workdir(work, src, len, o, e))
 		goto out;
-	char *archflag = xasprintf("-arch=%s", o->arch);
-	char *argv[32];
-	int a = 0;
-	argv[a++] = (char *)nvcc;
-	for (int i = 0; nvcc_flags[i]; i++)
-		argv[a++] = (char *)nvcc_flags[i];
-	argv[a++] = archflag;
-	argv[a++] = "-Iinclude";
-	argv[a++] = "-MD";
-	argv[a++] = "-MF";
-	argv[a++] = "deps.d";
-	argv[a++] = "-o";
-	argv[a++] = "candidate.so";
-	argv[a++] = "candidate.cu";
-	argv[a] = NULL;
-	double t0 = util_now();
 	double limit = o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S;
-	struct jail_opts jo;
-	if (jail_opts_compiler(&jo, nvcc, work, limit, e)) {
-		free(archflag);
-		goto out;
-	}
-	struct util_run_opts ro = {
-		.timeout_s = limit, .out_cap = CUDAC_MAX_LOG, .merge_err = 1, .jail = &jo};
 	struct util_run_result rr;
-	int ran = util_run_child(argv, &ro, &rr, e);
-	r->seconds = util_now() - t0;
-	free(archflag);
-	if (ran)
+	if (run_nvcc(nvcc, work, o, limit, r, &rr, e))
 		goto out;
 	int st = rr.code;
 	/* The host compiler's assembler input (kept even when the compile
@@ -437,25 +519,7 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		goto out;
 	}
 	if (st != 0) {
-		util_rmtree(work);
-		if (st != 124 && jail_check_space(o->cache_dir, e)) {
-			util_run_result_free(&rr);
-			goto out;
-		}
-		size_t dl = 0;
-		if (st == 124)
-			dl = (size_t)snprintf(r->detail, sizeof r->detail,
-					      "nvcc ran over its time limit of %.0f s\n", limit);
-		jail_log_escape(rr.out.s, rr.out.len, r->detail + dl, sizeof r->detail - dl);
-		if (rr.out_truncated)
-			snprintf(r->detail + strlen(r->detail),
-				 sizeof r->detail - strlen(r->detail), "\n[log truncated]");
-		util_run_result_free(&rr);
-		r->verdict = VERDICT_COMPILE_ERROR;
-		/* Cache the failure, but not a timeout (it may be load). */
-		if (st != 124)
-			util_write_file(errf, r->detail, strlen(r->detail), NULL);
-		rc = 0;
+		rc = nvcc_failed(st, limit, work, errf, o, &rr, r, e);
 		goto out;
 	}
 	util_run_result_free(&rr);
@@ -463,28 +527,7 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		ka_err_set(e, "cudac: %s", why); /* nvcc did not keep it: ours */
 		goto out;
 	}
-	char *cuda_root = realpath(nvcc, NULL); /* .../bin/nvcc -> toolkit root */
-	char *cuda_dir = NULL;
-	if (cuda_root) {
-		char *slash = strrchr(cuda_root, '/');
-		if (slash)
-			*slash = 0;
-		slash = strrchr(cuda_root, '/');
-		if (slash)
-			*slash = 0;
-		char *inc_dir = xasprintf("%s/include", cuda_root);
-		cuda_dir = realpath(inc_dir, NULL);
-		free(inc_dir);
-	}
-	const char *dirs[] = {cuda_root ? cuda_root : "/nonexistent",
-			      cuda_dir ? cuda_dir : "/nonexistent", "/usr/include", "/usr/lib/gcc",
-			      NULL};
-	char *deps = xasprintf("%s/deps.d", work);
-	int deps_bad = target_check_deps(deps, work, dirs, why, sizeof why);
-	free(deps);
-	free(cuda_root);
-	free(cuda_dir);
-	if (deps_bad) {
+	if (check_deps(nvcc, work, why, sizeof why)) {
 		r->verdict = VERDICT_FORBIDDEN;
 		snprintf(r->detail, sizeof r->detail, "%s", why);
 		rc = 0;
@@ -503,7 +546,6 @@ out:
 	if (work)
 		util_rmtree(work);
 	free(work);
-	free(log);
 	free(so);
 	free(errf);
 	return rc;

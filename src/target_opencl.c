@@ -37,6 +37,116 @@ static int opencl_header_allowed(const char *name, const void *ctx)
 	return 0;
 }
 
+/* Fills dir with candidate.c (src) and include/ka_kernel.h; 0, or -1 with
+ * e. */
+static int opencl_setup_dir(const char *dir, const char *src, size_t len, struct ka_err *e)
+{
+	char *c_path = xasprintf("%s/candidate.c", dir);
+	char *inc = xasprintf("%s/include", dir);
+	char *hdr_src = xasprintf("%s/include/ka_kernel.h", util_data_root());
+	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
+	char *hdr = NULL;
+	size_t hl = 0;
+	int bad = util_mkdirs(inc, e) || util_write_file(c_path, src, len, e) ||
+		  util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) ||
+		  util_write_file(hdr_dst, hdr, hl, e);
+	free(hdr);
+	free(hdr_src);
+	free(hdr_dst);
+	free(inc);
+	free(c_path);
+	return bad ? -1 : 0;
+}
+
+/* Runs the system C compiler on dir/candidate.c in the compiler jail, into
+ * dir/candidate.so.part; 0 with rr filled (the caller frees it), or -1 with
+ * e. */
+static int opencl_run_cc(const char *dir, struct util_run_result *rr, struct ka_err *e)
+{
+	/* -save-temps keeps the assembler input (candidate.so.part-candidate.s)
+	 * for the scan of file-reading directives. */
+	char *argv[] = {"cc",
+			"-std=gnu17",
+			"-O2",
+			"-fPIC",
+			"-shared",
+			"-save-temps",
+			"-MD",
+			"-MF",
+			"deps.d",
+			"-I",
+			"include",
+			"-o",
+			"candidate.so.part",
+			"candidate.c",
+			NULL};
+	struct jail_opts jo;
+	struct util_run_opts ro = {.timeout_s = OPENCL_CC_TIMEOUT_S,
+				   .out_cap = OPENCL_LOG_CAP,
+				   .merge_err = 1,
+				   .jail = &jo};
+	if (jail_opts_compiler(&jo, "cc", dir, OPENCL_CC_TIMEOUT_S, e) ||
+	    util_run_child(argv, &ro, rr, e))
+		return -1;
+	return 0;
+}
+
+/* The verdict on the compiler's run rr in dir: file-reading assembler
+ * directives, then the files it read, then its log on failure; on success
+ * the object is stored at *so and out takes that path (*so becomes NULL).
+ * 0, or -1 with e. */
+static int opencl_judge(const char *dir, const char *workdir, const struct util_run_result *rr,
+			char **so, struct target_compiled *out, struct ka_err *e)
+{
+	char why[512];
+	int rc = -1;
+	int st = rr->code;
+	char *tmp_so = xasprintf("%s/candidate.so.part", dir);
+	char *deps = xasprintf("%s/deps.d", dir);
+	static const char *const sysdirs[] = {"/usr/include", "/usr/lib/gcc", "/usr/local/include",
+					      NULL};
+	/* the assembler input, kept even when the compile failed (the jail may
+	 * have hidden the file a directive named) */
+	int asm_bad = st == 124 ? 0 : jail_check_asm_dir(dir, why, sizeof why);
+	if (st != 0 && asm_bad < 0)
+		asm_bad = 0; /* failed before assembling: the log is the verdict */
+	if (st == 0 && asm_bad < 0) {
+		ka_err_set(e, "opencl compile: %s", why); /* cc kept no .s: ours */
+		goto done;
+	}
+	if (st != 0 && st != 124 && !asm_bad && jail_check_space(workdir, e))
+		goto done;
+	if (asm_bad) {
+		out->verdict = VERDICT_FORBIDDEN;
+		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
+	} else if (st == 0 && target_check_deps(deps, dir, sysdirs, why, sizeof why)) {
+		out->verdict = VERDICT_FORBIDDEN;
+		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
+	} else if (st != 0) {
+		out->verdict = VERDICT_COMPILE_ERROR;
+		size_t dl = 0;
+		if (st == 124)
+			dl = (size_t)snprintf(out->detail, sizeof out->detail,
+					      "compiler timed out (%.0f s)\n", OPENCL_CC_TIMEOUT_S);
+		jail_log_escape(rr->out.s, rr->out.len, out->detail + dl, sizeof out->detail - dl);
+		if (rr->out_truncated)
+			snprintf(out->detail + strlen(out->detail),
+				 sizeof out->detail - strlen(out->detail), "\n[log truncated]");
+	} else if (rename(tmp_so, *so) != 0) {
+		ka_err_set(e, "%s: cannot store the compiled candidate", *so);
+		goto done;
+	} else {
+		out->verdict = VERDICT_OK;
+		out->so_path = *so;
+		*so = NULL;
+	}
+	rc = 0;
+done:
+	free(deps);
+	free(tmp_so);
+	return rc;
+}
+
 static int opencl_compile(const struct ka_task *t, const char *src, size_t len, const char *workdir,
 			  const json_t *device, struct target_compiled *out, struct ka_err *e)
 {
@@ -58,103 +168,12 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 		return 0;
 	}
 	int rc = -1;
-	char *c_path = xasprintf("%s/candidate.c", dir);
-	char *inc = xasprintf("%s/include", dir);
-	char *hdr_src = xasprintf("%s/include/ka_kernel.h", util_data_root());
-	char *hdr_dst = xasprintf("%s/ka_kernel.h", inc);
-	char *hdr = NULL;
-	size_t hl = 0;
-	if (util_mkdirs(inc, e) || util_write_file(c_path, src, len, e) ||
-	    util_read_file(hdr_src, 1 << 20, &hdr, &hl, e) || util_write_file(hdr_dst, hdr, hl, e))
-		goto done;
-	char *tmp_so = xasprintf("%s/candidate.so.part", dir);
-	/* -save-temps keeps the assembler input (candidate.so.part-candidate.s)
-	 * for the scan of file-reading directives. */
-	char *argv[] = {"cc",
-			"-std=gnu17",
-			"-O2",
-			"-fPIC",
-			"-shared",
-			"-save-temps",
-			"-MD",
-			"-MF",
-			"deps.d",
-			"-I",
-			"include",
-			"-o",
-			"candidate.so.part",
-			"candidate.c",
-			NULL};
-	struct jail_opts jo;
 	struct util_run_result rr;
-	struct util_run_opts ro = {.timeout_s = OPENCL_CC_TIMEOUT_S,
-				   .out_cap = OPENCL_LOG_CAP,
-				   .merge_err = 1,
-				   .jail = &jo};
-	if (jail_opts_compiler(&jo, "cc", dir, OPENCL_CC_TIMEOUT_S, e) ||
-	    util_run_child(argv, &ro, &rr, e)) {
-		free(tmp_so);
+	if (opencl_setup_dir(dir, src, len, e) || opencl_run_cc(dir, &rr, e))
 		goto done;
-	}
-	int st = rr.code;
-	char *deps = xasprintf("%s/deps.d", dir);
-	static const char *const sysdirs[] = {"/usr/include", "/usr/lib/gcc", "/usr/local/include",
-					      NULL};
-	/* the assembler input, kept even when the compile failed (the jail may
-	 * have hidden the file a directive named) */
-	int asm_bad = st == 124 ? 0 : jail_check_asm_dir(dir, why, sizeof why);
-	if (st != 0 && asm_bad < 0)
-		asm_bad = 0; /* failed before assembling: the log is the verdict */
-	if (st == 0 && asm_bad < 0) {
-		ka_err_set(e, "opencl compile: %s", why); /* cc kept no .s: ours */
-		util_run_result_free(&rr);
-		free(deps);
-		free(tmp_so);
-		goto done;
-	}
-	if (st != 0 && st != 124 && !asm_bad && jail_check_space(workdir, e)) {
-		util_run_result_free(&rr);
-		free(deps);
-		free(tmp_so);
-		goto done;
-	}
-	if (asm_bad) {
-		out->verdict = VERDICT_FORBIDDEN;
-		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
-	} else if (st == 0 && target_check_deps(deps, dir, sysdirs, why, sizeof why)) {
-		out->verdict = VERDICT_FORBIDDEN;
-		snprintf(out->detail, sizeof out->detail, "%s", why); /* log withheld */
-	} else if (st != 0) {
-		out->verdict = VERDICT_COMPILE_ERROR;
-		size_t dl = 0;
-		if (st == 124)
-			dl = (size_t)snprintf(out->detail, sizeof out->detail,
-					      "compiler timed out (%.0f s)\n", OPENCL_CC_TIMEOUT_S);
-		jail_log_escape(rr.out.s, rr.out.len, out->detail + dl, sizeof out->detail - dl);
-		if (rr.out_truncated)
-			snprintf(out->detail + strlen(out->detail),
-				 sizeof out->detail - strlen(out->detail), "\n[log truncated]");
-	} else if (rename(tmp_so, so) != 0) {
-		ka_err_set(e, "%s: cannot store the compiled candidate", so);
-		util_run_result_free(&rr);
-		free(deps);
-		free(tmp_so);
-		goto done;
-	} else {
-		out->verdict = VERDICT_OK;
-		out->so_path = so;
-		so = NULL;
-	}
+	rc = opencl_judge(dir, workdir, &rr, &so, out, e);
 	util_run_result_free(&rr);
-	free(deps);
-	free(tmp_so);
-	rc = 0;
 done:
-	free(hdr);
-	free(hdr_src);
-	free(hdr_dst);
-	free(inc);
-	free(c_path);
 	free(so);
 	free(dir);
 	(void)t;

@@ -579,22 +579,10 @@ static int load_scalars(struct loader *c, const json_t *j)
 	return 0;
 }
 
-static int load_json(struct loader *c, const json_t *root)
+/* name, tier, description and torch of root; 0, or -1 with c->e. */
+static int load_names(struct loader *c, const json_t *root)
 {
-	static const char *const keys[] = {
-		"name",	     "tier",	  "description", "torch",	"params",    "inputs",
-		"outputs",   "items",	  "bench",	 "checks",	"tolerance", "libraries",
-		"min_bytes", "min_flops", "scalars",	 "constraints", NULL};
-	static const char *const required[] = {
-		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
-		"items", "bench", "checks",	 "tolerance", "min_bytes", "min_flops", NULL};
 	struct ka_task *t = c->t;
-	char f[64];
-	if (!json_is_object(root))
-		return ka_err_set(c->e, "%s: top level: expected an object, got %s", c->jf.file,
-				  jsonf_kind(root));
-	if (jsonf_keys(&c->jf, "", root, keys, required))
-		return -1;
 	if (jsonf_string(&c->jf, "name", json_object_get(root, "name"), 64, &t->name))
 		return -1;
 	size_t nl = strlen(t->name);
@@ -609,15 +597,14 @@ static int load_json(struct loader *c, const json_t *root)
 			 &t->description) ||
 	    jsonf_string(&c->jf, "torch", json_object_get(root, "torch"), TASK_TEXT_CAP, &t->torch))
 		return -1;
-	if (load_params(c, json_object_get(root, "params")))
-		return -1;
-	if (load_scalars(c, json_object_get(root, "scalars")))
-		return -1;
-	if (get_tensors(c, "inputs", json_object_get(root, "inputs"), 1) ||
-	    get_tensors(c, "outputs", json_object_get(root, "outputs"), 0))
-		return -1;
+	return 0;
+}
 
-	json_t *items = json_object_get(root, "items");
+/* The items array (1 to KA_MAX_DIMS expressions); 0, or -1 with c->e. */
+static int load_items(struct loader *c, const json_t *items)
+{
+	struct ka_task *t = c->t;
+	char f[64];
 	if (jsonf_type(&c->jf, "items", items, JSON_ARRAY, "an array"))
 		return -1;
 	size_t ni = json_array_size(items);
@@ -630,10 +617,14 @@ static int load_json(struct loader *c, const json_t *root)
 			return -1;
 		t->n_item_dims = (int)i + 1;
 	}
+	return 0;
+}
 
-	if (get_shape(c, "bench", json_object_get(root, "bench"), &t->bench))
-		return -1;
-	json_t *checks = json_object_get(root, "checks");
+/* The checks array (2 to KA_MAX_SHAPES shapes); 0, or -1 with c->e. */
+static int load_checks(struct loader *c, const json_t *checks)
+{
+	struct ka_task *t = c->t;
+	char f[64];
 	if (jsonf_type(&c->jf, "checks", checks, JSON_ARRAY, "an array"))
 		return -1;
 	size_t nc = json_array_size(checks);
@@ -646,8 +637,13 @@ static int load_json(struct loader *c, const json_t *root)
 			return -1;
 		t->n_checks = (int)i + 1;
 	}
+	return 0;
+}
 
-	json_t *tol = json_object_get(root, "tolerance");
+/* The tolerance object (atol, rtol, neither negative); 0, or -1 with c->e. */
+static int load_tolerance(struct loader *c, const json_t *tol)
+{
+	struct ka_task *t = c->t;
 	static const char *const tol_keys[] = {"atol", "rtol", NULL};
 	if (jsonf_type(&c->jf, "tolerance", tol, JSON_OBJECT, "an object") ||
 	    jsonf_keys(&c->jf, "tolerance", tol, tol_keys, tol_keys) ||
@@ -660,59 +656,72 @@ static int load_json(struct loader *c, const json_t *root)
 		return jsonf_bad(&c->jf, "tolerance.atol", "must not be negative");
 	if (t->rtol < 0)
 		return jsonf_bad(&c->jf, "tolerance.rtol", "must not be negative");
+	return 0;
+}
 
-	json_t *libs = json_object_get(root, "libraries");
-	if (libs) {
-		if (jsonf_type(&c->jf, "libraries", libs, JSON_ARRAY, "an array"))
-			return -1;
-		size_t nlib = json_array_size(libs);
-		if (nlib > KA_MAX_LIBS)
-			return jsonf_bad(&c->jf, "libraries", "%zu entries, at most %d", nlib,
-					 KA_MAX_LIBS);
-		for (size_t i = 0; i < nlib; i++) {
-			json_t *l = json_array_get(libs, i);
-			snprintf(f, sizeof f, "libraries[%zu]", i);
-			if (jsonf_type(&c->jf, f, l, JSON_STRING, "a string"))
-				return -1;
-			const char *s = json_string_value(l);
-			int known = 0;
-			for (size_t k = 0; k < sizeof task_known_libs / sizeof *task_known_libs;
-			     k++)
-				known |= !strcmp(task_known_libs[k], s);
-			if (!known)
-				return jsonf_bad(
-					&c->jf, f,
-					"unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
-			for (int k = 0; k < t->n_libs; k++)
-				if (!strcmp(t->libs[k], s))
-					return jsonf_bad(&c->jf, f, "duplicate library '%s'", s);
-			snprintf(t->libs[t->n_libs++], KA_NAMELEN, "%s", s);
-		}
-	}
-	if (get_expr(c, "min_bytes", json_object_get(root, "min_bytes"), &t->min_bytes) ||
-	    get_expr(c, "min_flops", json_object_get(root, "min_flops"), &t->min_flops))
+/* The optional libraries array (known names, no duplicates); 0, or -1 with
+ * c->e. */
+static int load_libraries(struct loader *c, const json_t *libs)
+{
+	struct ka_task *t = c->t;
+	char f[64];
+	if (!libs)
+		return 0;
+	if (jsonf_type(&c->jf, "libraries", libs, JSON_ARRAY, "an array"))
 		return -1;
-
-	json_t *cons = json_object_get(root, "constraints");
-	if (cons) {
-		if (jsonf_type(&c->jf, "constraints", cons, JSON_ARRAY, "an array"))
+	size_t nlib = json_array_size(libs);
+	if (nlib > KA_MAX_LIBS)
+		return jsonf_bad(&c->jf, "libraries", "%zu entries, at most %d", nlib, KA_MAX_LIBS);
+	for (size_t i = 0; i < nlib; i++) {
+		json_t *l = json_array_get(libs, i);
+		snprintf(f, sizeof f, "libraries[%zu]", i);
+		if (jsonf_type(&c->jf, f, l, JSON_STRING, "a string"))
 			return -1;
-		size_t ncon = json_array_size(cons);
-		if (ncon > KA_MAX_CONSTRAINTS)
-			return jsonf_bad(&c->jf, "constraints", "%zu entries, at most %d", ncon,
-					 KA_MAX_CONSTRAINTS);
-		for (size_t i = 0; i < ncon; i++) {
-			snprintf(f, sizeof f, "constraints[%zu]", i);
-			if (!json_is_string(json_array_get(cons, i)))
-				return jsonf_bad(&c->jf, f, "expected a string, got %s",
-						 jsonf_kind(json_array_get(cons, i)));
-			if (get_expr(c, f, json_array_get(cons, i), &t->constraints[i]))
-				return -1;
-			t->n_constraints = (int)i + 1;
-		}
+		const char *s = json_string_value(l);
+		int known = 0;
+		for (size_t k = 0; k < sizeof task_known_libs / sizeof *task_known_libs; k++)
+			known |= !strcmp(task_known_libs[k], s);
+		if (!known)
+			return jsonf_bad(&c->jf, f,
+					 "unknown library '%.32s' (cublas, cublaslt, cudnn)", s);
+		for (int k = 0; k < t->n_libs; k++)
+			if (!strcmp(t->libs[k], s))
+				return jsonf_bad(&c->jf, f, "duplicate library '%s'", s);
+		snprintf(t->libs[t->n_libs++], KA_NAMELEN, "%s", s);
 	}
+	return 0;
+}
 
-	/* Every listed shape must evaluate cleanly. */
+/* The optional constraints array of expression strings; 0, or -1 with c->e. */
+static int load_constraints(struct loader *c, const json_t *cons)
+{
+	struct ka_task *t = c->t;
+	char f[64];
+	if (!cons)
+		return 0;
+	if (jsonf_type(&c->jf, "constraints", cons, JSON_ARRAY, "an array"))
+		return -1;
+	size_t ncon = json_array_size(cons);
+	if (ncon > KA_MAX_CONSTRAINTS)
+		return jsonf_bad(&c->jf, "constraints", "%zu entries, at most %d", ncon,
+				 KA_MAX_CONSTRAINTS);
+	for (size_t i = 0; i < ncon; i++) {
+		snprintf(f, sizeof f, "constraints[%zu]", i);
+		if (!json_is_string(json_array_get(cons, i)))
+			return jsonf_bad(&c->jf, f, "expected a string, got %s",
+					 jsonf_kind(json_array_get(cons, i)));
+		if (get_expr(c, f, json_array_get(cons, i), &t->constraints[i]))
+			return -1;
+		t->n_constraints = (int)i + 1;
+	}
+	return 0;
+}
+
+/* The bench and check shapes all evaluate cleanly and some check shape has
+ * an odd size; 0, or -1 with c->e. */
+static int check_shapes(struct loader *c)
+{
+	struct ka_task *t = c->t;
 	for (int w = -1; w < t->n_checks; w++) {
 		struct ka_err se;
 		char label[320];
@@ -731,6 +740,43 @@ static int load_json(struct loader *c, const json_t *root)
 				 "no check shape has an odd size (a parameter value that is not a "
 				 "multiple of 8)");
 	return 0;
+}
+
+static int load_json(struct loader *c, const json_t *root)
+{
+	static const char *const keys[] = {
+		"name",	     "tier",	  "description", "torch",	"params",    "inputs",
+		"outputs",   "items",	  "bench",	 "checks",	"tolerance", "libraries",
+		"min_bytes", "min_flops", "scalars",	 "constraints", NULL};
+	static const char *const required[] = {
+		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
+		"items", "bench", "checks",	 "tolerance", "min_bytes", "min_flops", NULL};
+	struct ka_task *t = c->t;
+	if (!json_is_object(root))
+		return ka_err_set(c->e, "%s: top level: expected an object, got %s", c->jf.file,
+				  jsonf_kind(root));
+	if (jsonf_keys(&c->jf, "", root, keys, required) || load_names(c, root))
+		return -1;
+	if (load_params(c, json_object_get(root, "params")))
+		return -1;
+	if (load_scalars(c, json_object_get(root, "scalars")))
+		return -1;
+	if (get_tensors(c, "inputs", json_object_get(root, "inputs"), 1) ||
+	    get_tensors(c, "outputs", json_object_get(root, "outputs"), 0))
+		return -1;
+	if (load_items(c, json_object_get(root, "items")) ||
+	    get_shape(c, "bench", json_object_get(root, "bench"), &t->bench) ||
+	    load_checks(c, json_object_get(root, "checks")) ||
+	    load_tolerance(c, json_object_get(root, "tolerance")) ||
+	    load_libraries(c, json_object_get(root, "libraries")))
+		return -1;
+	if (get_expr(c, "min_bytes", json_object_get(root, "min_bytes"), &t->min_bytes) ||
+	    get_expr(c, "min_flops", json_object_get(root, "min_flops"), &t->min_flops))
+		return -1;
+	if (load_constraints(c, json_object_get(root, "constraints")))
+		return -1;
+	/* Every listed shape must evaluate cleanly. */
+	return check_shapes(c);
 }
 
 struct ka_task *task_load(const char *dir, struct ka_err *e)
