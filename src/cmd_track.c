@@ -144,10 +144,46 @@ static int shared_option(int c, const char *arg, const struct shared_refs *r)
 			&(o)->verbose, &(o)->seed, &(o)->temperature, &(o)->proto                  \
 	}
 
+/* One option (getopt code c, value arg) into a track's options o: 0 or the
+ * exit code of a usage error, reported. */
+typedef int (*track_option_fn)(int c, const char *arg, void *o);
+
+/* The getopt loop and the checks every track makes (no stray argument, a
+ * model, consistent timing options, not --quiet with --verbose), with the
+ * fields as r locates them in o. Returns -1 to go on and run, else the exit
+ * code (KA_EXIT_OK after --help). */
+static int parse_track(int argc, char **argv, const struct option *opts, void (*help)(FILE *),
+		       track_option_fn fn, void *o, const struct shared_refs *r)
+{
+	optind = 1;
+	opterr = 0;
+	int c, rc;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		if (c == 'h') {
+			help(stdout);
+			return KA_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		if ((rc = fn(c, optarg, o)))
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!*r->model)
+		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	if ((rc = cli_protocol_check(CMD, r->proto)))
+		return rc;
+	if (*r->quiet && *r->verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	return -1;
+}
+
 /* One option of the capability track (getopt code c, value arg) into o: 0
  * or the exit code of a usage error, reported. */
-static int capability_option(int c, const char *arg, struct capability_opts *o)
+static int capability_option(int c, const char *arg, void *opts)
 {
+	struct capability_opts *o = opts;
 	const struct shared_refs r = SHARED_REFS(o);
 	int64_t v = 0;
 	int rc = shared_option(c, arg, &r);
@@ -204,30 +240,13 @@ static int run_capability(int argc, char **argv)
 	};
 	struct capability_opts o;
 	capability_opts_default(&o);
-	optind = 1;
-	opterr = 0;
-	int c, rc;
-	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			return KA_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return cli_bad_option(CMD, c, argv);
-		if ((rc = capability_option(c, optarg, &o)))
-			return rc;
-	}
-	if (optind < argc)
-		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!o.model)
-		return cli_usage_error(CMD, "--api-model (or --model) is required");
-	if ((rc = cli_protocol_check(CMD, &o.proto)))
+	const struct shared_refs r = SHARED_REFS(&o);
+	int rc = parse_track(argc, argv, opts, usage, capability_option, &o, &r);
+	if (rc >= 0)
 		return rc;
 	if (!strcmp(o.split, "heldout") && !o.bank)
 		return cli_usage_error(CMD, "--split heldout needs --bank (the held-out bank is "
 					    "never in the repository)");
-	if (o.quiet && o.verbose)
-		return cli_usage_error(CMD, "--quiet and --verbose together");
 	return track_capability_run(&o);
 }
 
@@ -277,8 +296,9 @@ static void usage_procedure(FILE *f)
 
 /* One option of the procedure and controls tracks (getopt code c, value
  * arg) into o: 0 or the exit code of a usage error, reported. */
-static int procedure_option(int c, const char *arg, struct procedure_opts *o)
+static int procedure_option(int c, const char *arg, void *opts)
 {
+	struct procedure_opts *o = opts;
 	const struct shared_refs r = SHARED_REFS(o);
 	int64_t v = 0;
 	int rc = shared_option(c, arg, &r);
@@ -356,31 +376,14 @@ static int run_procedure(int argc, char **argv, int controls)
 	};
 	struct procedure_opts o;
 	procedure_opts_default(&o);
-	optind = 1;
-	opterr = 0;
-	int c, rc;
-	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage_procedure(stdout);
-			return KA_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return cli_bad_option(CMD, c, argv);
-		if ((rc = procedure_option(c, optarg, &o)))
-			return rc;
-	}
-	if (optind < argc)
-		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!o.model)
-		return cli_usage_error(CMD, "--api-model (or --model) is required");
-	if ((rc = cli_protocol_check(CMD, &o.proto)))
+	const struct shared_refs r = SHARED_REFS(&o);
+	int rc = parse_track(argc, argv, opts, usage_procedure, procedure_option, &o, &r);
+	if (rc >= 0)
 		return rc;
 	if (!o.train != !o.heldout)
 		return cli_usage_error(CMD, "--train and --heldout go together");
 	if (o.train && o.bank)
 		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
-	if (o.quiet && o.verbose)
-		return cli_usage_error(CMD, "--quiet and --verbose together");
 	if (controls && o.procedure)
 		return cli_usage_error(CMD, "--procedure is for the procedure track (controls "
 					    "run the shipped procedures; see --procedures)");
