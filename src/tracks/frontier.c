@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -18,6 +20,8 @@
 
 #include "bank.h"
 #include "bank_dup.h"
+#include "gold.h"
+#include "jail.h"
 
 /* ---- the reply ---- */
 
@@ -207,7 +211,7 @@ static const char *const callable[] = {
 	"ceil",	 "floor", "nearbyint", "rint",	"round",     "trunc",	 "atan2",    "pow",   "hypot",
 	"fmod",	 "remainder", "copysign", "nextafter", "fdim", "fmax", "fmin", "fma", "ldexp",
 	"scalbn", "abs",  "expf",  "logf",	"sqrtf",     "tanhf",	 "fabsf",    "erff",  "fmaxf",
-	"fminf", "KA_LD_F16", "KA_ST_F16", "KA_LD_BF16", "KA_ST_BF16", "sizeof", NULL};
+	"fminf", "KA_LD_F16", "KA_ST_F16", "KA_IN", "KA_OUT", "KA_LD_BF16", "KA_ST_BF16", "sizeof", NULL};
 
 static const char *const type_words[] = {"float", "double", "int", "long", "short", "char",
 					 "void", "unsigned", "signed", "ka_i64", "ka_half",
@@ -310,12 +314,6 @@ int frontier_dialect_check(const char *src, char *why, size_t cap)
 				 t[i].line);
 			goto out;
 		}
-		if (i > body && (!strcmp(s, "KA_IN") || !strcmp(s, "KA_OUT"))) {
-			snprintf(why, cap, "line %d: %s outside the signature (no pointers but the "
-					   "tensors)",
-				 t[i].line, s);
-			goto out;
-		}
 		if (i > body && !strcmp(s, "*") &&
 		    (in_list(prev, type_words) || !strcmp(prev, "*"))) {
 			snprintf(why, cap, "line %d: a pointer type after '%s' (no pointers but the "
@@ -359,26 +357,131 @@ out:
 
 /* ---- the confined gold ---- */
 
+static void soft_limit(int res, rlim_t v)
+{
+	struct rlimit l;
+	if (getrlimit(res, &l))
+		return;
+	if (l.rlim_max == RLIM_INFINITY || v < l.rlim_max)
+		l.rlim_cur = v;
+	setrlimit(res, &l);
+}
+
+#define CC_TIMEOUT_S 180.0
+#define COMPILE_CAP_S 600.0 /* the child's whole compile phase */
+#define READY_MARK "\001ready\n"
+
+/* Compile t's reference as OpenCL C with ka-clc, jailed like bank.c does
+ * (PoCL reads the CPU topology from /sys). 0 ok, 3 no platform (skipped),
+ * else the status with sum set. */
+static int compile_opencl(const struct ka_task *t, const char *clc, char *sum, size_t cap)
+{
+	char tmpl[] = "/tmp/ka-frontier-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	if (!dir) {
+		snprintf(sum, cap, "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	char *src = bank_opencl_ref_source(t), *file = xasprintf("%s/ref.cl", dir);
+	char inc[4096];
+	snprintf(inc, sizeof inc, "%s/include", util_data_root());
+	static const char *const ocl[] = {"/etc/OpenCL", "/sys/devices/system/cpu",
+					  "/sys/devices/system/node", NULL};
+	struct jail_opts jo;
+	jail_opts_base(&jo, dir);
+	jo.cpu_s = (int)CC_TIMEOUT_S + 1;
+	struct ka_err e;
+	int st = -1;
+	int bad = !src || util_write_file(file, src, strlen(src), &e) || jail_add_ro(&jo, clc, &e) ||
+		  (access(inc, R_OK) == 0 && jail_add_ro(&jo, inc, &e));
+	for (int i = 0; !bad && ocl[i]; i++)
+		bad = access(ocl[i], R_OK) == 0 && jail_add_ro(&jo, ocl[i], &e);
+	char *argv[] = {(char *)clc, "build", file, NULL};
+	struct util_run_result rr;
+	struct util_run_opts ro = {
+		.timeout_s = CC_TIMEOUT_S, .out_cap = 64u << 10, .merge_err = 1, .jail = &jo};
+	if (bad) {
+		snprintf(sum, cap, "%.300s", src ? e.msg : "cannot read ka_gen.h/ka_ref.h");
+	} else if (util_run_child(argv, &ro, &rr, &e)) {
+		snprintf(sum, cap, "%.300s", e.msg);
+	} else {
+		st = rr.code;
+		char raw[400];
+		util_log_summary(rr.out.s, raw, sizeof raw);
+		jail_log_escape(raw, strlen(raw), sum, cap);
+		util_run_result_free(&rr);
+	}
+	util_rmtree(dir);
+	free(src);
+	free(file);
+	return st;
+}
+
+/* The child: limits; compile phase (C through gold_open, which fills the
+ * gold cache, then OpenCL C), the ready mark on fd, then bank_validate,
+ * whose C build is then a cache hit and which runs the gold. Its line goes
+ * to fd; the exit status is the verdict. */
 static void child_run(const char *dir, const char *clc, const char *nvcc, double wall_s, int fd)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	struct rlimit as = {4ull << 30, 4ull << 30}, core = {0, 0}, fsz = {1ull << 30, 1ull << 30};
-	rlim_t cpu = (rlim_t)(wall_s * 4 + 1);
-	struct rlimit cpul = {cpu, cpu + 1};
-	setrlimit(RLIMIT_AS, &as);
+	/* Soft limits only: the jailed compilers set their own (hard) limits,
+	 * which a lower hard limit here would refuse; the reference may call
+	 * nothing (dialect), so it cannot raise them. */
+	soft_limit(RLIMIT_AS, 4ull << 30);
+	soft_limit(RLIMIT_FSIZE, 1ull << 30);
+	soft_limit(RLIMIT_CPU, (rlim_t)(COMPILE_CAP_S + wall_s * 4 + 1));
+	struct rlimit core = {0, 0};
 	setrlimit(RLIMIT_CORE, &core);
-	setrlimit(RLIMIT_FSIZE, &fsz);
-	setrlimit(RLIMIT_CPU, &cpul);
-	struct bank_tools tools;
-	snprintf(tools.clc, sizeof tools.clc, "%s", clc ? clc : "");
+	char line[2048] = "";
+	struct ka_err e;
+	struct ka_task *t = task_load(dir, &e);
+	if (!t) {
+		snprintf(line, sizeof line, "%s", e.msg);
+		if (write(fd, line, strlen(line)) < 0)
+			_exit(4);
+		_exit(BANK_VERDICT_BAD);
+	}
+	struct gold *g = gold_open(t, &e); /* compiles; runs none of ref.c */
+	if (!g) {
+		snprintf(line, sizeof line, "%s", e.msg);
+		if (write(fd, line, strlen(line)) < 0)
+			_exit(4);
+		_exit(BANK_VERDICT_BAD);
+	}
+	gold_close(g);
+	const char *ocl_note = "";
+	if (clc && clc[0]) {
+		char sum[400];
+		int st = compile_opencl(t, clc, sum, sizeof sum);
+		if (st == 3) {
+			ocl_note = " (OpenCL skipped: no platform)";
+		} else if (st) {
+			snprintf(line, sizeof line, "%s/ref.c: does not compile as OpenCL C: %s",
+				 dir, sum);
+			if (write(fd, line, strlen(line)) < 0)
+				_exit(4);
+			_exit(BANK_VERDICT_BAD);
+		} else {
+			ocl_note = "; OpenCL C";
+		}
+	}
+	task_free(t);
+	if (write(fd, READY_MARK, strlen(READY_MARK)) < 0)
+		_exit(4);
+	/* The parent may have used OpenMP in other threads, whose pool does not
+	 * exist in this forked child: run the gold's parallel loops on one
+	 * thread. */
+	omp_set_num_threads(1);
+	struct bank_tools tools = {.clc = ""};
 	snprintf(tools.nvcc, sizeof tools.nvcc, "%s", nvcc ? nvcc : "");
-	char line[2048];
 	enum bank_verdict v = bank_validate(dir, &tools, line, sizeof line);
 	size_t len = strlen(line);
-	if (write(fd, line, len) < 0)
+	if (len + strlen(ocl_note) + 1 < sizeof line && v == BANK_VERDICT_OK)
+		strcat(line, ocl_note);
+	if (write(fd, line, strlen(line)) < 0)
 		_exit(4);
 	_exit((int)v);
 }
@@ -408,8 +511,25 @@ int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, d
 	setpgid(pid, pid);
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int status = 0, killed = 0;
+	int status = 0, killed = 0, ready = 0;
+	char buf[4096];
+	size_t used = 0;
 	for (;;) {
+		struct pollfd pf = {pfd[0], POLLIN, 0};
+		if (poll(&pf, 1, 20) > 0 && used + 1 < sizeof buf) {
+			ssize_t r = read(pfd[0], buf + used, sizeof buf - 1 - used);
+			if (r > 0)
+				used += (size_t)r;
+			buf[used] = 0;
+			char *m = strstr(buf, READY_MARK);
+			if (m && !ready) {
+				ready = 1;
+				clock_gettime(CLOCK_MONOTONIC, &t0);
+				size_t ml = strlen(READY_MARK);
+				memmove(m, m + ml, used - (size_t)(m - buf) - ml + 1);
+				used -= ml;
+			}
+		}
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
 			break;
@@ -419,22 +539,21 @@ int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, d
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		double el = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (el > wall_s && !killed) {
+		if (el > (ready ? wall_s : COMPILE_CAP_S) && !killed) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
-			killed = 1;
+			killed = ready ? 1 : 2;
 		}
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
 	}
-	size_t used = 0;
 	ssize_t r;
-	while (used + 1 < cap && (r = read(pfd[0], line + used, cap - 1 - used)) > 0)
+	while (used + 1 < sizeof buf && (r = read(pfd[0], buf + used, sizeof buf - 1 - used)) > 0)
 		used += (size_t)r;
-	line[used] = 0;
+	buf[used] = 0;
 	close(pfd[0]);
+	snprintf(line, cap, "%s", buf);
 	if (killed) {
-		snprintf(line, cap, "the gold ran over %.0f s (killed)", wall_s);
+		snprintf(line, cap, "the %s ran over %.0f s (killed)",
+			 killed == 1 ? "gold" : "compile phase", killed == 1 ? wall_s : COMPILE_CAP_S);
 		return 3;
 	}
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 2) {

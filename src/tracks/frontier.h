@@ -33,7 +33,7 @@ void frontier_proposal_free(struct frontier_proposal *p);
  * __builtin_*; every `for` has a condition that compares its loop variable
  * and a step that changes it (a bound the checker can see); no pointer
  * declarations, casts to pointers, address-of or -> (the tensors of the
- * signature are the only pointers; KA_IN/KA_OUT only there); no call but the
+ * signature, and KA_IN/KA_OUT views into them, are the only pointers); no call but the
  * math functions of the dialect and the KA_ load/store macros. 0 when it
  * passes, else 1 with why naming the token and its line. */
 int frontier_dialect_check(const char *src, char *why, size_t cap);
