@@ -400,7 +400,9 @@ static int join(struct ftrack *ft, const char *name, const char *parent, int rn)
 	return 0;
 }
 
-static int run_round(struct ftrack *ft, int rn)
+/* Round rn: evaluate the frontier; then, when propose is set, ask for and
+ * validate variants of every solved task. */
+static int run_round(struct ftrack *ft, int rn, int propose)
 {
 	const struct frontier_opts *o = ft->o;
 	int n = ft->n, solved = 0, prop = 0, acc = 0;
@@ -422,7 +424,7 @@ static int run_round(struct ftrack *ft, int rn)
 	round_mean_figure(c, n, (uint64_t)o->p.seed + (uint64_t)rn, &cf);
 	free(c);
 	/* Proposals for the tasks solved this round. */
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && propose; i++) {
 		if (!ft->f[i].solution)
 			continue;
 		for (int q = 0; q < o->proposals; q++) {
@@ -487,7 +489,7 @@ static json_t *scorecard(struct ftrack *ft)
 	if (d.hi < d.value)
 		d.hi = d.value;
 	json_t *s = json_object();
-	json_object_set_new(s, "rounds", json_integer((json_int_t)nr));
+	json_object_set_new(s, "rounds", json_integer((json_int_t)nr - 1));
 	json_object_set_new(s, "c0", scorecard_figure_json(&c0));
 	json_object_set_new(s, "c_final", scorecard_figure_json(&c1));
 	json_object_set_new(s, "c_change", scorecard_figure_json(&d));
@@ -550,8 +552,8 @@ int track_frontier_run(const struct frontier_opts *o)
 	char *fdir = xasprintf("%s/frontier", o->p.out);
 	mkdirs(fdir);
 	free(fdir);
-	for (int rn = 0; rn < o->p.rounds; rn++)
-		if (run_round(&ft, rn))
+	for (int rn = 0; rn <= o->p.rounds; rn++)
+		if (run_round(&ft, rn, rn < o->p.rounds))
 			goto out;
 	char *vpath = xasprintf("%s/frontier/validation.json", o->p.out);
 	if (json_dump_file(ft.log, vpath, JSON_INDENT(1)))

@@ -12,7 +12,7 @@
 #   05 a baseline writing out of bounds   -> baseline dropped; then harder
 #   06 a constant output                  -> rejected at degenerate
 #   07 a valid harder variant             -> accepted, joins the frontier
-# A 2-round run: the scorecard passes `ka scorecard check`, the frontier bank
+# A 2-round run (rounds 0, 1, 2 evaluated; proposals after 0 and 1): the scorecard passes `ka scorecard check`, the frontier bank
 # exports with `ka bank export`, the board renders the frontier section; the
 # same command again sends no request; nothing enters the held-out bank.
 set -u
@@ -75,9 +75,9 @@ expect frontier_only_harder_joins "$(jval "$V" "sorted(v['name'] for v in s if v
 expect frontier_round1_copy_of_member "$(jval "$V" "[v['why'] for v in s if v['round'] == 1 and v['proposal'] == 6][0]")" "same name as the frontier task 'silu_clip_scale'"
 expect frontier_lineage "$(jval "$OUT/frontier/silu_clip_scale/lineage.json" "s['parent'], s['round'], s['proposer'].split('@')[0]")" "('silu_scale', 0, 'openai:proposer')"
 expect frontier_no_baseline_file "$(ls "$OUT/frontier/silu_clip_scale" | tr '\n' ' ')" "lineage.json ref.c task.json "
-expect frontier_sizes "$(jval "$SC" "[r['frontier_size'] for r in s['rounds']], s['summary']['frontier_size0'], s['summary']['frontier_final']")" "([1, 2], 1, 2)"
-expect frontier_difficulty "$(jval "$SC" "[r['difficulty'] for r in s['rounds']]")" "[0.0, 0.5]"
-expect frontier_c_per_round "$(jval "$SC" "[r['c']['value'] for r in s['rounds']]")" "[0.5, 0.25]"
+expect frontier_sizes "$(jval "$SC" "[r['frontier_size'] for r in s['rounds']], s['summary']['frontier_size0'], s['summary']['frontier_final']")" "([1, 2, 2], 1, 2)"
+expect frontier_difficulty "$(jval "$SC" "[r['difficulty'] for r in s['rounds']]")" "[0.0, 0.5, 0.5]"
+expect frontier_c_per_round "$(jval "$SC" "[r['c']['value'] for r in s['rounds']]")" "[0.5, 0.25, 0.25]"
 "$KA" scorecard check "$SC" >"$tmp/o" 2>&1
 expect frontier_scorecard_check "$?" 0
 "$KA" bank validate --bank "$OUT/frontier" >"$tmp/o" 2>&1
@@ -99,4 +99,5 @@ cp "$SC" "$tmp/cards/frontier.json"
 "$KA" board "$tmp/cards" -o "$tmp/site" >"$tmp/o" 2>&1
 rc=$?
 expect frontier_board_rc "$rc" 0
-expect frontier_board_section "$(grep -l 't-frontier' -r "$tmp/site" | head -1 | grep -c .)" 1
+expect frontier_board_section "$(grep -c 'C on the growing frontier per round' "$tmp/site/index.html")" 1
+expect frontier_board_plots "$(grep -c -e 'Frontier size per round' -e 'Frontier difficulty per round' "$tmp/site/index.html")" 2

@@ -75,24 +75,30 @@ static void test_dialect_refuses(void)
 		     0);
 }
 
-/* Every reference of the shipped bank is in the dialect. */
+/* Every reference of the shipped bank without macros is in the dialect (a
+ * proposal may not define macros: they could hide a call from the token
+ * checker; the shipped L3 references that use them are trusted). */
 static void test_dialect_bank(void)
 {
 	struct bank_list l = {0};
 	struct ka_err e;
 	CHECK_EQ_INT(bank_scan(bank_default_path(), &l, &e), 0);
 	CHECK(l.n >= 10);
+	int checked = 0;
 	for (int i = 0; i < l.n; i++) {
 		struct ka_task *t = task_load(l.dirs[i], &e);
 		if (!t)
 			KA_TEST_FAIL_("%s", e.msg);
 		char why[512];
-		int rc = frontier_dialect_check(t->ref_src, why, sizeof why);
+		int macros = strstr(t->ref_src, "#define") != NULL;
+		int rc = macros ? 0 : frontier_dialect_check(t->ref_src, why, sizeof why);
+		checked += !macros;
 		task_free(t);
 		if (rc)
 			KA_TEST_FAIL_("%s: %s", l.dirs[i], why);
 	}
 	bank_list_free(&l);
+	CHECK(checked >= 15);
 }
 
 static char *tmpdir;
