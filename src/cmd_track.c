@@ -549,7 +549,7 @@ int cmd_track(int argc, char **argv)
 	sub[0] = (char *)CMD;
 	for (int i = first; i < argc; i++)
 		sub[i - first + 1] = argv[i];
-	int rc = proc ? run_procedure(n, sub, 0)
+	int rc = proc	? run_procedure(n, sub, 0)
 		 : ctrl ? run_procedure(n, sub, 1)
 		 : fron ? run_frontier(n, sub)
 			: run_capability(n, sub);

@@ -162,7 +162,8 @@ static int tokenize(const char *src, struct tok *t, int *n, char *why, size_t ca
 		if (isalpha((unsigned char)*p) || *p == '_') {
 			while (isalnum((unsigned char)p[len]) || p[len] == '_')
 				len++;
-		} else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+		} else if (isdigit((unsigned char)*p) ||
+			   (*p == '.' && isdigit((unsigned char)p[1]))) {
 			while (isalnum((unsigned char)p[len]) || p[len] == '.' ||
 			       ((p[len] == '+' || p[len] == '-') &&
 				(p[len - 1] == 'e' || p[len - 1] == 'E')))
@@ -171,9 +172,9 @@ static int tokenize(const char *src, struct tok *t, int *n, char *why, size_t ca
 			snprintf(why, cap, "line %d: string or character literal", line);
 			return 1;
 		} else {
-			static const char *const two[] = {"->", "++", "--", "<=", ">=", "==", "!=",
-							  "&&", "||", "+=", "-=", "*=", "/=", "%=",
-							  "<<", ">>", "&=", "|=", "^=", NULL};
+			static const char *const two[] = {
+				"->", "++", "--", "<=", ">=", "==", "!=", "&&", "||", "+=",
+				"-=", "*=", "/=", "%=", "<<", ">>", "&=", "|=", "^=", NULL};
 			for (int i = 0; two[i]; i++)
 				if (!strncmp(p, two[i], 2))
 					len = 2;
@@ -199,23 +200,25 @@ static int in_list(const char *s, const char *const *l)
 }
 
 static const char *const forbidden[] = {
-	"while",     "do",	  "goto",	     "asm",	 "__asm",  "__asm__",
-	"__attribute__", "extern",    "static",	     "typedef",	 "struct", "union",
-	"_Pragma",   "volatile",  "register",	     "switch",	 "setjmp", "longjmp",
+	"while",	 "do",	     "goto",	  "asm",     "__asm",  "__asm__",
+	"__attribute__", "extern",   "static",	  "typedef", "struct", "union",
+	"_Pragma",	 "volatile", "register",  "switch",  "setjmp", "longjmp",
 	"_Thread_local", "__thread", "KA_GLOBAL", NULL};
 
 static const char *const callable[] = {
-	"acos",	 "asin",  "atan",  "cos",	"sin",	     "tan",	 "acosh",    "asinh", "atanh",
-	"cosh",	 "sinh",  "tanh",  "exp",	"exp2",	     "expm1",	 "log",	     "log10", "log1p",
-	"log2",	 "logb",  "cbrt",  "fabs",	"sqrt",	     "erf",	 "erfc",     "lgamma", "tgamma",
-	"ceil",	 "floor", "nearbyint", "rint",	"round",     "trunc",	 "atan2",    "pow",   "hypot",
-	"fmod",	 "remainder", "copysign", "nextafter", "fdim", "fmax", "fmin", "fma", "ldexp",
-	"scalbn", "abs",  "expf",  "logf",	"sqrtf",     "tanhf",	 "fabsf",    "erff",  "fmaxf",
-	"fminf", "KA_LD_F16", "KA_ST_F16", "KA_IN", "KA_OUT", "KA_LD_BF16", "KA_ST_BF16", "sizeof", NULL};
+	"acos",	     "asin",	  "atan",      "cos",	     "sin",	   "tan",    "acosh",
+	"asinh",     "atanh",	  "cosh",      "sinh",	     "tanh",	   "exp",    "exp2",
+	"expm1",     "log",	  "log10",     "log1p",	     "log2",	   "logb",   "cbrt",
+	"fabs",	     "sqrt",	  "erf",       "erfc",	     "lgamma",	   "tgamma", "ceil",
+	"floor",     "nearbyint", "rint",      "round",	     "trunc",	   "atan2",  "pow",
+	"hypot",     "fmod",	  "remainder", "copysign",   "nextafter",  "fdim",   "fmax",
+	"fmin",	     "fma",	  "ldexp",     "scalbn",     "abs",	   "expf",   "logf",
+	"sqrtf",     "tanhf",	  "fabsf",     "erff",	     "fmaxf",	   "fminf",  "KA_LD_F16",
+	"KA_ST_F16", "KA_IN",	  "KA_OUT",    "KA_LD_BF16", "KA_ST_BF16", "sizeof", NULL};
 
-static const char *const type_words[] = {"float", "double", "int", "long", "short", "char",
-					 "void", "unsigned", "signed", "ka_i64", "ka_half",
-					 "ka_bf16", "const", "_Bool", "size_t", NULL};
+static const char *const type_words[] = {
+	"float",  "double", "int",     "long",	  "short", "char",  "void",   "unsigned",
+	"signed", "ka_i64", "ka_half", "ka_bf16", "const", "_Bool", "size_t", NULL};
 
 static int is_ident(const char *s)
 {
@@ -254,23 +257,25 @@ static int for_bounded(const struct tok *t, int a, int b, char *why, size_t cap)
 		}
 	}
 	if (s1 < 0 || s2 < 0 || s2 == s1 + 1 || s2 + 1 >= b) {
-		snprintf(why, cap, "line %d: a for loop without a condition or a step",
-			 t[a].line);
+		snprintf(why, cap, "line %d: a for loop without a condition or a step", t[a].line);
 		return 1;
 	}
 	for (int i = s1 + 1; i < s2; i++) {
 		if (!is_ident(t[i].s))
 			continue;
-		int cmp = (i + 1 < s2 && in_list(t[i + 1].s, (const char *const[]){
-								   "<", "<=", ">", ">=", "!=", NULL})) ||
-			  (i > s1 + 1 && in_list(t[i - 1].s, (const char *const[]){
-								"<", "<=", ">", ">=", "!=", NULL}));
+		int cmp = (i + 1 < s2 &&
+			   in_list(t[i + 1].s,
+				   (const char *const[]){"<", "<=", ">", ">=", "!=", NULL})) ||
+			  (i > s1 + 1 &&
+			   in_list(t[i - 1].s,
+				   (const char *const[]){"<", "<=", ">", ">=", "!=", NULL}));
 		if (!cmp)
 			continue;
 		for (int j = s2 + 1; j < b; j++)
 			if (!strcmp(t[j].s, t[i].s) &&
-			    ((j + 1 < b && in_list(t[j + 1].s, (const char *const[]){
-							       "++", "--", "+=", "-=", "*=", NULL})) ||
+			    ((j + 1 < b &&
+			      in_list(t[j + 1].s,
+				      (const char *const[]){"++", "--", "+=", "-=", "*=", NULL})) ||
 			     (j > s2 + 1 &&
 			      in_list(t[j - 1].s, (const char *const[]){"++", "--", NULL}))))
 				return 0;
@@ -316,8 +321,9 @@ int frontier_dialect_check(const char *src, char *why, size_t cap)
 		}
 		if (i > body && !strcmp(s, "*") &&
 		    (in_list(prev, type_words) || !strcmp(prev, "*"))) {
-			snprintf(why, cap, "line %d: a pointer type after '%s' (no pointers but the "
-					   "tensors)",
+			snprintf(why, cap,
+				 "line %d: a pointer type after '%s' (no pointers but the "
+				 "tensors)",
 				 t[i].line, prev);
 			goto out;
 		}
@@ -392,7 +398,8 @@ static int compile_opencl(const struct ka_task *t, const char *clc, char *sum, s
 	jo.cpu_s = (int)CC_TIMEOUT_S + 1;
 	struct ka_err e;
 	int st = -1;
-	int bad = !src || util_write_file(file, src, strlen(src), &e) || jail_add_ro(&jo, clc, &e) ||
+	int bad = !src || util_write_file(file, src, strlen(src), &e) ||
+		  jail_add_ro(&jo, clc, &e) ||
 		  (access(inc, R_OK) == 0 && jail_add_ro(&jo, inc, &e));
 	for (int i = 0; !bad && ocl[i]; i++)
 		bad = access(ocl[i], R_OK) == 0 && jail_add_ro(&jo, ocl[i], &e);
@@ -553,7 +560,8 @@ int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, d
 	snprintf(line, cap, "%s", buf);
 	if (killed) {
 		snprintf(line, cap, "the %s ran over %.0f s (killed)",
-			 killed == 1 ? "gold" : "compile phase", killed == 1 ? wall_s : COMPILE_CAP_S);
+			 killed == 1 ? "gold" : "compile phase",
+			 killed == 1 ? wall_s : COMPILE_CAP_S);
 		return 3;
 	}
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 2) {
@@ -570,7 +578,8 @@ double frontier_roofline_s(const struct ka_task *t, double bw, double flops)
 {
 	int64_t b = 0, f = 0;
 	struct ka_err e;
-	if (expr_eval(t->min_bytes, t->bench.v, &b, &e) || expr_eval(t->min_flops, t->bench.v, &f, &e))
+	if (expr_eval(t->min_bytes, t->bench.v, &b, &e) ||
+	    expr_eval(t->min_flops, t->bench.v, &f, &e))
 		return -1;
 	double tb = (double)b / bw, tf = (double)f / flops;
 	return tb > tf ? tb : tf;
@@ -591,8 +600,8 @@ static char *norm_torch(const struct ka_task *t)
 	return bank_dup_norm_torch(t->torch, names, n);
 }
 
-int frontier_novel(const struct ka_task *t, struct ka_task *const *others, int n,
-		   const char *label, char *why, size_t cap)
+int frontier_novel(const struct ka_task *t, struct ka_task *const *others, int n, const char *label,
+		   char *why, size_t cap)
 {
 	char *rc = bank_dup_norm_c(t->ref_src), *rt = norm_torch(t);
 	int clash = 0;

@@ -59,7 +59,7 @@ double frontier_roofline_s(const struct ka_task *t, double bw, double flops);
  * same normalised torch expression, bank_dup.h). 0 when novel, else 1 with
  * why naming the clash and the other task's name and label (e.g.
  * "frontier", "held-out"). */
-int frontier_novel(const struct ka_task *t, struct ka_task *const *others, int n,
-		   const char *label, char *why, size_t cap);
+int frontier_novel(const struct ka_task *t, struct ka_task *const *others, int n, const char *label,
+		   char *why, size_t cap);
 
 #endif

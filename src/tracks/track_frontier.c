@@ -27,10 +27,10 @@
 #include "track.h"
 
 #define MAX_FRONTIER 4096
-#define ROOF_BW 3.3e12	 /* bytes/s of the roofline (H200-class HBM) */
-#define ROOF_FLOPS 6e13	 /* flop/s of the roofline (fp32 vector) */
-#define ROOF_FLOOR 1e-6	 /* the benchmark shape must take at least this long */
-#define ROOF_CEIL 1.0	 /* and at most this long */
+#define ROOF_BW 3.3e12	/* bytes/s of the roofline (H200-class HBM) */
+#define ROOF_FLOPS 6e13 /* flop/s of the roofline (fp32 vector) */
+#define ROOF_FLOOR 1e-6 /* the benchmark shape must take at least this long */
+#define ROOF_CEIL 1.0	/* and at most this long */
 
 struct fentry {
 	struct ka_task *t; /* owned unless seed (then borrowed from the split) */
@@ -93,8 +93,8 @@ static int solve(struct ftrack *ft, const struct ka_task *t, const char *prompt,
 		}
 		r->sent += sent;
 		if (!rep.ok) {
-			procrun_fail(r, "%s: request failed: %s (run the same command again)",
-				     key, rep.error ? rep.error : "?");
+			procrun_fail(r, "%s: request failed: %s (run the same command again)", key,
+				     rep.error ? rep.error : "?");
 			journal_reply_free(&rep);
 			return -1;
 		}
@@ -167,8 +167,8 @@ static char *proposer_prompt(const struct ftrack *ft, const struct fentry *p, in
 
 static void step(json_t *rec, const char *name, int ok, const char *why)
 {
-	json_array_append_new(rec, json_pack("{s:s,s:b,s:s}", "step", name, "ok", ok, "why",
-					     why ? why : ""));
+	json_array_append_new(
+		rec, json_pack("{s:s,s:b,s:s}", "step", name, "ok", ok, "why", why ? why : ""));
 }
 
 static int write_text(const char *dir, const char *name, const char *text)
@@ -298,9 +298,9 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 		struct ka_task **all = xcalloc((size_t)ft->n + 1, sizeof *all);
 		for (int i = 0; i < ft->n; i++)
 			all[i] = ft->f[i].t;
-		int clash = frontier_novel(t, all, ft->n, "frontier", why, sizeof why) ||
-			    frontier_novel(t, r->heldout.t, r->heldout.n, "held-out", why,
-					   sizeof why);
+		int clash =
+			frontier_novel(t, all, ft->n, "frontier", why, sizeof why) ||
+			frontier_novel(t, r->heldout.t, r->heldout.n, "held-out", why, sizeof why);
 		free(all);
 		if (clash) {
 			failed = "novelty";
@@ -329,11 +329,11 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 			return NULL;
 		}
 		const struct fentry *pe_ = &ft->f[pi];
-		int harder = pass < pe_->pass || (pass == pe_->pass && pass > 0 &&
-						   best + 0.05 < pe_->best);
+		int harder = pass < pe_->pass ||
+			     (pass == pe_->pass && pass > 0 && best + 0.05 < pe_->best);
 		snprintf(why, sizeof why,
-			 "solver pass rate %.2f (parent %.2f), best score %.3f (parent %.3f)",
-			 pass, pe_->pass, best, pe_->best);
+			 "solver pass rate %.2f (parent %.2f), best score %.3f (parent %.3f)", pass,
+			 pe_->pass, best, pe_->best);
 		if (!harder) {
 			failed = "harder";
 			goto end;
@@ -341,11 +341,11 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 		step(rec, "harder", 1, why);
 	}
 end:;
-	json_t *out = json_pack("{s:s,s:i,s:i,s:s,s:b,s:s,s:s,s:f,s:o}", "parent",
-				ft->f[pi].t->name, "round", rn, "proposal", idx, "name",
-				t ? t->name : "", "accepted", !failed, "step",
-				failed ? failed : "accepted", "why", failed ? why : "", "pass_rate",
-				pass, "record", rec);
+	json_t *out =
+		json_pack("{s:s,s:i,s:i,s:s,s:b,s:s,s:s,s:f,s:o}", "parent", ft->f[pi].t->name,
+			  "round", rn, "proposal", idx, "name", t ? t->name : "", "accepted",
+			  !failed, "step", failed ? failed : "accepted", "why", failed ? why : "",
+			  "pass_rate", pass, "record", rec);
 	if (failed) {
 		step(rec, failed, 0, why);
 		fprintf(stderr, "ka --track frontier: r%d proposal %d for %s rejected at %s: %s\n",
@@ -364,8 +364,9 @@ end:;
 		json_decref(lin);
 		free(fd);
 		if (!o->p.quiet)
-			fprintf(stderr, "ka --track frontier: r%d: %s joins the frontier (parent %s)\n",
-				rn, t->name, ft->f[pi].t->name);
+			fprintf(stderr,
+				"ka --track frontier: r%d: %s joins the frontier (parent %s)\n", rn,
+				t->name, ft->f[pi].t->name);
 	}
 	frontier_proposal_free(&p);
 	task_free(t);
@@ -498,8 +499,9 @@ static json_t *scorecard(struct ftrack *ft)
 	json_object_set_new(s, "proposals", json_integer(ft->n_prop));
 	json_object_set_new(s, "accepted", json_integer(ft->n_acc));
 	json_object_set_new(s, "verdict",
-			    json_string(d.lo > 0 ? "positive" : d.hi < 0 ? "negative"
-								   : "no signal"));
+			    json_string(d.lo > 0   ? "positive"
+					: d.hi < 0 ? "negative"
+						   : "no signal"));
 	json_object_set_new(s, "verdict_rule",
 			    json_string("positive when the CI of C(final round) - C(round 0) "
 					"on the frontier lies above 0, negative below 0, else no "

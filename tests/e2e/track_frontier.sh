@@ -80,6 +80,12 @@ expect frontier_difficulty "$(jval "$SC" "[r['difficulty'] for r in s['rounds']]
 expect frontier_c_per_round "$(jval "$SC" "[r['c']['value'] for r in s['rounds']]")" "[0.5, 0.25, 0.25]"
 "$KA" scorecard check "$SC" >"$tmp/o" 2>&1
 expect frontier_scorecard_check "$?" 0
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	expect frontier_scorecard_schema "$(python3 -c 'import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open("docs/scorecard.schema.json")))
+e = list(v.iter_errors(json.load(open(sys.argv[1]))))
+print(e[0].message if e else "valid")' "$SC")" valid
+fi
 "$KA" bank validate --bank "$OUT/frontier" >"$tmp/o" 2>&1
 expect frontier_bank_validates "$?" 0
 "$KA" bank export --format jsonl --bank "$OUT/frontier" -o "$tmp/export" >"$tmp/o" 2>&1
@@ -99,5 +105,6 @@ cp "$SC" "$tmp/cards/frontier.json"
 "$KA" board "$tmp/cards" -o "$tmp/site" >"$tmp/o" 2>&1
 rc=$?
 expect frontier_board_rc "$rc" 0
-expect frontier_board_section "$(grep -c 'C on the growing frontier per round' "$tmp/site/index.html")" 1
-expect frontier_board_plots "$(grep -c -e 'Frontier size per round' -e 'Frontier difficulty per round' "$tmp/site/index.html")" 2
+for title in 'C on the growing frontier per round' 'Frontier size per round' 'Frontier difficulty per round'; do
+	expect "frontier_board_plot: $title" "$(grep -qF "$title" "$tmp/site/index.html" && echo drawn)" drawn
+done

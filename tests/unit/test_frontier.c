@@ -15,7 +15,9 @@
 #include "task.h"
 #include "util.h"
 
-#define SIG "#include \"ka_ref.h\"\nKA_FN void ref(ka_i64 item, ka_i64 R, ka_i64 C, KA_IN(float) x, KA_OUT(float) y)\n"
+#define SIG                                                                                        \
+	"#include \"ka_ref.h\"\nKA_FN void ref(ka_i64 item, ka_i64 R, ka_i64 C, KA_IN(float) x, "  \
+	"KA_OUT(float) y)\n"
 
 static void test_parse(void)
 {
@@ -124,14 +126,16 @@ static char *variant(const char *name, const char *body)
 static void test_gold_confined(void)
 {
 	char line[2048];
-	char *ok = variant("v_ok", "\tdouble v = x[item];\n\ty[item] = 0.5 * v / (1.0 + exp(-v));\n");
+	char *ok =
+		variant("v_ok", "\tdouble v = x[item];\n\ty[item] = 0.5 * v / (1.0 + exp(-v));\n");
 	CHECK_EQ_INT(frontier_gold_confined(ok, NULL, NULL, 120, line, sizeof line), 0);
 	CHECK(strstr(line, "gold on 5 check shapes"));
 	char *deg = variant("v_deg", "\tdouble v = x[item];\n\ty[item] = 1.0 + 0.0 * v;\n");
 	CHECK_EQ_INT(frontier_gold_confined(deg, NULL, NULL, 120, line, sizeof line), 1);
 	CHECK(strstr(line, "constant"));
-	char *loop = variant("v_loop", "\tdouble a = 0;\n\tfor (ka_i64 i = 0; i < 4000000000000000; "
-				       "i++)\n\t\ta += 1e-30 * x[item];\n\ty[item] = a;\n");
+	char *loop =
+		variant("v_loop", "\tdouble a = 0;\n\tfor (ka_i64 i = 0; i < 4000000000000000; "
+				  "i++)\n\t\ta += 1e-30 * x[item];\n\ty[item] = a;\n");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK_EQ_INT(frontier_gold_confined(loop, NULL, NULL, 2, line, sizeof line), 3);
@@ -153,8 +157,9 @@ static void test_novelty(void)
 	char *a = xasprintf("%s/L1/silu_scale", bank_default_path());
 	struct ka_task *t = task_load(a, &e), *u = NULL;
 	CHECK(t);
-	char *copy = variant("v_copy", "\tdouble w = (double)x[item];\n\tdouble s = 0.5 * (w / (1.0 "
-				       "+ exp(-w)));\n\ty[item] = s;\n");
+	char *copy =
+		variant("v_copy", "\tdouble w = (double)x[item];\n\tdouble s = 0.5 * (w / (1.0 "
+				  "+ exp(-w)));\n\ty[item] = s;\n");
 	u = task_load(copy, &e);
 	CHECK(u);
 	char why[512];
