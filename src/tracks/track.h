@@ -123,7 +123,7 @@ int track_frontier_run(const struct frontier_opts *o);
 
 /* Tracks this version knows by name (NULL-terminated). track_available
  * (track_capability.c) says only "capability" is; cmd_track.c dispatches
- * "procedure" and "controls" before asking it. */
+ * "procedure", "controls" and "frontier" before asking it. */
 extern const char *const track_names[];
 
 /* 1 if name is a track this version can run, 0 if it is a known track that
