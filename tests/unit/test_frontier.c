@@ -165,7 +165,10 @@ static void test_novelty(void)
 	char why[512];
 	struct ka_task *others[1] = {t};
 	CHECK_EQ_INT(frontier_novel(u, others, 1, "frontier", why, sizeof why), 1);
-	CHECK(strstr(why, "same normalised"));
+	CHECK(strstr(why, "same normalised ref.c as the frontier task 'silu_scale'"));
+	/* A proposal matching a held-out task is refused, the held-out side named. */
+	CHECK_EQ_INT(frontier_novel(u, others, 1, "held-out", why, sizeof why), 1);
+	CHECK(strstr(why, "held-out task 'silu_scale'"));
 	char *nov = variant("v_nov", "\tdouble w = (double)x[item];\n\ty[item] = fmin(w, 1.0);\n");
 	struct ka_task *n = task_load(nov, &e);
 	CHECK(n);
