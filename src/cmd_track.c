@@ -50,8 +50,9 @@ static void usage(FILE *f)
 	      "  --no-timing        correctness only (no speedups)\n"
 	      "  --quiet            no progress line, only the scorecard path\n"
 	      "  --verbose          one line per graded sample, and timing totals\n\n"
-	      "tracks: capability, procedure, controls (ka --track procedure --help). Not\n"
-	      "available in this version: rsi, harness, frontier.\n"
+	      "tracks: capability, procedure, controls (ka --track procedure --help),\n"
+	      "frontier (ka --track frontier --help). Not available in this version: rsi,\n"
+	      "harness.\n"
 	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
 	      "continue), 2 bad usage or bad input.\n",
 	      f);
@@ -392,6 +393,126 @@ static int run_procedure(int argc, char **argv, int controls)
 	return controls ? track_controls_run(&o) : track_procedure_run(&o);
 }
 
+static void usage_frontier(FILE *f)
+{
+	fputs("usage: ka --track frontier --api-model SOLVER --proposer MODEL [--rounds 2]\n"
+	      "                [--k 3] [--proposals 1] [options]\n\n"
+	      "Track 5, the co-evolving frontier: the frontier starts as the train split of\n"
+	      "the bank. Each round the solver takes k samples of every frontier task; for\n"
+	      "every solved task the proposer sees the task and a verified solution and\n"
+	      "proposes a harder variant (task.json + ref.c). Each proposal is validated\n"
+	      "(schema, reference dialect, gold in a confined child: compiles, finite, not\n"
+	      "degenerate; benchmark runtime floor and ceiling; novelty against the\n"
+	      "frontier and the held-out split; harder, measured from the solver's samples)\n"
+	      "and an accepted one joins the frontier in OUT/frontier/<name> with its\n"
+	      "lineage. A proposed baseline is dropped: the naive kernel derived from ref.c\n"
+	      "replaces it. Nothing a proposer wrote enters the held-out split. Every step is\n"
+	      "journaled: the same command continues a killed run (docs/frontier.md).\n\n"
+	      "options:\n"
+	      "  --api-model SPEC   the solver (also --model; docs/models.md)\n"
+	      "  --proposer SPEC    the proposer model (required)\n"
+	      "  --rounds N         rounds (default 2)\n"
+	      "  --k N              solver samples per task and round (default 3)\n"
+	      "  --proposals N      proposals asked per solved task and round (default 1)\n"
+	      "  --gold-seconds S   wall-clock cap of one proposal's confined gold (default 120)\n"
+	      "  --bank PATH, --train-pct P, --train BANK --heldout BANK   the split: the train\n"
+	      "                     side seeds the frontier, the held-out side is a novelty fence\n"
+	      "  --tier T, --target T, --out DIR, --fresh, --gpu N, --platform SUBSTR\n"
+	      "  --seed N, --temperature X, --max-tokens N, --prices FILE, --model-kind K\n"
+	      "  --max-seconds S, --min-samples N, --max-samples N, --no-timing   grader\n"
+	      "  --quiet, --verbose\n"
+	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
+	      "continue), 2 bad usage or bad input.\n",
+	      f);
+}
+
+/* ka --track frontier. */
+static int run_frontier(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"api-model", required_argument, 0, 'm'},
+		{"model", required_argument, 0, 'm'},
+		{"model-kind", required_argument, 0, 'K'},
+		{"proposer", required_argument, 0, 'Q'},
+		{"rounds", required_argument, 0, 'R'},
+		{"k", required_argument, 0, 'k'},
+		{"proposals", required_argument, 0, 'N'},
+		{"gold-seconds", required_argument, 0, 'G'},
+		{"bank", required_argument, 0, 'b'},
+		{"train", required_argument, 0, 'A'},
+		{"heldout", required_argument, 0, 'H'},
+		{"train-pct", required_argument, 0, 'C'},
+		{"tier", required_argument, 0, 't'},
+		{"target", required_argument, 0, 'T'},
+		{"out", required_argument, 0, 'o'},
+		{"fresh", no_argument, 0, 'F'},
+		{"gpu", required_argument, 0, 'g'},
+		{"platform", required_argument, 0, 'P'},
+		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'e'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"prices", required_argument, 0, 'r'},
+		{"quiet", no_argument, 0, 'q'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
+		{0, 0, 0, 0},
+	};
+	struct frontier_opts o;
+	memset(&o, 0, sizeof o);
+	procedure_opts_default(&o.p);
+	o.p.rounds = 2;
+	o.k = 3;
+	o.proposals = 1;
+	o.gold_wall_s = 120;
+	optind = 1;
+	opterr = 0;
+	int c, rc;
+	int64_t v = 0;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage_frontier(stdout);
+			return KA_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		rc = 0;
+		switch (c) {
+		case 'Q': o.proposer = optarg; break;
+		case 'k':
+			if (!(rc = cli_opt_int(CMD, "--k", optarg, 1, 1000, &v)))
+				o.k = (int)v;
+			break;
+		case 'N':
+			if (!(rc = cli_opt_int(CMD, "--proposals", optarg, 1, 100, &v)))
+				o.proposals = (int)v;
+			break;
+		case 'G':
+			rc = cli_opt_double(CMD, "--gold-seconds", optarg, 0, 86400, 1,
+					    &o.gold_wall_s);
+			break;
+		default: rc = procedure_option(c, optarg, &o.p); break;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!o.p.model)
+		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	if (!o.proposer)
+		return cli_usage_error(CMD, "--proposer is required");
+	if ((rc = cli_protocol_check(CMD, &o.p.proto)))
+		return rc;
+	if (!o.p.train != !o.p.heldout)
+		return cli_usage_error(CMD, "--train and --heldout go together");
+	if (o.p.train && o.p.bank)
+		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if (o.p.quiet && o.p.verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	return track_frontier_run(&o);
+}
+
 int cmd_track(int argc, char **argv)
 {
 	/* argv: ka --track NAME opts... or ka --track=NAME opts... */
@@ -413,16 +534,17 @@ int cmd_track(int argc, char **argv)
 	}
 	int proc = !strcmp(name, "procedure") || !strcmp(name, "procedure_rsi");
 	int ctrl = !strcmp(name, "controls");
-	int avail = proc || ctrl ? 1 : track_available(name);
+	int fron = !strcmp(name, "frontier");
+	int avail = proc || ctrl || fron ? 1 : track_available(name);
 	if (avail < 0)
 		return cli_usage_error(CMD,
 				       "unknown track '%s' (this version has: capability, "
-				       "procedure, controls)",
+				       "procedure, controls, frontier)",
 				       name);
 	if (avail == 0)
 		return cli_bad_input(CMD,
 				     "the '%s' track is not available in this version of ka (this "
-				     "version has: capability, procedure, controls)",
+				     "version has: capability, procedure, controls, frontier)",
 				     name);
 	/* Hand getopt an argv whose [0] names the command. */
 	int n = argc - first + 1;
@@ -432,6 +554,7 @@ int cmd_track(int argc, char **argv)
 		sub[i - first + 1] = argv[i];
 	int rc = proc	? run_procedure(n, sub, 0)
 		 : ctrl ? run_procedure(n, sub, 1)
+		 : fron ? run_frontier(n, sub)
 			: run_capability(n, sub);
 	free(sub);
 	return rc;

@@ -31,8 +31,15 @@ chosen by the model name (docs/procedures.md):
   escaper   never solves; its n-th edit is the n-th sandbox escape attempt
             (os.execute, io.open, require, string.dump, an endless loop, a
             10 GB table) as procedure.lua
+and the personas of the frontier track's tests (docs/frontier.md):
+  fsolver   solves a task with the bank's OpenCL solution of the task named
+            by a "[[solve-as:NAME]]" marker in the prompt, else of the task
+            itself (the "# Task: NAME (" line), else writes code that does
+            not compile
+  proposer  answers "# Proposal N of M" with the N-th file (sorted, cycling)
+            of --frontier-fixtures (tests/data/frontier/*.md)
 Usage: fakeserver.py [--port 0] [--fixtures DIR] [--bank DIR]
-[--exit-on-stdin-eof]; prints the port on its first line, then serves until
+[--frontier-fixtures DIR] [--exit-on-stdin-eof]; prints the port on its first line, then serves until
 killed (or until its stdin closes). Test tooling only: it
 trusts its input and binds 127.0.0.1.
 """
@@ -381,6 +388,34 @@ def escaper(st, prompt):
 PERSONAS = {"learner": learner, "null": null, "escaper": escaper}
 
 
+# ---- personas of the frontier track's tests -----------------------------------
+SOLVE_AS_RE = re.compile(r"\[\[solve-as:([a-z0-9_]+)\]\]")
+PROPOSAL_RE = re.compile(r"# Proposal (\d+) of (\d+)")
+
+
+def fsolver(st, prompt):
+    m = SOLVE_AS_RE.search(prompt)
+    if m:
+        path = st.solutions.get(m.group(1))
+        if path:
+            with open(path) as f:
+                return "Here is the kernel.\n```c\n" + f.read() + "```\n"
+    return solution_of(st, prompt) or WRONG
+
+
+def proposer(st, prompt):
+    m = PROPOSAL_RE.search(prompt)
+    d = st.frontier_fixtures
+    files = sorted(f for f in os.listdir(d) if f.endswith(".md")) if d else []
+    if not m or not files:
+        return "I have no proposal."
+    with open(os.path.join(d, files[(int(m.group(1)) - 1) % len(files)])) as f:
+        return f.read()
+
+
+PERSONAS.update({"fsolver": fsolver, "proposer": proposer})
+
+
 def scan_solutions(bank):
     """task name -> its OpenCL solution file, for every task.json under bank."""
     out = {}
@@ -418,10 +453,15 @@ def main():
     ap.add_argument("--bank", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "bank", "public"),
         help="where the learner persona finds the tasks' OpenCL solutions")
+    ap.add_argument("--frontier-fixtures", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "frontier"),
+        help="the proposer persona's replies (*.md, sorted)")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args.fixtures)
     srv.state.solutions = scan_solutions(args.bank)
+    srv.state.frontier_fixtures = (args.frontier_fixtures
+                                   if os.path.isdir(args.frontier_fixtures) else None)
     print(srv.server_address[1], flush=True)
     if args.exit_on_stdin_eof:
         def watch():

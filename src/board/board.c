@@ -691,6 +691,9 @@ static const struct plot plots_procedure[] = {
 
 static const struct plot plots_frontier[] = {
 	{"C on the growing frontier per round", "mean C", "self", "c", NULL, 0, NULL},
+	{"Frontier size per round", "tasks", "self", "frontier_size", NULL, 0, NULL},
+	{"Frontier difficulty per round", "1 " MINUS " solver pass rate", "self", "difficulty",
+	 NULL, 0, NULL},
 	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
 };
 

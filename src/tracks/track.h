@@ -104,9 +104,26 @@ int track_procedure_run(const struct procedure_opts *o);
  * at one budget on the held-out split; OUT/scorecard.json (controls). */
 int track_controls_run(const struct procedure_opts *o);
 
+/* Settings of a frontier run (track 5, docs/frontier.md): the procedure
+ * options for the model (the solver), bank, split, target, rounds and
+ * output, plus the proposer. Strings are borrowed. */
+struct frontier_opts {
+	struct procedure_opts p;
+	const char *proposer; /* model spec of the proposer, required */
+	int k;		      /* solver samples per task and round, default 3 */
+	int proposals;	      /* proposals asked per solved task and round, default 1 */
+	double gold_wall_s;   /* wall-clock cap of one proposal's confined gold, default 120 */
+};
+
+/* Track 5: rounds of solve (the frontier, k samples each), propose (for
+ * every solved task), validate; accepted variants join the frontier under
+ * OUT/frontier/ with their lineage; OUT/scorecard.json (frontier). Exit
+ * codes as track_capability_run. */
+int track_frontier_run(const struct frontier_opts *o);
+
 /* Tracks this version knows by name (NULL-terminated). track_available
  * (track_capability.c) says only "capability" is; cmd_track.c dispatches
- * "procedure" and "controls" before asking it. */
+ * "procedure", "controls" and "frontier" before asking it. */
 extern const char *const track_names[];
 
 /* 1 if name is a track this version can run, 0 if it is a known track that
