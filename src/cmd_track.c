@@ -426,6 +426,31 @@ static void usage_frontier(FILE *f)
 	      f);
 }
 
+/* One option of the frontier track into opts (a struct frontier_opts): its
+ * own, else the procedure track's. 0 or a reported usage error's code. */
+static int frontier_option(int c, const char *arg, void *opts)
+{
+	struct frontier_opts *o = opts;
+	int64_t v = 0;
+	int rc = 0;
+	switch (c) {
+	case 'Q': o->proposer = arg; break;
+	case 'k':
+		if (!(rc = cli_opt_int(CMD, "--k", arg, 1, 1000, &v)))
+			o->k = (int)v;
+		break;
+	case 'N':
+		if (!(rc = cli_opt_int(CMD, "--proposals", arg, 1, 100, &v)))
+			o->proposals = (int)v;
+		break;
+	case 'G':
+		rc = cli_opt_double(CMD, "--gold-seconds", arg, 0, 86400, 1, &o->gold_wall_s);
+		break;
+	default: rc = procedure_option(c, arg, &o->p); break;
+	}
+	return rc;
+}
+
 /* ka --track frontier. */
 static int run_frontier(int argc, char **argv)
 {
@@ -465,51 +490,16 @@ static int run_frontier(int argc, char **argv)
 	o.k = 3;
 	o.proposals = 1;
 	o.gold_wall_s = 120;
-	optind = 1;
-	opterr = 0;
-	int c, rc;
-	int64_t v = 0;
-	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage_frontier(stdout);
-			return KA_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return cli_bad_option(CMD, c, argv);
-		rc = 0;
-		switch (c) {
-		case 'Q': o.proposer = optarg; break;
-		case 'k':
-			if (!(rc = cli_opt_int(CMD, "--k", optarg, 1, 1000, &v)))
-				o.k = (int)v;
-			break;
-		case 'N':
-			if (!(rc = cli_opt_int(CMD, "--proposals", optarg, 1, 100, &v)))
-				o.proposals = (int)v;
-			break;
-		case 'G':
-			rc = cli_opt_double(CMD, "--gold-seconds", optarg, 0, 86400, 1,
-					    &o.gold_wall_s);
-			break;
-		default: rc = procedure_option(c, optarg, &o.p); break;
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind < argc)
-		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!o.p.model)
-		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	const struct shared_refs r = SHARED_REFS(&o.p);
+	int rc = parse_track(argc, argv, opts, usage_frontier, frontier_option, &o, &r);
+	if (rc >= 0)
+		return rc;
 	if (!o.proposer)
 		return cli_usage_error(CMD, "--proposer is required");
-	if ((rc = cli_protocol_check(CMD, &o.p.proto)))
-		return rc;
 	if (!o.p.train != !o.p.heldout)
 		return cli_usage_error(CMD, "--train and --heldout go together");
 	if (o.p.train && o.p.bank)
 		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
-	if (o.p.quiet && o.p.verbose)
-		return cli_usage_error(CMD, "--quiet and --verbose together");
 	return track_frontier_run(&o);
 }
 
