@@ -444,6 +444,11 @@ int jail_enter(const struct jail_opts *o, struct ka_err *e)
 	const char *mb = getenv("KA_COMPILE_MEM_MB");
 	if (!mem && mb && atoll(mb) > 0)
 		mem = (uint64_t)atoll(mb) << 20;
+	/* The environment first: nothing may allocate once the address space
+	 * is capped (a sanitizer's allocator would need new mappings). */
+	set_env(work);
+	for (char *const *a = o->env_add; a && *a; a++)
+		putenv(*a);
 	if (set_limit(RLIMIT_AS, mem ? mem : JAIL_DEFAULT_MEM) ||
 	    set_limit(RLIMIT_FSIZE, o->file_bytes ? o->file_bytes : JAIL_DEFAULT_FSIZE) ||
 	    set_limit(RLIMIT_CORE, 0) ||
@@ -452,7 +457,6 @@ int jail_enter(const struct jail_opts *o, struct ka_err *e)
 		ka_err_set(e, "jail: limits: %s", strerror(errno));
 		return -1;
 	}
-	set_env(work);
 	return 0;
 }
 

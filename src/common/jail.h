@@ -38,6 +38,7 @@ struct jail_opts {
 	uint64_t mem_bytes;		      /* RLIMIT_AS; 0: JAIL_DEFAULT_MEM */
 	int cpu_s;			      /* RLIMIT_CPU; 0: none */
 	uint64_t file_bytes;		      /* RLIMIT_FSIZE; 0: JAIL_DEFAULT_FSIZE */
+	char *const *env_add; /* "NAME=value" set after the clean environment; NULL-ended */
 };
 
 #define JAIL_DEFAULT_MEM (8ull << 30)

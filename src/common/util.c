@@ -344,12 +344,12 @@ static void run_child_exec(char *const argv[], const struct util_run_opts *o, ch
 	}
 	if (o->jail) {
 		struct ka_err je = {{0}};
-		if (jail_enter(o->jail, &je)) {
+		struct jail_opts jo = *o->jail;
+		jo.env_add = o->env_add;
+		if (jail_enter(&jo, &je)) {
 			dprintf(jail_fd, "%s", je.msg);
 			_exit(127);
 		}
-		for (char *const *a = o->env_add; a && *a; a++)
-			putenv(*a);
 		execvp(argv[0], argv);
 		dprintf(jail_fd, "jail: cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127);
