@@ -788,6 +788,26 @@ static int call_device_checks(struct call_ctx *c)
 	return 0;
 }
 
+/* Input k after the call: its unkeyed hash, and the runner's exact comparison
+ * with a fresh regeneration made after the candidate's work finished (which
+ * a candidate that restores the hash but not the bytes cannot pass). 1 with
+ * the verdict set when it was modified. */
+static int input_modified(struct call_ctx *c, int k)
+{
+	const struct run_call_res *res = &c->res;
+	if (res->in_hash_after[k] == res->in_hash_before[k] && res->in_modified_at[k] < 0)
+		return 0;
+	const struct ka_task *t = c->gr->t;
+	if (res->in_modified_at[k] >= 0)
+		set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, c->st->name,
+			    "input %s was modified by the candidate (first at byte %lld)",
+			    t->inputs[k].name, (long long)res->in_modified_at[k]);
+	else
+		set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, c->st->name,
+			    "input %s was modified by the candidate", t->inputs[k].name);
+	return 1;
+}
+
 /* Step 3b: the integrity checks on the buffers: the generator agrees with
  * the CPU, no canary changed, no input changed, every output element was
  * written. 0, 1 (verdict), or -1 with e (generator divergence). */
@@ -822,11 +842,8 @@ static int call_integrity(struct call_ctx *c, struct ka_err *e)
 			return 1;
 		}
 	for (int k = 0; k < t->n_inputs; k++)
-		if (res->in_hash_after[k] != res->in_hash_before[k]) {
-			set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, st->name,
-				    "input %s was modified by the candidate", t->inputs[k].name);
+		if (input_modified(c, k))
 			return 1;
-		}
 	for (int j = 0; j < t->n_outputs; j++)
 		if (res->unwritten[j] > 0) {
 			set_verdict(c->r, VERDICT_UNWRITTEN_OUTPUT, c->phase, st->name,

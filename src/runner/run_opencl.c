@@ -906,22 +906,23 @@ static cl_int enqueue_op(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	return CL_INVALID_OPERATION;
 }
 
-/* Generate inputs, poison, canaries, flush. -1 with e: a harness failure. */
-static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s,
-		   const struct runner_call *c, struct ka_err *e)
+/* Queue the generation of input i of call c into dst (the input's view, or
+ * a fresh buffer for the check after the call). */
+static cl_int gen_input(struct ocl *o, cl_mem dst, const struct runner_slot *s,
+			const struct runner_call *c, int i)
 {
 	cl_int err = CL_SUCCESS;
-	for (int i = 0; i < c->n_inputs && !err; i++) {
+	{
 		const struct runner_input *in = &c->in[i];
 		cl_ulong n = (cl_ulong)runner_numel(s, i);
 		if (!n)
-			continue;
+			return CL_SUCCESS;
 		cl_ulong key = in->key, range = in->kind == KA_GEN_INT ? in->range : 1;
 		cl_long lo = in->lo;
 		cl_int dt = s->dtype[i], kind = in->kind;
 		cl_float a = in->a, b = in->b;
 		cl_kernel k = o->gen_kern;
-		err = clSetKernelArg(k, 0, sizeof(cl_mem), &sl->buf[i].view);
+		err = clSetKernelArg(k, 0, sizeof(cl_mem), &dst);
 		err |= clSetKernelArg(k, 1, sizeof n, &n);
 		err |= clSetKernelArg(k, 2, sizeof key, &key);
 		err |= clSetKernelArg(k, 3, sizeof dt, &dt);
@@ -931,12 +932,22 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 		err |= clSetKernelArg(k, 7, sizeof lo, &lo);
 		err |= clSetKernelArg(k, 8, sizeof range, &range);
 		if (err)
-			return ka_err_set(e, "runner: generator arguments: %s", cl_err_name(err));
+			return err;
 		/* The kernel ignores items past n: a round global size lets the
 		 * driver pick a good work-group. */
 		size_t g = (size_t)((n + 255) / 256 * 256);
 		err = clEnqueueNDRangeKernel(o->q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
 	}
+	return err;
+}
+
+/* Generate inputs, poison, canaries, flush. -1 with e: a harness failure. */
+static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s,
+		   const struct runner_call *c, struct ka_err *e)
+{
+	cl_int err = CL_SUCCESS;
+	for (int i = 0; i < c->n_inputs && !err; i++)
+		err = gen_input(o, sl->buf[i].view, s, c, i);
 	if (err)
 		return ka_err_set(e, "runner: generator launch: %s", cl_err_name(err));
 	struct runner_poison pz = runner_poison_of(c->poison);
@@ -976,9 +987,13 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 	return 0;
 }
 
-/* Read back every input (hashes) into the caller's hash array. */
+/* Read back every input (hashes) into the caller's hash array. With c (after
+ * the call), also regenerate each input into a fresh buffer from the call's
+ * keys and compare byte for byte: modified_at[i] gets the first differing
+ * offset (rounded down to 8) or -1. */
 static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s, int n_in,
-		       uint64_t *out, struct ka_err *e)
+		       uint64_t *out, const struct runner_call *c, int64_t *modified_at,
+		       struct ka_err *e)
 {
 	for (int i = 0; i < n_in; i++) {
 		size_t n = (size_t)s->bytes[i];
@@ -987,6 +1002,26 @@ static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_s
 						     NULL, NULL)
 			       : CL_SUCCESS;
 		out[i] = ka_hash_bytes(h, n);
+		if (!err && c) {
+			modified_at[i] = -1;
+			if (n) {
+				cl_mem fresh = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
+				uint8_t *g = err ? NULL : xmalloc(n);
+				if (!err)
+					err = gen_input(o, fresh, s, c, i);
+				if (!err)
+					err = clEnqueueReadBuffer(o->q, fresh, CL_TRUE, 0, n, g, 0,
+								  NULL, NULL);
+				for (size_t j = 0; !err && j < n; j++)
+					if (g[j] != h[j]) {
+						modified_at[i] = (int64_t)(j & ~(size_t)7);
+						break;
+					}
+				free(g);
+				if (fresh)
+					clReleaseMemObject(fresh);
+			}
+		}
 		free(h);
 		if (err)
 			return ka_err_set(e, "runner: reading input %d: %s", i, cl_err_name(err));
@@ -1000,7 +1035,7 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	struct ocl *o = ctx;
 	struct ocl_slot *sl = &o->slot[slot];
 	const struct plan *p = &s->plan;
-	if (prepare(o, sl, s, c, e) || hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, e))
+	if (prepare(o, sl, s, c, e) || hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
 		return -1;
 
 	/* The replay: one in-order queue; the first and the last event bound it. */
@@ -1082,7 +1117,7 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		rc = ka_err_set(e, "runner: reading back: %s", cl_err_name(err));
 		goto out;
 	}
-	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_after, e)) {
+	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_after, c, res->in_modified_at, e)) {
 		rc = -1;
 		goto out;
 	}
