@@ -800,8 +800,11 @@ static int input_modified(struct call_ctx *c, int k)
 	const struct ka_task *t = c->gr->t;
 	if (res->in_modified_at[k] >= 0)
 		set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, c->st->name,
-			    "input %s was modified by the candidate (first at byte %lld)",
-			    t->inputs[k].name, (long long)res->in_modified_at[k]);
+			    "input %s was modified by the candidate (first at byte %lld%s)",
+			    t->inputs[k].name, (long long)res->in_modified_at[k],
+			    res->in_hash_after[k] == res->in_hash_before[k]
+				    ? "; its unkeyed hash was restored"
+				    : "");
 	else
 		set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, c->st->name,
 			    "input %s was modified by the candidate", t->inputs[k].name);
