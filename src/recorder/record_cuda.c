@@ -317,6 +317,12 @@ static enum record_sym cuda_classify(const char *symbol)
 	case CUDASYM_OTHER_CUDA:
 	case CUDASYM_OTHER: break;
 	}
+	/* nvcc's host stub of a non-inline __device__ function calls exit (it
+	 * is never reached: device functions cannot be called from the host).
+	 * Host code calling exit itself only ends this sandboxed process
+	 * (exit_group is allowed) before a plan exists: record_error. */
+	if (!strcmp(symbol, "exit"))
+		return RECORD_SYM_PROVIDED;
 	return RECORD_SYM_OTHER;
 }
 
