@@ -95,7 +95,7 @@ struct run_call_res {
 	uint64_t in_hash_before[RUN_MAX_TENSORS], in_hash_after[RUN_MAX_TENSORS];
 	int64_t in_modified_at[RUN_MAX_TENSORS]; /* first differing byte vs a fresh
 						  * regeneration after the call, or -1 */
-	int n_buffers; /* inputs, outputs, then workspaces */
+	int n_buffers;				 /* inputs, outputs, then workspaces */
 	bool canary_ok[RUN_MAX_BUFFERS];
 	int n_outputs;
 	int64_t unwritten[RUN_MAX_TENSORS], first_unwritten[RUN_MAX_TENSORS];

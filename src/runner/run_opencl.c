@@ -1005,7 +1005,8 @@ static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_s
 		if (!err && c) {
 			modified_at[i] = -1;
 			if (n) {
-				cl_mem fresh = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
+				cl_mem fresh =
+					clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
 				uint8_t *g = err ? NULL : xmalloc(n);
 				if (!err)
 					err = gen_input(o, fresh, s, c, i);
@@ -1035,7 +1036,8 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	struct ocl *o = ctx;
 	struct ocl_slot *sl = &o->slot[slot];
 	const struct plan *p = &s->plan;
-	if (prepare(o, sl, s, c, e) || hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
+	if (prepare(o, sl, s, c, e) ||
+	    hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
 		return -1;
 
 	/* The replay: one in-order queue; the first and the last event bound it. */
