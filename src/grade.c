@@ -558,6 +558,7 @@ struct grade_run {
 	/* Timing samples (max_samples each): candidate, baselines, CUPTI spans. */
 	double *tc, *tb[2], *spans;
 	int nc, nb[2], n_span;
+	double cand_min_ns;		/* the fastest timed candidate call so far (0: none) */
 	double sum_event_s, sum_wall_s; /* over the candidate's timed calls */
 	double t_timing;		/* when the timing phase began */
 };
@@ -1187,6 +1188,8 @@ static int candidate_timed_call(struct grade_run *gr, int keep, struct ka_err *e
 			     .phase = "timing",
 			     .r = gr->r};
 	int x = call_run(&c, e);
+	if (!x && (gr->cand_min_ns <= 0 || c.time_ns < gr->cand_min_ns))
+		gr->cand_min_ns = c.time_ns;
 	if (x || !keep)
 		return x;
 	if (c.span_ns > 0)
@@ -1197,17 +1200,44 @@ static int candidate_timed_call(struct grade_run *gr, int keep, struct ka_err *e
 	return 0;
 }
 
+/* Bounded grades (docs/grader.md, "Bounded grades"): once the eager baseline
+ * has a time, a candidate whose fastest timed call so far is over
+ * GRADE_SLOW_FACTOR times the eager median (and over GRADE_SLOW_MIN_S, below
+ * which a slow call costs nothing worth stopping) ends the grade with
+ * `timeout`; the runner's watchdog (call_timeout_s) is the absolute cap on
+ * any one call. 1 with the verdict set, or 0. */
+#define GRADE_SLOW_FACTOR 50.0
+#define GRADE_SLOW_MIN_S 0.001
+static int timing_too_slow(struct grade_run *gr, const double *eager_ns, int n_eager)
+{
+	if (n_eager < 1 || gr->cand_min_ns <= 0)
+		return 0;
+	double eager = stats_median(eager_ns, (size_t)n_eager);
+	if (eager <= 0 || gr->cand_min_ns <= GRADE_SLOW_FACTOR * eager ||
+	    gr->cand_min_ns <= GRADE_SLOW_MIN_S * 1e9)
+		return 0;
+	set_verdict(gr->r, VERDICT_TIMEOUT, "timing", gr->bench->name,
+		    "calls take at least %.3f ms, %.0fx the eager baseline's median %.3f ms (the "
+		    "limit is %.0fx): the grade stops here",
+		    gr->cand_min_ns * 1e-6, gr->cand_min_ns / eager, eager * 1e-6,
+		    GRADE_SLOW_FACTOR);
+	return 1;
+}
+
 /* Randomised warm-up (1..4 calls each), verified like every other call. */
 static int timing_warmup(struct grade_run *gr, struct ka_err *e)
 {
 	int warm = 1 + (int)(util_mix64(gr->s->nonce ^ gr->s->calls) % 4);
+	double eager[4];
 	for (int w = 0; w < warm; w++) {
 		int x = candidate_timed_call(gr, 0, e);
 		if (x)
 			return x;
 		for (int b = 0; b < gr->n_base; b++)
-			if (baseline_call(gr, b, 0, NULL, e))
+			if (baseline_call(gr, b, 0, b == 0 ? &eager[w] : NULL, e))
 				return -1;
+		if (gr->n_base && timing_too_slow(gr, eager, w + 1))
+			return 1;
 	}
 	return 0;
 }
@@ -1231,6 +1261,8 @@ static int timing_samples(struct grade_run *gr, struct ka_err *e)
 					return -1;
 				gr->tb[b][gr->nb[b]++] = ns;
 			}
+		if (gr->n_base && timing_too_slow(gr, gr->tb[0], gr->nb[0]))
+			return 1;
 		int done = converged(gr->tc, gr->nc, p);
 		for (int b = 0; b < gr->n_base; b++)
 			done = done && converged(gr->tb[b], gr->nb[b], p);
