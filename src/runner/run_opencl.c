@@ -22,9 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "ka_gen.h"
 #include "clopts.h"
+#include "confine.h"
 #include "dtype.h"
 #include "runner.h"
 
@@ -1192,19 +1194,66 @@ static void ocl_destroy(void *ctx)
 	free(o);
 }
 
+static int report_kernel(const char *what, cl_int err);
+
+/* --self-test-confinement: after confine_enter, a tiny kernel must still
+ * build and run (PoCL compiles and links in-process), and every hostile
+ * attempt of confine_self_test must be refused. Exit 0 when so. */
+static int self_test_kernel(struct ocl *o)
+{
+	const char *src = "__kernel void t(__global int *x) { x[get_global_id(0)] *= 3; }";
+	cl_int err, v[4] = {1, 2, 3, 4};
+	cl_program p = clCreateProgramWithSource(o->ctx, 1, &src, NULL, &err);
+	if (err || clBuildProgram(p, 1, &o->dev, "", NULL, NULL))
+		return report_kernel("build", err);
+	cl_kernel k = clCreateKernel(p, "t", &err);
+	cl_mem m = err ? NULL : clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+	size_t g = 4;
+	if (!err)
+		err = clEnqueueWriteBuffer(o->q, m, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+	if (!err)
+		err = clSetKernelArg(k, 0, sizeof m, &m);
+	if (!err)
+		err = clEnqueueNDRangeKernel(o->q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+	if (!err)
+		err = clEnqueueReadBuffer(o->q, m, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+	if (!err && v[3] != 12)
+		err = CL_INVALID_VALUE;
+	return report_kernel("run", err);
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ka-run-opencl [--platform SUBSTR] [--device N]\n"
-		   "The trusted OpenCL runner: speaks docs/runner-protocol.md on stdin/stdout.\n"
-		   "It is started by ka; it is not meant to be run by hand.\n");
+	fprintf(f,
+		"usage: ka-run-opencl [--platform SUBSTR] [--device N]\n"
+		"       ka-run-opencl --self-test-confinement [--secret FILE] [--secret-env NAME]\n"
+		"The trusted OpenCL runner: speaks docs/runner-protocol.md on stdin/stdout.\n"
+		"It is started by ka; it is not meant to be run by hand.\n");
+}
+
+static int report_kernel(const char *what, cl_int err)
+{
+	printf("%s kernel %s after confinement%s%s\n", err ? "FAILED" : "ok", what, err ? ": " : "",
+	       err ? cl_err_name(err) : "");
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *plat = NULL;
-	int dev = 0;
+	const char *plat = NULL, *secret = NULL, *secret_env = NULL;
+	int dev = 0, self_test = 0;
+	/* Read before the environment is cleaned. */
+	const char *conf = getenv("KA_RUNNER_CONFINE");
+	int confine = !(conf && !strcmp(conf, "off"));
+	confine_clean_env();
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if (!strcmp(argv[i], "--self-test-confinement")) {
+			self_test = 1;
+		} else if (!strcmp(argv[i], "--secret") && i + 1 < argc) {
+			secret = argv[++i];
+		} else if (!strcmp(argv[i], "--secret-env") && i + 1 < argc) {
+			secret_env = argv[++i];
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
@@ -1235,6 +1284,27 @@ int main(int argc, char **argv)
 		 * to its hello rather than a bare EOF. */
 		fprintf(stderr, "ka-run-opencl: %s\n", e.msg);
 		o->init_error = xstrdup(e.msg);
+	}
+	/* Confined once the platform is open: from here on, candidate kernels
+	 * run natively in this process (docs/runner.md, "The PoCL caveat"). */
+	struct confine_report cr = {0};
+	if (confine && confine_enter(&cr, &e)) {
+		fprintf(stderr, "ka-run-opencl: %s\n", e.msg);
+		if (!o->init_error)
+			o->init_error = xstrdup(e.msg);
+	} else if (confine) {
+		fprintf(stderr, "ka-run-opencl: %s\n", cr.text);
+	}
+	if (self_test) {
+		if (o->init_error)
+			return 1;
+		fflush(stderr);
+		/* The probe prints on the real stdout, saved by take_stdio. */
+		dup2(out_fd, 1);
+		int bad = self_test_kernel(o);
+		bad += confine_self_test(secret, secret_env);
+		printf("landlock %s\n", cr.landlock ? "on" : "off");
+		return bad ? 1 : 0;
 	}
 	struct runner_engine eng = {
 		.target = "opencl",
