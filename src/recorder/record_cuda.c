@@ -821,6 +821,35 @@ cudaError_t cudaLaunchKernel(const void *func, struct dim3_ grid, struct dim3_ b
 	return err;
 }
 
+/* A launch attribute's name (cudaLaunchAttributeID of CUDA 13), for errors;
+ * an unknown id gives "number N". Not reentrant (a static buffer). */
+static const char *launch_attr_name(int id)
+{
+	static const char *const names[] = {"Ignore",
+					    "AccessPolicyWindow",
+					    "Cooperative",
+					    "SynchronizationPolicy",
+					    "ClusterDimension",
+					    "ClusterSchedulingPolicyPreference",
+					    "ProgrammaticStreamSerialization",
+					    "ProgrammaticEvent",
+					    "Priority",
+					    "MemSyncDomainMap",
+					    "MemSyncDomain",
+					    "PreferredClusterDimension",
+					    "LaunchCompletionEvent",
+					    "DeviceUpdatableKernelNode",
+					    "PreferredSharedMemoryCarveout",
+					    NULL,
+					    "NvlinkUtilCentricScheduling"};
+	static char buf[64];
+	if (id >= 0 && id < (int)(sizeof names / sizeof names[0]) && names[id])
+		snprintf(buf, sizeof buf, "cudaLaunchAttribute%s (%d)", names[id], id);
+	else
+		snprintf(buf, sizeof buf, "number %d", id);
+	return buf;
+}
+
 cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *func, void **args);
 cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *func, void **args)
 {
@@ -840,9 +869,9 @@ cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *fu
 			cluster[1] = a->val.cluster.y;
 			cluster[2] = a->val.cluster.z;
 		} else {
-			record_fail("cudaLaunchKernelEx: launch attribute %d is not supported "
+			record_fail("cudaLaunchKernelEx: launch attribute %s is not supported "
 				    "(only cudaLaunchAttributeClusterDimension)",
-				    a->id);
+				    launch_attr_name(a->id));
 			return CUDA_ERR_NOT_SUPPORTED;
 		}
 	}
