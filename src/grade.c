@@ -600,6 +600,7 @@ struct grade_run {
 	/* Timing samples (max_samples each): candidate, baselines, CUPTI spans. */
 	double *tc, *tb[2], *spans;
 	int nc, nb[2], n_span;
+	double cand_min_ns;		/* the fastest timed candidate call so far (0: none) */
 	double sum_event_s, sum_wall_s; /* over the candidate's timed calls */
 	double t_timing;		/* when the timing phase began */
 };
@@ -843,6 +844,29 @@ static int call_device_checks(struct call_ctx *c)
 	return 0;
 }
 
+/* Input k after the call: its unkeyed hash, and the runner's exact comparison
+ * with a fresh regeneration made after the candidate's work finished (which
+ * a candidate that restores the hash but not the bytes cannot pass). 1 with
+ * the verdict set when it was modified. */
+static int input_modified(struct call_ctx *c, int k)
+{
+	const struct run_call_res *res = &c->res;
+	if (res->in_hash_after[k] == res->in_hash_before[k] && res->in_modified_at[k] < 0)
+		return 0;
+	const struct ka_task *t = c->gr->t;
+	if (res->in_modified_at[k] >= 0)
+		set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, c->st->name,
+			    "input %s was modified by the candidate (first at byte %lld%s)",
+			    t->inputs[k].name, (long long)res->in_modified_at[k],
+			    res->in_hash_after[k] == res->in_hash_before[k]
+				    ? "; its unkeyed hash was restored"
+				    : "");
+	else
+		set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, c->st->name,
+			    "input %s was modified by the candidate", t->inputs[k].name);
+	return 1;
+}
+
 /* Step 3b: the integrity checks on the buffers: the generator agrees with
  * the CPU, no canary changed, no input changed, every output element was
  * written. 0, 1 (verdict), or -1 with e (generator divergence). */
@@ -877,11 +901,8 @@ static int call_integrity(struct call_ctx *c, struct ka_err *e)
 			return 1;
 		}
 	for (int k = 0; k < t->n_inputs; k++)
-		if (res->in_hash_after[k] != res->in_hash_before[k]) {
-			set_verdict(c->r, VERDICT_INPUT_MODIFIED, c->phase, st->name,
-				    "input %s was modified by the candidate", t->inputs[k].name);
+		if (input_modified(c, k))
 			return 1;
-		}
 	for (int j = 0; j < t->n_outputs; j++)
 		if (res->unwritten[j] > 0) {
 			set_verdict(c->r, VERDICT_UNWRITTEN_OUTPUT, c->phase, st->name,
@@ -1222,6 +1243,8 @@ static int candidate_timed_call(struct grade_run *gr, int keep, struct ka_err *e
 			     .phase = "timing",
 			     .r = gr->r};
 	int x = call_run(&c, e);
+	if (!x && (gr->cand_min_ns <= 0 || c.time_ns < gr->cand_min_ns))
+		gr->cand_min_ns = c.time_ns;
 	if (x || !keep)
 		return x;
 	if (c.span_ns > 0)
@@ -1232,17 +1255,44 @@ static int candidate_timed_call(struct grade_run *gr, int keep, struct ka_err *e
 	return 0;
 }
 
+/* Bounded grades (docs/grader.md, "Bounded grades"): once the eager baseline
+ * has a time, a candidate whose fastest timed call so far is over
+ * GRADE_SLOW_FACTOR times the eager median (and over GRADE_SLOW_MIN_S, below
+ * which a slow call costs nothing worth stopping) ends the grade with
+ * `timeout`; the runner's watchdog (call_timeout_s) is the absolute cap on
+ * any one call. 1 with the verdict set, or 0. */
+#define GRADE_SLOW_FACTOR 50.0
+#define GRADE_SLOW_MIN_S 0.001
+static int timing_too_slow(struct grade_run *gr, const double *eager_ns, int n_eager)
+{
+	if (n_eager < 1 || gr->cand_min_ns <= 0)
+		return 0;
+	double eager = stats_median(eager_ns, (size_t)n_eager);
+	if (eager <= 0 || gr->cand_min_ns <= GRADE_SLOW_FACTOR * eager ||
+	    gr->cand_min_ns <= GRADE_SLOW_MIN_S * 1e9)
+		return 0;
+	set_verdict(gr->r, VERDICT_TIMEOUT, "timing", gr->bench->name,
+		    "calls take at least %.3f ms, %.0fx the eager baseline's median %.3f ms (the "
+		    "limit is %.0fx): the grade stops here",
+		    gr->cand_min_ns * 1e-6, gr->cand_min_ns / eager, eager * 1e-6,
+		    GRADE_SLOW_FACTOR);
+	return 1;
+}
+
 /* Randomised warm-up (1..4 calls each), verified like every other call. */
 static int timing_warmup(struct grade_run *gr, struct ka_err *e)
 {
 	int warm = 1 + (int)(util_mix64(gr->s->nonce ^ gr->s->calls) % 4);
+	double eager[4];
 	for (int w = 0; w < warm; w++) {
 		int x = candidate_timed_call(gr, 0, e);
 		if (x)
 			return x;
 		for (int b = 0; b < gr->n_base; b++)
-			if (baseline_call(gr, b, 0, NULL, e))
+			if (baseline_call(gr, b, 0, b == 0 ? &eager[w] : NULL, e))
 				return -1;
+		if (gr->n_base && timing_too_slow(gr, eager, w + 1))
+			return 1;
 	}
 	return 0;
 }
@@ -1266,6 +1316,8 @@ static int timing_samples(struct grade_run *gr, struct ka_err *e)
 					return -1;
 				gr->tb[b][gr->nb[b]++] = ns;
 			}
+		if (gr->n_base && timing_too_slow(gr, gr->tb[0], gr->nb[0]))
+			return 1;
 		int done = converged(gr->tc, gr->nc, p);
 		for (int b = 0; b < gr->n_base; b++)
 			done = done && converged(gr->tb[b], gr->nb[b], p);

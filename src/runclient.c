@@ -698,6 +698,7 @@ int runclient_parse_call(const struct run_call_req *q, const struct run_tensors 
 	res->time_ns = q->time ? json_number_value(t) : 0;
 	if (get_hex_array(o, "in_hash_before", q->n_inputs, res->in_hash_before) ||
 	    get_hex_array(o, "in_hash_after", q->n_inputs, res->in_hash_after) ||
+	    get_int_array(o, "in_modified_at", q->n_inputs, res->in_modified_at) ||
 	    get_int_array(o, "unwritten", n_out, res->unwritten) ||
 	    get_int_array(o, "first_unwritten", n_out, res->first_unwritten) ||
 	    get_int_array(o, "nonfinite", n_out, res->nonfinite) || n_buf < s->n ||

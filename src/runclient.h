@@ -93,7 +93,9 @@ struct run_call_res {
 	double time_ns; /* START of the first op to END of the last */
 	int n_inputs;
 	uint64_t in_hash_before[RUN_MAX_TENSORS], in_hash_after[RUN_MAX_TENSORS];
-	int n_buffers; /* inputs, outputs, then workspaces */
+	int64_t in_modified_at[RUN_MAX_TENSORS]; /* first differing byte vs a fresh
+						  * regeneration after the call, or -1 */
+	int n_buffers;				 /* inputs, outputs, then workspaces */
 	bool canary_ok[RUN_MAX_BUFFERS];
 	int n_outputs;
 	int64_t unwritten[RUN_MAX_TENSORS], first_unwritten[RUN_MAX_TENSORS];

@@ -308,8 +308,17 @@ static int cuda_prepare(const struct record_request *req, struct ka_err *e)
 	return kinfo_load(json_object_get(c, "kernels"), e);
 }
 
+/* Besides the shared table: hints the recorder accepts and ignores. */
+#define CUDA_EXTRA_EXPORTS "cudaFuncSetCacheConfig"
+
 static enum record_sym cuda_classify(const char *symbol)
 {
+	/* nvcc's host stub of a non-inline __device__ function calls exit (it
+	 * is never reached: device functions cannot be called from the host).
+	 * Host code calling exit itself only ends this sandboxed process
+	 * (exit_group is allowed) before a plan exists: runtime_fault. */
+	if (!strcmp(symbol, "exit") || !strcmp(symbol, CUDA_EXTRA_EXPORTS))
+		return RECORD_SYM_PROVIDED;
 	switch (cudasym_classify(symbol)) {
 	case CUDASYM_PROVIDED: return RECORD_SYM_PROVIDED;
 	case CUDASYM_CUDA:
@@ -365,7 +374,8 @@ static const char *const cuda_libraries[] = CUDASYM_LIBRARIES;
 int __cxa_guard_acquire(int64_t *guard);
 void _Unwind_Resume(void *exception);
 void *const record_cuda_keep_cxx_[] = {(void *)__cxa_guard_acquire, (void *)_Unwind_Resume};
-static const char *const cuda_exports[] = {CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_) NULL};
+static const char *const cuda_exports[] = {
+	CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_) CUDA_EXTRA_EXPORTS, NULL};
 
 const struct record_target record_target = {
 	.name = "cuda",
@@ -811,6 +821,35 @@ cudaError_t cudaLaunchKernel(const void *func, struct dim3_ grid, struct dim3_ b
 	return err;
 }
 
+/* A launch attribute's name (cudaLaunchAttributeID of CUDA 13), for errors;
+ * an unknown id gives "number N". Not reentrant (a static buffer). */
+static const char *launch_attr_name(int id)
+{
+	static const char *const names[] = {"Ignore",
+					    "AccessPolicyWindow",
+					    "Cooperative",
+					    "SynchronizationPolicy",
+					    "ClusterDimension",
+					    "ClusterSchedulingPolicyPreference",
+					    "ProgrammaticStreamSerialization",
+					    "ProgrammaticEvent",
+					    "Priority",
+					    "MemSyncDomainMap",
+					    "MemSyncDomain",
+					    "PreferredClusterDimension",
+					    "LaunchCompletionEvent",
+					    "DeviceUpdatableKernelNode",
+					    "PreferredSharedMemoryCarveout",
+					    NULL,
+					    "NvlinkUtilCentricScheduling"};
+	static char buf[64];
+	if (id >= 0 && id < (int)(sizeof names / sizeof names[0]) && names[id])
+		snprintf(buf, sizeof buf, "cudaLaunchAttribute%s (%d)", names[id], id);
+	else
+		snprintf(buf, sizeof buf, "number %d", id);
+	return buf;
+}
+
 cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *func, void **args);
 cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *func, void **args)
 {
@@ -830,9 +869,9 @@ cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *fu
 			cluster[1] = a->val.cluster.y;
 			cluster[2] = a->val.cluster.z;
 		} else {
-			record_fail("cudaLaunchKernelEx: launch attribute %d is not supported "
+			record_fail("cudaLaunchKernelEx: launch attribute %s is not supported "
 				    "(only cudaLaunchAttributeClusterDimension)",
-				    a->id);
+				    launch_attr_name(a->id));
 			return CUDA_ERR_NOT_SUPPORTED;
 		}
 	}
@@ -868,6 +907,25 @@ cudaError_t cudaFuncSetAttribute(const void *func, int attr, int value)
 	} else {
 		record_note("cudaFuncSetAttribute: attribute %d of %s not recorded", attr, f->name);
 	}
+	return CUDA_SUCCESS_;
+}
+
+/* A cache preference (cudaFuncCachePreferNone/Shared/L1/Equal, 0..3) is a
+ * hint the device may ignore: accepted for a known kernel, not recorded (the
+ * replay runs with the default preference). */
+cudaError_t cudaFuncSetCacheConfig(const void *func, int config);
+cudaError_t cudaFuncSetCacheConfig(const void *func, int config)
+{
+	struct func *f = func_of_host(func);
+	if (!f) {
+		set_error(CUDA_ERR_INVALID_DEVICE_FUNCTION);
+		return CUDA_ERR_INVALID_DEVICE_FUNCTION;
+	}
+	if (config < 0 || config > 3) {
+		set_error(CUDA_ERR_INVALID_VALUE);
+		return CUDA_ERR_INVALID_VALUE;
+	}
+	record_note("cudaFuncSetCacheConfig(%s, %d): a hint, ignored", f->name, config);
 	return CUDA_SUCCESS_;
 }
 

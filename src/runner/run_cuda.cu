@@ -104,6 +104,27 @@ __global__ void ka_rt_hash(const unsigned long long *w, unsigned long long n,
 		atomicAdd(sum, acc);
 }
 
+/* The lowest byte offset (rounded down to 8) at which a and b (n bytes,
+ * 8-byte aligned) differ, min'ed into *first: the exact input check against
+ * a fresh regeneration (docs/grader.md, "Input checks"). */
+__global__ void ka_rt_diff(const unsigned char *a, const unsigned char *b, unsigned long long n,
+			   unsigned long long *first)
+{
+	const unsigned long long *wa = (const unsigned long long *)a,
+				 *wb = (const unsigned long long *)b;
+	unsigned long long words = n / 8;
+	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+	     i < words; i += (unsigned long long)gridDim.x * blockDim.x)
+		if (wa[i] != wb[i])
+			atomicMin(first, i * 8);
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		for (unsigned long long j = words * 8; j < n; j++)
+			if (a[j] != b[j]) {
+				atomicMin(first, words * 8);
+				break;
+			}
+}
+
 /* Per output: elements still equal to the poison (added to *count, the
  * lowest index min'ed into *first) and non-finite written elements (added
  * to *nonfinite). */
@@ -327,6 +348,8 @@ struct cu {
 	CUdeviceptr gate_dev;
 	int gate_ok;			/* stream memory operations work here */
 	CUdeviceptr scratch;		/* hash sums, scan counters, gather space */
+	CUdeviceptr regen;		/* an input regenerated after the call */
+	size_t regen_bytes;
 	size_t scratch_bytes;
 	uint8_t *stage;			/* page-locked mirror of the scratch's head */
 	double window_ns, window_kernel_ns; /* calibration: see calibrate_window */
@@ -1116,7 +1139,8 @@ enum {
 	CU_H_TAIL0 = CU_H_SUM0 + RUNNER_MAX_TENSORS,	   /* [input]: last len % 8 bytes */
 	CU_H_SUM1 = CU_H_TAIL0 + RUNNER_MAX_TENSORS,	   /* the same after the call */
 	CU_H_TAIL1 = CU_H_SUM1 + RUNNER_MAX_TENSORS,
-	CU_H_WORDS = CU_H_TAIL1 + RUNNER_MAX_TENSORS
+	CU_H_DIFF = CU_H_TAIL1 + RUNNER_MAX_TENSORS,	   /* [input]: first byte changed */
+	CU_H_WORDS = CU_H_DIFF + RUNNER_MAX_TENSORS
 };
 #define CU_HEAD_BYTES (64u << 10) /* gathered samples start here */
 
@@ -1203,6 +1227,23 @@ static int call_prepare(struct cu *c, struct cu_slot *sl, const struct runner_sl
 	if (!r)
 		r = cuMemsetD32Async(head_at(c, CU_H_FIRST), 0xFFFFFFFFu, 2 * RUNNER_MAX_TENSORS,
 				     c->stream);
+	if (!r)
+		r = cuMemsetD32Async(head_at(c, CU_H_DIFF), 0xFFFFFFFFu, 2 * RUNNER_MAX_TENSORS,
+				     c->stream);
+	/* Room to regenerate the largest input after the call (input check). */
+	size_t need = 0;
+	for (int k = 0; k < call->n_inputs; k++)
+		need = sl->buf[k].bytes > need ? sl->buf[k].bytes : need;
+	if (!r && need > c->regen_bytes) {
+		if (c->regen)
+			cuMemFree(c->regen);
+		c->regen = 0;
+		c->regen_bytes = 0;
+		if ((r = cuMemAlloc(&c->regen, need)))
+			return ka_err_set(e, "cuMemAlloc of %zu bytes (input check): %s", need,
+					  cu_err(r));
+		c->regen_bytes = need;
+	}
 	/* The hash reads every input, so it comes before the flush: hashed
 	 * after it, inputs sat in L2 (measured: the L3 starter kernel ran 22%
 	 * faster, docs/PERF.md). */
@@ -1365,6 +1406,21 @@ static int call_read_back(struct cu *c, struct cu_slot *sl, const struct runner_
 	}
 	if (!r)
 		r = hash_enqueue(c, sl, call->n_inputs, CU_H_SUM1, CU_H_TAIL1);
+	/* Each input against a fresh regeneration from the call's keys, made
+	 * now that the candidate's work has finished: exact, so restoring a
+	 * hash without restoring the bytes is caught. */
+	for (int k = 0; k < call->n_inputs && !r; k++) {
+		const struct runner_input *in = &call->in[k];
+		unsigned long long n = (unsigned long long)runner_numel(s, k);
+		if (!n)
+			continue;
+		ka_rt_gen<<<2048, 256, 0, cs>>>((unsigned char *)c->regen, n, in->key, s->dtype[k],
+						in->kind, in->a, in->b, in->lo, in->range);
+		ka_rt_diff<<<1024, 256, 0, cs>>>((const unsigned char *)sl->buf[k].ptr,
+						 (const unsigned char *)c->regen, sl->buf[k].bytes,
+						 (unsigned long long *)head_at(c, CU_H_DIFF + k));
+		r = (CUresult)cudaGetLastError();
+	}
 	if (!r)
 		r = cuMemcpyDtoHAsync(c->stage, c->scratch, 8 * (size_t)CU_H_WORDS, c->stream);
 	if (!r)
@@ -1387,6 +1443,9 @@ static int call_results(struct cu *c, struct cu_slot *sl, const struct runner_sl
 		res->canary_ok[b] = stage[CU_H_CANARY + b] == 0;
 	hash_finish(c, sl, call->n_inputs, CU_H_SUM0, CU_H_TAIL0, res->in_hash_before);
 	hash_finish(c, sl, call->n_inputs, CU_H_SUM1, CU_H_TAIL1, res->in_hash_after);
+	for (int k = 0; k < call->n_inputs; k++)
+		res->in_modified_at[k] = stage[CU_H_DIFF + k] == ~0ull ? -1
+								       : (int64_t)stage[CU_H_DIFF + k];
 	for (int j = 0; j < call->n_outputs; j++) {
 		int t = call->n_inputs + j;
 		int es = runner_elem_bytes(s, t);
@@ -1458,6 +1517,8 @@ static void cu_destroy(void *ctx)
 		cu_unload(ctx, i);
 	if (c->flush)
 		cuMemFree(c->flush);
+	if (c->regen)
+		cuMemFree(c->regen);
 	if (c->stage)
 		cuMemFreeHost(c->stage);
 	json_decref(c->clocks);

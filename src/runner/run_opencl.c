@@ -22,9 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "ka_gen.h"
 #include "clopts.h"
+#include "confine.h"
 #include "dtype.h"
 #include "runner.h"
 
@@ -906,22 +908,23 @@ static cl_int enqueue_op(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	return CL_INVALID_OPERATION;
 }
 
-/* Generate inputs, poison, canaries, flush. -1 with e: a harness failure. */
-static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s,
-		   const struct runner_call *c, struct ka_err *e)
+/* Queue the generation of input i of call c into dst (the input's view, or
+ * a fresh buffer for the check after the call). */
+static cl_int gen_input(struct ocl *o, cl_mem dst, const struct runner_slot *s,
+			const struct runner_call *c, int i)
 {
 	cl_int err = CL_SUCCESS;
-	for (int i = 0; i < c->n_inputs && !err; i++) {
+	{
 		const struct runner_input *in = &c->in[i];
 		cl_ulong n = (cl_ulong)runner_numel(s, i);
 		if (!n)
-			continue;
+			return CL_SUCCESS;
 		cl_ulong key = in->key, range = in->kind == KA_GEN_INT ? in->range : 1;
 		cl_long lo = in->lo;
 		cl_int dt = s->dtype[i], kind = in->kind;
 		cl_float a = in->a, b = in->b;
 		cl_kernel k = o->gen_kern;
-		err = clSetKernelArg(k, 0, sizeof(cl_mem), &sl->buf[i].view);
+		err = clSetKernelArg(k, 0, sizeof(cl_mem), &dst);
 		err |= clSetKernelArg(k, 1, sizeof n, &n);
 		err |= clSetKernelArg(k, 2, sizeof key, &key);
 		err |= clSetKernelArg(k, 3, sizeof dt, &dt);
@@ -931,12 +934,22 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 		err |= clSetKernelArg(k, 7, sizeof lo, &lo);
 		err |= clSetKernelArg(k, 8, sizeof range, &range);
 		if (err)
-			return ka_err_set(e, "runner: generator arguments: %s", cl_err_name(err));
+			return err;
 		/* The kernel ignores items past n: a round global size lets the
 		 * driver pick a good work-group. */
 		size_t g = (size_t)((n + 255) / 256 * 256);
 		err = clEnqueueNDRangeKernel(o->q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
 	}
+	return err;
+}
+
+/* Generate inputs, poison, canaries, flush. -1 with e: a harness failure. */
+static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s,
+		   const struct runner_call *c, struct ka_err *e)
+{
+	cl_int err = CL_SUCCESS;
+	for (int i = 0; i < c->n_inputs && !err; i++)
+		err = gen_input(o, sl->buf[i].view, s, c, i);
 	if (err)
 		return ka_err_set(e, "runner: generator launch: %s", cl_err_name(err));
 	struct runner_poison pz = runner_poison_of(c->poison);
@@ -976,9 +989,13 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 	return 0;
 }
 
-/* Read back every input (hashes) into the caller's hash array. */
+/* Read back every input (hashes) into the caller's hash array. With c (after
+ * the call), also regenerate each input into a fresh buffer from the call's
+ * keys and compare byte for byte: modified_at[i] gets the first differing
+ * offset (rounded down to 8) or -1. */
 static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s, int n_in,
-		       uint64_t *out, struct ka_err *e)
+		       uint64_t *out, const struct runner_call *c, int64_t *modified_at,
+		       struct ka_err *e)
 {
 	for (int i = 0; i < n_in; i++) {
 		size_t n = (size_t)s->bytes[i];
@@ -987,6 +1004,27 @@ static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_s
 						     NULL, NULL)
 			       : CL_SUCCESS;
 		out[i] = ka_hash_bytes(h, n);
+		if (!err && c) {
+			modified_at[i] = -1;
+			if (n) {
+				cl_mem fresh =
+					clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
+				uint8_t *g = err ? NULL : xmalloc(n);
+				if (!err)
+					err = gen_input(o, fresh, s, c, i);
+				if (!err)
+					err = clEnqueueReadBuffer(o->q, fresh, CL_TRUE, 0, n, g, 0,
+								  NULL, NULL);
+				for (size_t j = 0; !err && j < n; j++)
+					if (g[j] != h[j]) {
+						modified_at[i] = (int64_t)(j & ~(size_t)7);
+						break;
+					}
+				free(g);
+				if (fresh)
+					clReleaseMemObject(fresh);
+			}
+		}
 		free(h);
 		if (err)
 			return ka_err_set(e, "runner: reading input %d: %s", i, cl_err_name(err));
@@ -1000,7 +1038,8 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	struct ocl *o = ctx;
 	struct ocl_slot *sl = &o->slot[slot];
 	const struct plan *p = &s->plan;
-	if (prepare(o, sl, s, c, e) || hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, e))
+	if (prepare(o, sl, s, c, e) ||
+	    hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
 		return -1;
 
 	/* The replay: one in-order queue; the first and the last event bound it. */
@@ -1082,7 +1121,7 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		rc = ka_err_set(e, "runner: reading back: %s", cl_err_name(err));
 		goto out;
 	}
-	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_after, e)) {
+	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_after, c, res->in_modified_at, e)) {
 		rc = -1;
 		goto out;
 	}
@@ -1159,19 +1198,66 @@ static void ocl_destroy(void *ctx)
 	free(o);
 }
 
+static int report_kernel(const char *what, cl_int err);
+
+/* --self-test-confinement: after confine_enter, a tiny kernel must still
+ * build and run (PoCL compiles and links in-process), and every hostile
+ * attempt of confine_self_test must be refused. Exit 0 when so. */
+static int self_test_kernel(struct ocl *o)
+{
+	const char *src = "__kernel void t(__global int *x) { x[get_global_id(0)] *= 3; }";
+	cl_int err, v[4] = {1, 2, 3, 4};
+	cl_program p = clCreateProgramWithSource(o->ctx, 1, &src, NULL, &err);
+	if (err || clBuildProgram(p, 1, &o->dev, "", NULL, NULL))
+		return report_kernel("build", err);
+	cl_kernel k = clCreateKernel(p, "t", &err);
+	cl_mem m = err ? NULL : clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+	size_t g = 4;
+	if (!err)
+		err = clEnqueueWriteBuffer(o->q, m, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+	if (!err)
+		err = clSetKernelArg(k, 0, sizeof m, &m);
+	if (!err)
+		err = clEnqueueNDRangeKernel(o->q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+	if (!err)
+		err = clEnqueueReadBuffer(o->q, m, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+	if (!err && v[3] != 12)
+		err = CL_INVALID_VALUE;
+	return report_kernel("run", err);
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ka-run-opencl [--platform SUBSTR] [--device N]\n"
-		   "The trusted OpenCL runner: speaks docs/runner-protocol.md on stdin/stdout.\n"
-		   "It is started by ka; it is not meant to be run by hand.\n");
+	fprintf(f,
+		"usage: ka-run-opencl [--platform SUBSTR] [--device N]\n"
+		"       ka-run-opencl --self-test-confinement [--secret FILE] [--secret-env NAME]\n"
+		"The trusted OpenCL runner: speaks docs/runner-protocol.md on stdin/stdout.\n"
+		"It is started by ka; it is not meant to be run by hand.\n");
+}
+
+static int report_kernel(const char *what, cl_int err)
+{
+	printf("%s kernel %s after confinement%s%s\n", err ? "FAILED" : "ok", what, err ? ": " : "",
+	       err ? cl_err_name(err) : "");
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *plat = NULL;
-	int dev = 0;
+	const char *plat = NULL, *secret = NULL, *secret_env = NULL;
+	int dev = 0, self_test = 0;
+	/* Read before the environment is cleaned. */
+	const char *conf = getenv("KA_RUNNER_CONFINE");
+	int confine = !(conf && !strcmp(conf, "off"));
+	confine_clean_env();
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if (!strcmp(argv[i], "--self-test-confinement")) {
+			self_test = 1;
+		} else if (!strcmp(argv[i], "--secret") && i + 1 < argc) {
+			secret = argv[++i];
+		} else if (!strcmp(argv[i], "--secret-env") && i + 1 < argc) {
+			secret_env = argv[++i];
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
@@ -1202,6 +1288,27 @@ int main(int argc, char **argv)
 		 * to its hello rather than a bare EOF. */
 		fprintf(stderr, "ka-run-opencl: %s\n", e.msg);
 		o->init_error = xstrdup(e.msg);
+	}
+	/* Confined once the platform is open: from here on, candidate kernels
+	 * run natively in this process (docs/runner.md, "The PoCL caveat"). */
+	struct confine_report cr = {0};
+	if (confine && confine_enter(&cr, &e)) {
+		fprintf(stderr, "ka-run-opencl: %s\n", e.msg);
+		if (!o->init_error)
+			o->init_error = xstrdup(e.msg);
+	} else if (confine) {
+		fprintf(stderr, "ka-run-opencl: %s\n", cr.text);
+	}
+	if (self_test) {
+		if (o->init_error)
+			return 1;
+		fflush(stderr);
+		/* The probe prints on the real stdout, saved by take_stdio. */
+		dup2(out_fd, 1);
+		int bad = self_test_kernel(o);
+		bad += confine_self_test(secret, secret_env);
+		printf("landlock %s\n", cr.landlock ? "on" : "off");
+		return bad ? 1 : 0;
 	}
 	struct runner_engine eng = {
 		.target = "opencl",

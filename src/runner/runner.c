@@ -408,6 +408,10 @@ static int handle_call(struct runner_engine *eng, struct runner_slot *slots, jso
 		json_object_set_new(obj, "time_ns", json_real(res->time_ns));
 	json_object_set_new(obj, "in_hash_before", hex_array(res->in_hash_before, c->n_inputs));
 	json_object_set_new(obj, "in_hash_after", hex_array(res->in_hash_after, c->n_inputs));
+	json_t *mod = json_array();
+	for (int k = 0; k < c->n_inputs; k++)
+		json_array_append_new(mod, json_integer(res->in_modified_at[k]));
+	json_object_set_new(obj, "in_modified_at", mod);
 	json_t *can = json_array();
 	for (int i = 0; i < res->n_buffers; i++)
 		json_array_append_new(can, json_boolean(res->canary_ok[i]));

@@ -67,6 +67,11 @@ struct runner_result {
 	bool has_time;
 	double time_ns;
 	uint64_t in_hash_before[RUNNER_MAX_TENSORS], in_hash_after[RUNNER_MAX_TENSORS];
+	/* Per input: the first byte offset (rounded down to 8) at which the input
+	 * after the call differs from a fresh regeneration made after the
+	 * candidate's work finished, or -1. Exact, so a candidate cannot restore a
+	 * hash without restoring every byte (docs/grader.md, "Input checks"). */
+	int64_t in_modified_at[RUNNER_MAX_TENSORS];
 	int n_buffers; /* tensors then workspaces */
 	bool canary_ok[RUNNER_MAX_BUFFERS];
 	int64_t unwritten[RUNNER_MAX_TENSORS], first_unwritten[RUNNER_MAX_TENSORS];

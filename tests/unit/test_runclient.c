@@ -54,10 +54,10 @@
 static const struct run_tensors slot = {
 	3, {16, 16, 8}, {KA_DTYPE_FP32, KA_DTYPE_FP32, KA_DTYPE_FP16}};
 
-static const char *good_reply =
-	"{\"ok\":true,\"time_ns\":1234.5,\"in_hash_before\":[\"1\",\"ff\"],"
-	"\"in_hash_after\":[\"1\",\"fe\"],\"unwritten\":[2],\"first_unwritten\":[3],"
-	"\"nonfinite\":[0],\"canary_ok\":[true,true,false]}";
+static const char *good_reply = "{\"ok\":true,\"time_ns\":1234.5,\"in_hash_before\":[\"1\",\"ff\"],"
+				"\"in_hash_after\":[\"1\",\"fe\"],\"in_modified_at\":[-1,8],"
+				"\"unwritten\":[2],\"first_unwritten\":[3],"
+				"\"nonfinite\":[0],\"canary_ok\":[true,true,false]}";
 
 /* A received message: obj from json, blobs of the given byte counts
  * (bytes 0, 1, 2, ...). */

@@ -1,0 +1,52 @@
+/* confine.h: confinement of a runner process whose device runs candidate
+ * code as native code in the runner's own address space (PoCL: an OpenCL C
+ * kernel, inline asm included, is compiled to the CPU and can make any system
+ * call). Called once the runner has opened what it needs (the platform, the
+ * protocol's descriptors): from then on the process
+ *
+ *  - has no core dumps, a file-size limit and a generous address-space limit
+ *    (KA_RUNNER_MEM_MB MiB, default 64 GiB: PoCL reserves much more than it
+ *    touches);
+ *  - keeps only the driver variables of its environment (the parent already
+ *    starts it with those only: src/runclient.c);
+ *  - sees, through Landlock, only the system's libraries and configuration
+ *    (/usr and the merged-/usr links, /etc), /sys/devices/system/cpu,
+ *    /proc/self, /dev/null, /dev/zero, /dev/urandom and the driver's cache
+ *    folder (read-write): not the user's files, not another process's /proc;
+ *  - runs under a seccomp filter that refuses (EPERM) signals to any other
+ *    process, ptrace, process_vm_readv/writev, execve and execveat, socket
+ *    (no network), and the namespace, mount, module, bpf and keyring calls.
+ *
+ * Linux x86-64 only. Trusted code; it knows nothing of OpenCL. */
+#ifndef KA_CONFINE_H
+#define KA_CONFINE_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* What confine_enter achieved (for the log and hello). */
+struct confine_report {
+	bool seccomp;  /* the filter is in force (always, when 0 is returned) */
+	bool landlock; /* the file-system view is in force */
+	char text[256];
+};
+
+/* Drop every environment variable that is not a driver's (the list of
+ * src/runclient.c). Call first thing in main. */
+void confine_clean_env(void);
+
+/* Confine this process as above. The seccomp filter is mandatory (-1 with e
+ * when it cannot be installed); Landlock is used where the kernel has it
+ * (r->landlock says which). */
+int confine_enter(struct confine_report *r, struct ka_err *e);
+
+/* The test-only probe of `ka-run-<target> --self-test-confinement`: after
+ * confine_enter, try what a hostile kernel would: open secret_path (when not
+ * NULL), read /proc/<parent>/environ, find secret_env in the environment,
+ * kill(parent, 0), ptrace-attach the parent, process_vm_readv, socket(),
+ * execve(/bin/true). Prints one line per attempt, "refused X" or
+ * "ALLOWED X", on stdout (fd 1). Returns the number allowed. */
+int confine_self_test(const char *secret_path, const char *secret_env);
+
+#endif
