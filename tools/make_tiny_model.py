@@ -53,7 +53,7 @@ def main():
     ap.add_argument("--bank", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--tier", default="L1")
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=150)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--vocab", type=int, default=2048)
     ap.add_argument("--keep-frac", type=float, default=1.0)
@@ -73,7 +73,11 @@ def main():
     corpus = texts + [d for _, d, _ in tasks]
 
     tk = Tokenizer(models.BPE(unk_token=None))
-    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # lines are the pre-tokens: BPE merges whole common lines of the kernels
+    # into one token, so a solution is about 80 tokens, not 1000
+    tk.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split("\n", behavior="merged_with_previous"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tk.decoder = decoders.ByteLevel()
     tr = trainers.BpeTrainer(vocab_size=a.vocab, special_tokens=["<pad>", "<eos>"],
                              initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
@@ -108,7 +112,7 @@ def main():
         sched.step()
         opt.zero_grad()
         if step % 50 == 0 or step == a.steps - 1:
-            print("step %d loss %.4f (%.0fs)" % (step, float(loss), time.time() - t0), flush=True)
+            print("step %d loss %.4f (%.0fs)" % (step, loss.item(), time.time() - t0), flush=True)
     os.makedirs(a.out, exist_ok=True)
     model.save_pretrained(a.out, safe_serialization=True)
     tok.save_pretrained(a.out)
