@@ -35,6 +35,15 @@
 #define REPLY_LINE_CAP ((size_t)64 << 20)
 static const char *const arms[N_ARMS] = {"self", "fresh_frozen", "round0"};
 
+/* The weight-RSI form of the verdict rule (metrics_rsi_verdict), written in
+ * the scorecard's summary.verdict_rule. */
+static const char RSI_VERDICT_RULE[] =
+	"The key difference D is the task-level paired difference of held-out mean C, self "
+	"minus fresh_frozen at the final round, with a 95% percentile bootstrap CI over "
+	"held-out tasks (2000 resamples). 'positive' when the CI of D lies above 0 and self "
+	"also beats round0 at the final round (self_minus_round0 > 0); 'negative' when the CI "
+	"lies below 0; otherwise 'no signal'. Fixed before the run.";
+
 void rsi_opts_default(struct rsi_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -537,7 +546,7 @@ static json_t *build_scorecard(struct rtrack *t)
 		scorecard_figure_json(&cf[SELF]), "correct", scorecard_figure_json(&okf[SELF]),
 		"compiled_x", "delta_vs_frozen", scorecard_figure_json(&dvf), "self_minus_fresh",
 		scorecard_figure_json(&dsf), "self_minus_round0", scorecard_figure_json(&dsr),
-		"verdict", metrics_verdict_name(v), "verdict_rule", ROUND_VERDICT_RULE,
+		"verdict", metrics_verdict_name(v), "verdict_rule", RSI_VERDICT_RULE,
 		"budget_allowed", round_budget_json(&allow), "budget_used", used_j, "n_train",
 		t->nt, "n_heldout", nh, "engine", t->en.name, "finetune", o->finetune,
 		"continued_training", o->cont, "per_task_cap", o->per_task_cap);
