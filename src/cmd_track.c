@@ -515,7 +515,6 @@ static int run_rsi(int argc, char **argv)
 			rc = cli_opt_double(CMD, "--engine-timeout", optarg, 0, 30 * 86400, 0,
 					    &o.engine_timeout_s);
 			break;
-		case 'K': break;
 		default: rc = procedure_option(c, optarg, &o.p); break;
 		}
 		if (rc)

@@ -8,7 +8,7 @@
 #       again, the killed train call is; a third run runs no engine call;
 #   (b) the journal holds every engine call (sample, train) with its input
 #       and output hashes; the three arms drew the same generations;
-#   (c) `ka scorecard check` accepts the weight_rsi scorecard;
+#   (c) `ka scorecard check` accepts the weight_rsi scorecard; the board shows it;
 #   (d) a model that cannot be loaded: one clear line, exit 1.
 # SKIPs when torch, transformers or tokenizers cannot be imported by
 # $KA_PYTHON (default python3); tools/setup.sh installs them.
@@ -128,6 +128,10 @@ grep -q '"track": "weight_rsi"' "$OUT/scorecard.json" && pass "weight_rsi scorec
 	fail "weight_rsi scorecard" "no track"
 c0=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['c0']['value'] > 0)" "$OUT/scorecard.json")
 expect "round 0 solves some held-out tasks" "$c0" True
+
+"$KA" board "$OUT/scorecard.json" -o "$tmp/site" >"$tmp/board.out" 2>&1 &&
+	grep -q 'tiny-weight_rsi.html' "$tmp/site/index.html" && pass "the weight-RSI board shows the run" ||
+	fail "weight-RSI board" "$(head -c 300 "$tmp/board.out")"
 
 # (d) a model that cannot be loaded
 "$KA" --track rsi --model "$tmp/no-such-model" --rounds 1 --k 1 --bank "$BANK" --tier L1 \
