@@ -232,8 +232,7 @@ static json_t *capped(const struct rtrack *t, const json_t *ex)
 	json_t *out = json_array(), *seen = json_object(), *count = json_object();
 	size_t i;
 	json_t *x;
-	json_array_foreach(ex, i, x)
-	{
+	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
 		const char *task = json_string_value(json_object_get(x, "task"));
 		const char *h = json_string_value(json_object_get(x, "hash"));
 		char key[300];
@@ -262,8 +261,7 @@ static double diversity(const json_t *ex)
 	size_t n = 0, cap = 0, i;
 	uint64_t *h = NULL;
 	json_t *x;
-	json_array_foreach(ex, i, x)
-	{
+	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
 		const char *s = json_string_value(json_object_get(x, "completion"));
 		size_t len = s ? strlen(s) : 0;
 		for (size_t k = 0; k + 4 <= len; k++) {
@@ -292,8 +290,7 @@ static int write_examples(const char *path, const json_t *ex, struct ka_err *e)
 	memset(&b, 0, sizeof b);
 	size_t i;
 	json_t *x;
-	json_array_foreach(ex, i, x)
-	{
+	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
 		json_t *one = json_pack("{s:O,s:O}", "prompt", json_object_get(x, "prompt"),
 					"completion", json_object_get(x, "completion"));
 		char *s = json_dumps(one, JSON_COMPACT);
@@ -308,7 +305,8 @@ static int write_examples(const char *path, const json_t *ex, struct ka_err *e)
 }
 
 /* Train arm on examples ex from base (or from the arm's previous model) as
- * unit r<round>/<arm>/train; *model is the new model folder (caller frees). */
+ * unit r<round>/<arm>/train; *model is the new model folder (caller frees),
+ * or from itself when ex is empty (no call). */
 static int train(struct rtrack *t, int round, int arm, const json_t *ex, const char *from,
 		 char **model, struct ka_err *e)
 {
@@ -321,10 +319,13 @@ static int train(struct rtrack *t, int round, int arm, const json_t *ex, const c
 	int rc = -1;
 	json_t *res = NULL, *m = NULL;
 	if (!json_array_size(ex)) {
-		ka_err_set(e,
-			   "%s: no verified train kernels to train on (round 0 solved no train "
-			   "task: the model is too weak for this bank)",
-			   key);
+		/* nothing verified to train on: the arm keeps the model it starts
+		 * from this round (a fact of the run, not an error) */
+		if (!o->p.quiet)
+			fprintf(stderr, "ka: %s: no verified examples; the arm keeps %s\n", key,
+				from);
+		*model = xstrdup(from);
+		rc = 0;
 		goto out;
 	}
 	if (write_examples(exp, ex, e))
@@ -448,8 +449,8 @@ static int run_rounds(struct rtrack *t, struct ka_err *e)
 			rc = sample(t, key, model, 1, a != FRESH, seed + 1000 * r + a, &gs, e);
 			if (!rc && a == SELF) {
 				size_t i;
-				json_t *x;
-				json_array_foreach(ver, i, x) json_array_append(t->acc_self, x);
+				for (i = 0; i < json_array_size(ver); i++)
+					json_array_append(t->acc_self, json_array_get(ver, i));
 			}
 			json_decref(ver);
 			ar->used = gs.used;
