@@ -51,8 +51,8 @@ static void usage(FILE *f)
 	      "  --quiet            no progress line, only the scorecard path\n"
 	      "  --verbose          one line per graded sample, and timing totals\n\n"
 	      "tracks: capability, procedure, controls (ka --track procedure --help),\n"
-	      "frontier (ka --track frontier --help). Not available in this version: rsi,\n"
-	      "harness.\n"
+	      "frontier (ka --track frontier --help), rsi (ka --track rsi --help). Not\n"
+	      "available in this version: harness.\n"
 	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
 	      "continue), 2 bad usage or bad input.\n",
 	      f);
@@ -503,6 +503,155 @@ static int run_frontier(int argc, char **argv)
 	return track_frontier_run(&o);
 }
 
+static void usage_rsi(FILE *f)
+{
+	fputs("usage: ka --track rsi --model HF_ID|FOLDER [--rounds 5] [--k 3] [--engine torch]\n"
+	      "                [options]\n\n"
+	      "Track 2, weight RSI: an open model trained on its own verified kernels. Arms:\n"
+	      "self (its own verified train-split kernels, accumulated), fresh_frozen\n"
+	      "(kernels sampled fresh from the unchanged base each round, as many examples)\n"
+	      "and round0 (round 0's data again). Each arm retrains from the base each round\n"
+	      "and is scored on the held-out split with the same grader and the same\n"
+	      "generations; training and sampling run in the engine (docs/engines.md), every\n"
+	      "call journaled in OUT/journal.sqlite: the same command continues a killed run\n"
+	      "(docs/rsi.md).\n\n"
+	      "options:\n"
+	      "  --model M          HF id or local folder (also --api-model)\n"
+	      "  --rounds N         training rounds (default 5)\n"
+	      "  --k K              samples per task per round and arm (default 3)\n"
+	      "  --engine E         engine name (engines/E/engine.py) or path (default torch)\n"
+	      "  --finetune F       auto (full below 100M parameters, else LoRA), full, lora\n"
+	      "  --continue         continued training instead of retraining from the base\n"
+	      "  --per-task-cap N   SFT examples per task (default 4)\n"
+	      "  --epochs N, --batch N, --lr X   training (default 2, 8, 1e-4)\n"
+	      "  --prompt-style S   solver (the standard solver prompt, default) or short\n"
+	      "                     (\"task: NAME\", for the tiny test model)\n"
+	      "  --engine-timeout S wall-clock cap of one engine call (default 86400)\n"
+	      "  --bank, --train-pct, --train/--heldout, --tier, --target, --out, --fresh,\n"
+	      "  --gpu, --platform, --seed, --temperature, --max-tokens, --quiet, --verbose,\n"
+	      "  --max-seconds, --min-samples, --max-samples, --no-timing   as the procedure\n"
+	      "                     track (ka --track procedure --help)\n"
+	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
+	      "continue), 2 bad usage or bad input.\n",
+	      f);
+}
+
+/* ka --track rsi. */
+static int run_rsi(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"api-model", required_argument, 0, 'm'},
+		{"model", required_argument, 0, 'm'},
+		{"rounds", required_argument, 0, 'R'},
+		{"k", required_argument, 0, 'k'},
+		{"engine", required_argument, 0, 'E'},
+		{"finetune", required_argument, 0, 'U'},
+		{"continue", no_argument, 0, 'N'},
+		{"per-task-cap", required_argument, 0, 'Y'},
+		{"epochs", required_argument, 0, 'Z'},
+		{"batch", required_argument, 0, 'z'},
+		{"lr", required_argument, 0, 'l'},
+		{"prompt-style", required_argument, 0, 'y'},
+		{"engine-timeout", required_argument, 0, 'X'},
+		{"bank", required_argument, 0, 'b'},
+		{"train", required_argument, 0, 'A'},
+		{"heldout", required_argument, 0, 'H'},
+		{"train-pct", required_argument, 0, 'C'},
+		{"tier", required_argument, 0, 't'},
+		{"target", required_argument, 0, 'T'},
+		{"out", required_argument, 0, 'o'},
+		{"fresh", no_argument, 0, 'F'},
+		{"gpu", required_argument, 0, 'g'},
+		{"platform", required_argument, 0, 'P'},
+		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'e'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"quiet", no_argument, 0, 'q'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
+		{0, 0, 0, 0},
+	};
+	struct rsi_opts o;
+	rsi_opts_default(&o);
+	o.p.max_tokens = 2048;
+	const char *model = NULL;
+	optind = 1;
+	opterr = 0;
+	int c, rc = 0;
+	int64_t v = 0;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage_rsi(stdout);
+			return KA_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		switch (c) {
+		case 'm': model = optarg; break;
+		case 'R':
+			if (!(rc = cli_opt_int(CMD, "--rounds", optarg, 1, 1000, &v)))
+				o.rounds = (int)v;
+			break;
+		case 'k':
+			if (!(rc = cli_opt_int(CMD, "--k", optarg, 1, 1000, &v)))
+				o.k = (int)v;
+			break;
+		case 'E': o.engine = optarg; break;
+		case 'U':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "full") &&
+			    strcmp(optarg, "lora"))
+				return cli_usage_error(CMD,
+						       "--finetune must be auto, full or lora");
+			o.finetune = optarg;
+			break;
+		case 'N': o.cont = 1; break;
+		case 'Y':
+			if (!(rc = cli_opt_int(CMD, "--per-task-cap", optarg, 1, 1000, &v)))
+				o.per_task_cap = (int)v;
+			break;
+		case 'Z':
+			if (!(rc = cli_opt_int(CMD, "--epochs", optarg, 1, 1000, &v)))
+				o.epochs = (int)v;
+			break;
+		case 'z':
+			if (!(rc = cli_opt_int(CMD, "--batch", optarg, 1, 4096, &v)))
+				o.batch = (int)v;
+			break;
+		case 'l': rc = cli_opt_double(CMD, "--lr", optarg, 0, 1, 0, &o.lr); break;
+		case 'y':
+			if (strcmp(optarg, "solver") && strcmp(optarg, "short"))
+				return cli_usage_error(CMD,
+						       "--prompt-style must be solver or short");
+			o.prompt_style = optarg;
+			break;
+		case 'X':
+			rc = cli_opt_double(CMD, "--engine-timeout", optarg, 0, 30 * 86400, 0,
+					    &o.engine_timeout_s);
+			break;
+		default: rc = procedure_option(c, optarg, &o.p); break;
+		}
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!model || !*model)
+		return cli_usage_error(CMD, "--model (an HF id or a local folder) is required");
+	o.model = model;
+	o.p.model = "cmd:false";
+	o.p.rounds = o.rounds;
+	if ((rc = cli_protocol_check(CMD, &o.p.proto)))
+		return rc;
+	if (!o.p.train != !o.p.heldout)
+		return cli_usage_error(CMD, "--train and --heldout go together");
+	if (o.p.train && o.p.bank)
+		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if (o.p.quiet && o.p.verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	return track_rsi_run(&o);
+}
+
 int cmd_track(int argc, char **argv)
 {
 	/* argv: ka --track NAME opts... or ka --track=NAME opts... */
@@ -525,16 +674,17 @@ int cmd_track(int argc, char **argv)
 	int proc = !strcmp(name, "procedure") || !strcmp(name, "procedure_rsi");
 	int ctrl = !strcmp(name, "controls");
 	int fron = !strcmp(name, "frontier");
-	int avail = proc || ctrl || fron ? 1 : track_available(name);
+	int rsi = !strcmp(name, "rsi") || !strcmp(name, "weight_rsi");
+	int avail = proc || ctrl || fron || rsi ? 1 : track_available(name);
 	if (avail < 0)
 		return cli_usage_error(CMD,
 				       "unknown track '%s' (this version has: capability, "
-				       "procedure, controls, frontier)",
+				       "procedure, controls, frontier, rsi)",
 				       name);
 	if (avail == 0)
 		return cli_bad_input(CMD,
 				     "the '%s' track is not available in this version of ka (this "
-				     "version has: capability, procedure, controls, frontier)",
+				     "version has: capability, procedure, controls, frontier, rsi)",
 				     name);
 	/* Hand getopt an argv whose [0] names the command. */
 	int n = argc - first + 1;
@@ -545,6 +695,7 @@ int cmd_track(int argc, char **argv)
 	int rc = proc	? run_procedure(n, sub, 0)
 		 : ctrl ? run_procedure(n, sub, 1)
 		 : fron ? run_frontier(n, sub)
+		 : rsi	? run_rsi(n, sub)
 			: run_capability(n, sub);
 	free(sub);
 	return rc;

@@ -121,6 +121,33 @@ struct frontier_opts {
  * codes as track_capability_run. */
 int track_frontier_run(const struct frontier_opts *o);
 
+/* Settings of a weight-RSI run (track 2, docs/rsi.md); start from
+ * rsi_opts_default. p carries what the procedure track shares (bank and
+ * split, target, out, seed, temperature, max_tokens, grader protocol);
+ * p.model is unused (the model is a checkpoint for the engine). Strings are
+ * borrowed. */
+struct rsi_opts {
+	struct procedure_opts p;
+	const char *model;	  /* HF id or local folder, required */
+	const char *engine;	  /* engine name or path, default "torch" */
+	const char *finetune;	  /* auto (default), full, lora */
+	const char *prompt_style; /* solver (default) or short ("task: NAME") */
+	int k;			  /* samples per task per round, default 3 */
+	int rounds;		  /* default 5 */
+	int cont;		  /* continued training instead of retraining from the base */
+	int per_task_cap;	  /* SFT examples per task, default 4 */
+	int epochs, batch;	  /* default 2, 8 */
+	double lr;		  /* default 1e-4 */
+	double engine_timeout_s;  /* per engine call, default 86400 */
+};
+
+void rsi_opts_default(struct rsi_opts *o);
+
+/* Track 2, weight RSI: arms self, fresh_frozen and round0, trained by the
+ * engine and scored on the held-out split every round; writes
+ * OUT/scorecard.json (weight_rsi). Exit codes as track_capability_run. */
+int track_rsi_run(const struct rsi_opts *o);
+
 /* Tracks this version knows by name (NULL-terminated). track_available
  * (track_capability.c) says only "capability" is; cmd_track.c dispatches
  * "procedure", "controls" and "frontier" before asking it. */

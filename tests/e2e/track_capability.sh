@@ -81,8 +81,8 @@ check track_bad_backend 2 "unknown backend 'foo'" -- "$KA" --track capability --
 one_line track_bad_backend_one_line
 check track_bad_flag 2 "unknown option '--bogus'" -- "$KA" --track capability --model archive:bank/public --bogus
 one_line track_bad_flag_one_line
-check track_rsi 2 "the 'rsi' track is not available in this version" -- "$KA" --track rsi --model x --rounds 5
-one_line track_rsi_one_line
+check track_harness 2 "the 'harness' track is not available in this version" -- "$KA" --track harness --model x --rounds 5
+one_line track_harness_one_line
 check track_unknown 2 "unknown track 'nope'" -- "$KA" --track nope
 check track_help 0 "usage: ka --track capability --api-model SPEC" -- "$KA" --track capability --help
 if [ -e "$tmp/bad" ]; then echo "FAIL track_bad_input_no_out: bad input created $tmp/bad"; else echo "PASS track_bad_input_no_out"; fi

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# track_rsi.sh: `ka --track rsi` end to end on the CPU: a tiny Llama-shaped
+# model made by tools/make_tiny_model.py (pretrained on four L1 tasks' OpenCL
+# solutions), the real torch engine (engines/torch/engine.py) and the grader
+# on PoCL. A 2-round, 3-arm loop:
+#   (a) killed with kill -9 inside the first `train` call, then the same
+#       command: it finishes, the journaled round-0 sample call is not run
+#       again, the killed train call is; a third run runs no engine call;
+#   (b) the journal holds every engine call (sample, train) with its input
+#       and output hashes; the three arms drew the same generations;
+#   (c) `ka scorecard check` accepts the weight_rsi scorecard; the board shows it;
+#   (d) a model that cannot be loaded: one clear line, exit 1.
+# SKIPs when torch, transformers or tokenizers cannot be imported by
+# $KA_PYTHON (default python3); tools/setup.sh installs them.
+set -u
+KA=${KA:-build/ka}
+cd "$(dirname "$0")/../.."
+PY=${KA_PYTHON:-python3}
+export KA_PYTHON=$PY HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+if ! "$PY" -c "import torch, transformers, tokenizers, safetensors" 2>/dev/null; then
+	echo "SKIP track_rsi: $PY cannot import torch, transformers, tokenizers and safetensors (tools/setup.sh installs them)"
+	exit 0
+fi
+tmp=$(mktemp -d)
+kapid=
+cleanup() {
+	[ -n "$kapid" ] && kill -9 "$kapid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
+
+BANK=$tmp/bank
+mkdir -p "$BANK/L1"
+for t in row_max row_sum mish softplus; do cp -r bank/public/L1/$t "$BANK/L1/"; done
+cp -r bank/lib "$BANK/lib"
+
+t0=$(date +%s)
+if "$PY" tools/make_tiny_model.py --bank "$BANK" --out "$tmp/tiny" --steps 150 >"$tmp/make.log" 2>&1 &&
+	[ -f "$tmp/tiny/config.json" ]; then
+	pass "make_tiny_model ($(($(date +%s) - t0))s: $(tail -1 "$tmp/make.log" | cut -c1-100))"
+else
+	fail make_tiny_model "$(tail -3 "$tmp/make.log" | tr '\n' ' ')"
+	exit 0
+fi
+
+OUT=$tmp/out
+RUN=("$KA" --track rsi --model "$tmp/tiny" --rounds 2 --k 2 --engine torch --bank "$BANK"
+	--tier L1 --target opencl --no-timing --prompt-style short --max-tokens 128
+	--epochs 4 --lr 2e-3 --batch 8 --seed 1 --out "$OUT")
+
+# (a) kill -9 inside the first train call
+t0=$(date +%s)
+"${RUN[@]}" >"$tmp/run1.out" 2>&1 &
+kapid=$!
+killed=0
+for _ in $(seq 1 1200); do
+	if [ -f "$OUT/engine/r1_self_train.manifest.json" ]; then
+		sleep 1
+		if [ ! -f "$OUT/engine/r1_self_train.result.json" ] && kill -9 "$kapid" 2>/dev/null; then
+			killed=1
+		fi
+		break
+	fi
+	kill -0 "$kapid" 2>/dev/null || break
+	sleep 0.2
+done
+wait "$kapid" 2>/dev/null
+kapid=
+expect "kill -9 inside the r1 self train call" "$killed" 1
+[ -d "$OUT/models/self/r1" ] && fail "killed train left no finished output" "models/self/r1 exists" ||
+	pass "killed train left no finished output"
+"${RUN[@]}" >"$tmp/run2.out" 2>&1
+rc=$?
+expect "resumed run exits 0" "$rc" 0
+[ "$rc" = 0 ] || cat "$tmp/run1.out" "$tmp/run2.out" | tail -20
+grep -q "r0/base/sample: journaled" "$tmp/run2.out" && pass "round-0 sample call not redone" ||
+	fail "round-0 sample call not redone" "$(grep r0/base "$tmp/run2.out")"
+grep -q "r1/self/train: trained" "$tmp/run2.out" && pass "killed train call redone" ||
+	fail "killed train call redone" "$(grep r1/self/train "$tmp/run2.out")"
+# 15 calls in all (1 + 2 rounds x (3 train + 3 sample + 1 fresh base sample)),
+# round 0's sample was finished before the kill
+expect "calls run after resuming" "$(sed -n 's/.*engine calls run by this process: //p' "$tmp/run2.out")" 14
+echo "# track_rsi: loop $(($(date +%s) - t0))s"
+"${RUN[@]}" >"$tmp/run3.out" 2>&1
+expect "third run runs no engine call" \
+	"$(sed -n 's/.*engine calls run by this process: //p' "$tmp/run3.out")" 0
+
+# (b) the journal and the budgets
+"$PY" - "$OUT" >"$tmp/jcheck" 2>&1 <<'PYEOF'
+import json, sqlite3, sys
+out = sys.argv[1]
+db = sqlite3.connect(out + "/journal.sqlite")
+cols = [r[1] for r in db.execute("PRAGMA table_info(grades)")]
+rows = db.execute("SELECT * FROM grades").fetchall()
+units = {}
+for r in rows:
+    d = dict(zip(cols, r))
+    for v in d.values():
+        if isinstance(v, str) and v.startswith("{") and "inputs_hash" in v:
+            key = [x for x in d.values() if isinstance(x, str) and x.startswith("r")][0]
+            units[key] = json.loads(v)
+want = ["r0/base/sample"] + ["r%d/%s/%s" % (r, a, p) for r in (1, 2)
+        for a in ("self", "fresh_frozen", "round0") for p in ("train", "sample")] + \
+       ["r1/fresh_frozen/base_sample", "r2/fresh_frozen/base_sample"]
+miss = [k for k in want if k not in units]
+bad = [k for k, u in units.items() if len(u.get("inputs_hash", "")) != 16 or len(u.get("outputs_hash", "")) != 16]
+print("units", len(units), "missing", miss, "bad", bad)
+sc = json.load(open(out + "/scorecard.json"))
+s = sc["summary"]
+used = s["budget_used"]
+print("requests", sorted(set(v["requests"] for v in used.values())), s["budget_allowed"]["requests"])
+PYEOF
+grep -q "units 15 missing \[\] bad \[\]" "$tmp/jcheck" && pass "journal: 15 engine calls with input and output hashes" ||
+	fail "journal" "$(cat "$tmp/jcheck" | tr '\n' ' ')"
+req=$(sed -n 's/^requests \[\([0-9]*\)\] \([0-9]*\)$/\1 \2/p' "$tmp/jcheck")
+set -- $req
+if [ -n "${1:-}" ] && [ "$1" = "${2:-}" ]; then pass "equal generation budgets ($1 per arm)"; else
+	fail "equal generation budgets" "$(grep requests "$tmp/jcheck")"; fi
+
+# (c) the scorecard
+"$KA" scorecard check "$OUT/scorecard.json" >"$tmp/check.out" 2>&1 && pass "ka scorecard check" ||
+	fail "ka scorecard check" "$(head -c 400 "$tmp/check.out")"
+grep -q '"track": "weight_rsi"' "$OUT/scorecard.json" && pass "weight_rsi scorecard" ||
+	fail "weight_rsi scorecard" "no track"
+c0=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['c0']['value'] > 0)" "$OUT/scorecard.json")
+expect "round 0 solves some held-out tasks" "$c0" True
+
+"$KA" board "$OUT/scorecard.json" -o "$tmp/site" >"$tmp/board.out" 2>&1 &&
+	grep -q 'tiny-weight_rsi.html' "$tmp/site/index.html" && pass "the weight-RSI board shows the run" ||
+	fail "weight-RSI board" "$(head -c 300 "$tmp/board.out")"
+
+# (d) a model that cannot be loaded
+"$KA" --track rsi --model "$tmp/no-such-model" --rounds 1 --k 1 --bank "$BANK" --tier L1 \
+	--target opencl --no-timing --out "$tmp/bad" >"$tmp/bad.out" 2>"$tmp/bad.err"
+rc=$?
+expect "unloadable model exits 1" "$rc" 1
+grep -q "cannot load model" "$tmp/bad.err" && [ "$(wc -l <"$tmp/bad.err")" -le 2 ] &&
+	pass "unloadable model: one clear line" || fail "unloadable model message" "$(head -c 400 "$tmp/bad.err")"
