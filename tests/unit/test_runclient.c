@@ -126,7 +126,8 @@ static void test_call_sampled_untimed(void)
 {
 	/* Untimed: no time_ns needed. Sampled: 3 fp16 elements = 6 bytes. */
 	const char *j = "{\"ok\":true,\"in_hash_before\":[\"0\",\"0\"],\"in_hash_after\":[\"0\","
-			"\"0\"],\"unwritten\":[0],\"first_unwritten\":[-1],\"nonfinite\":[1],"
+			"\"0\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":[-"
+			"1],\"nonfinite\":[1],"
 			"\"canary_ok\":[true,true,true,true]}";
 	struct proto_msg m;
 	size_t len = 6;
@@ -190,11 +191,11 @@ static void test_call_rejected(void)
 	static const char *const arrays =
 		"runner call: reply arrays do not match the slot's 3 tensors";
 	static char many_canaries[1024];
-	size_t l =
-		(size_t)snprintf(many_canaries, sizeof many_canaries,
-				 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],"
-				 "\"in_hash_after\":[\"1\",\"2\"],\"unwritten\":[0],"
-				 "\"first_unwritten\":[0],\"nonfinite\":[0],\"canary_ok\":[true");
+	size_t l = (size_t)snprintf(
+		many_canaries, sizeof many_canaries,
+		"{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],"
+		"\"in_hash_after\":[\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],"
+		"\"first_unwritten\":[0],\"nonfinite\":[0],\"canary_ok\":[true");
 	for (int i = 1; i < RUN_MAX_BUFFERS + 1; i++)
 		l += (size_t)snprintf(many_canaries + l, sizeof many_canaries - l, ",true");
 	snprintf(many_canaries + l, sizeof many_canaries - l, "]}");
@@ -220,17 +221,25 @@ static void test_call_rejected(void)
 		 "runner call: output 0 came back with 6 bytes, not 8"},
 		{"short hash list",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\"],\"in_hash_after\":[\"1\","
-		 "\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":[0],"
+		 "\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		{"fewer canaries than tensors",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],\"in_hash_after\":["
-		 "\"1\",\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":[0]"
+		 ",\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true]}",
 		 1, 8, arrays},
 		{"missing nonfinite",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],\"in_hash_after\":["
-		 "\"1\",\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],"
+		 "\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":[0]"
+		 ","
+		 "\"canary_ok\":[true,true,true]}",
+		 1, 8, arrays},
+		{"missing in_modified_at",
+		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],\"in_hash_after\":["
+		 "\"1\",\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		/* oversize */
@@ -240,38 +249,45 @@ static void test_call_rejected(void)
 		{"too many canaries", many_canaries, 1, 8, arrays},
 		{"hash over 16 hex digits",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"10000000000000000\"],"
-		 "\"in_hash_after\":[\"1\",\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],"
+		 "\"in_hash_after\":[\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],"
+		 "\"first_unwritten\":[0],"
 		 "\"nonfinite\":[0],\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		/* wrong types */
 		{"time_ns a string",
 		 "{\"ok\":true,\"time_ns\":\"1\",\"in_hash_before\":[\"1\",\"2\"],"
-		 "\"in_hash_after\":[\"1\",\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],"
+		 "\"in_hash_after\":[\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],"
+		 "\"first_unwritten\":[0],"
 		 "\"nonfinite\":[0],\"canary_ok\":[true,true,true]}",
 		 1, 8, "runner call: reply without time_ns"},
 		{"hash a number",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[1,2],\"in_hash_after\":[\"1\","
-		 "\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":[0],"
+		 "\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		{"hash not hex",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],\"in_hash_after\":["
-		 "\"1\",\"xyz\"],\"unwritten\":[0],\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"1\",\"xyz\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":["
+		 "0],\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		{"empty hash",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"\"],\"in_hash_after\":["
-		 "\"1\",\"2\"],\"unwritten\":[0],\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0],\"first_unwritten\":[0]"
+		 ",\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		{"count a real",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],\"in_hash_after\":["
-		 "\"1\",\"2\"],\"unwritten\":[0.5],\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":[0.5],\"first_unwritten\":["
+		 "0],\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 		{"list an object",
 		 "{\"ok\":true,\"time_ns\":1,\"in_hash_before\":[\"1\",\"2\"],\"in_hash_after\":["
-		 "\"1\",\"2\"],\"unwritten\":{\"0\":0},\"first_unwritten\":[0],\"nonfinite\":[0],"
+		 "\"1\",\"2\"],\"in_modified_at\":[-1,-1],\"unwritten\":{\"0\":0},\"first_"
+		 "unwritten\":[0],\"nonfinite\":[0],"
 		 "\"canary_ok\":[true,true,true]}",
 		 1, 8, arrays},
 	};
