@@ -194,6 +194,130 @@ static int mkdirs(const char *path)
 	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+/* The proposer's reply idx for entry pi in round rn (journaled: asked once)
+ * into rep (the caller frees it). 0, or -1 when the run must stop (reported). */
+static int fetch_proposal(struct ftrack *ft, int pi, int rn, int idx, struct journal_reply *rep)
+{
+	struct procrun *r = &ft->r;
+	struct ka_err e;
+	char pkey[ROUND_KEY_MAX];
+	round_key(pkey, sizeof pkey, rn, "proposer", "propose", ft->f[pi].t->name);
+	char *prompt = proposer_prompt(ft, &ft->f[pi], idx, ft->o->proposals);
+	int sent = 0;
+	if (round_generate(r->d.j, ft->prop, pkey, idx, prompt, NULL, rep, &sent, &e)) {
+		free(prompt);
+		procrun_fail(r, "%s: %s", pkey, e.msg);
+		return -1;
+	}
+	free(prompt);
+	r->sent += sent;
+	if (!rep->ok) {
+		procrun_fail(r, "%s: proposer request failed: %s (run the same command again)",
+			     pkey, rep->error ? rep->error : "?");
+		journal_reply_free(rep);
+		return -1;
+	}
+	return 0;
+}
+
+/* Write an accepted variant into the frontier bank, OUT/frontier/<name>, with
+ * its lineage (the validation record rec). Failures are reported, not fatal. */
+static void accept_variant(struct ftrack *ft, int pi, int rn, const struct ka_task *t,
+			   const struct frontier_proposal *p, json_t *rec)
+{
+	const struct frontier_opts *o = ft->o;
+	char *fd = xasprintf("%s/frontier/%s", o->p.out, t->name);
+	json_t *lin = json_pack("{s:s,s:i,s:s,s:s,s:O}", "parent", ft->f[pi].t->name, "round", rn,
+				"proposer", o->proposer, "split", "frontier (never held-out)",
+				"validation", rec);
+	char *ls = json_dumps(lin, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (mkdirs(fd) || write_text(fd, "task.json", p->task_json) ||
+	    write_text(fd, "ref.c", p->ref_c) || write_text(fd, "lineage.json", ls))
+		fprintf(stderr, "ka --track frontier: cannot write %s\n", fd);
+	free(ls);
+	json_decref(lin);
+	free(fd);
+	if (!o->p.quiet)
+		fprintf(stderr, "ka --track frontier: r%d: %s joins the frontier (parent %s)\n", rn,
+			t->name, ft->f[pi].t->name);
+}
+
+/* The checks of a proposal that need no solver samples, in order: reply,
+ * schema, dialect, baseline, confined gold, runtime, novelty. Parses text
+ * into p, writes it under dir, loads it into *tp (the caller frees both),
+ * appends each passed step to rec. NULL when all pass, else the failed
+ * step's name with why (cap bytes) filled. */
+static const char *check_proposal(struct ftrack *ft, const char *text, const char *dir,
+				  struct frontier_proposal *p, struct ka_task **tp, json_t *rec,
+				  char *why, size_t cap)
+{
+	struct procrun *r = &ft->r;
+	const struct frontier_opts *o = ft->o;
+	struct ka_err e;
+	if (frontier_parse(text, p, why, cap)) {
+		return "reply";
+	}
+	step(rec, "reply", 1, NULL);
+	util_rmtree(dir);
+	if (mkdirs(dir) || write_text(dir, "task.json", p->task_json) ||
+	    write_text(dir, "ref.c", p->ref_c)) {
+		snprintf(why, cap, "cannot write %s", dir);
+		return "reply";
+	}
+	*tp = task_load(dir, &e);
+	struct ka_task *t = *tp;
+	if (!t) {
+		snprintf(why, cap, "%s", e.msg);
+		return "schema";
+	}
+	step(rec, "schema", 1, NULL);
+	if (frontier_dialect_check(p->ref_c, why, cap)) {
+		return "dialect";
+	}
+	step(rec, "dialect", 1, NULL);
+	/* A proposed baseline is never trusted and never written: the grader's
+	 * baseline is the naive kernel derived from ref.c. */
+	step(rec, "baseline", 1,
+	     p->baseline ? "proposed baseline dropped; replaced by the naive kernel derived from "
+			   "ref.c"
+			 : "none proposed; the naive kernel derived from ref.c");
+	{
+		struct bank_tools tools;
+		bank_tools_find(&tools);
+		const char *nvcc = !strcmp(r->target, "cuda") ? tools.nvcc : NULL;
+		int v = frontier_gold_confined(dir, tools.clc, nvcc, o->gold_wall_s, why,
+					       sizeof why);
+		if (v) {
+			return v == 1 ? "degenerate" : v == 2 ? "compile" : "gold";
+		}
+		step(rec, "gold", 1, why);
+	}
+	{
+		double s = frontier_roofline_s(t, ROOF_BW, ROOF_FLOPS);
+		if (s < ROOF_FLOOR || s > ROOF_CEIL) {
+			snprintf(why, cap,
+				 "the benchmark shape's roofline time %.3g s is outside [%g, %g] s",
+				 s, ROOF_FLOOR, ROOF_CEIL);
+			return "runtime";
+		}
+		snprintf(why, cap, "roofline %.3g s", s);
+		step(rec, "runtime", 1, why);
+	}
+	{
+		struct ka_task **all = xcalloc((size_t)ft->n + 1, sizeof *all);
+		for (int i = 0; i < ft->n; i++)
+			all[i] = ft->f[i].t;
+		int clash = frontier_novel(t, all, ft->n, "frontier", why, cap) ||
+			    frontier_novel(t, r->heldout.t, r->heldout.n, "held-out", why, cap);
+		free(all);
+		if (clash) {
+			return "novelty";
+		}
+		step(rec, "novelty", 1, NULL);
+	}
+	return NULL;
+}
+
 /* Validate proposal idx for entry pi in round rn: the outcome as JSON
  * {parent, round, proposal, name, accepted, step, why, record[]}; NULL when
  * the run must stop (reported). */
@@ -214,24 +338,9 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 	if (got == 0)
 		return done;
 
-	char pkey[ROUND_KEY_MAX];
-	round_key(pkey, sizeof pkey, rn, "proposer", "propose", ft->f[pi].t->name);
-	char *prompt = proposer_prompt(ft, &ft->f[pi], idx, o->proposals);
 	struct journal_reply rep;
-	int sent = 0;
-	if (round_generate(r->d.j, ft->prop, pkey, idx, prompt, NULL, &rep, &sent, &e)) {
-		free(prompt);
-		procrun_fail(r, "%s: %s", pkey, e.msg);
+	if (fetch_proposal(ft, pi, rn, idx, &rep))
 		return NULL;
-	}
-	free(prompt);
-	r->sent += sent;
-	if (!rep.ok) {
-		procrun_fail(r, "%s: proposer request failed: %s (run the same command again)",
-			     pkey, rep.error ? rep.error : "?");
-		journal_reply_free(&rep);
-		return NULL;
-	}
 	json_t *rec = json_array();
 	char why[2048] = "";
 	const char *failed = NULL;
@@ -240,74 +349,9 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 	char *dir = xasprintf("%s/proposals/r%d/%s/p%d", o->p.out, rn, ft->f[pi].t->name, idx);
 	double pass = 0, mean = 0, best = 0;
 
-	if (frontier_parse(rep.text, &p, why, sizeof why)) {
-		failed = "reply";
+	failed = check_proposal(ft, rep.text, dir, &p, &t, rec, why, sizeof why);
+	if (failed)
 		goto end;
-	}
-	step(rec, "reply", 1, NULL);
-	util_rmtree(dir);
-	if (mkdirs(dir) || write_text(dir, "task.json", p.task_json) ||
-	    write_text(dir, "ref.c", p.ref_c)) {
-		snprintf(why, sizeof why, "cannot write %s", dir);
-		failed = "reply";
-		goto end;
-	}
-	t = task_load(dir, &e);
-	if (!t) {
-		snprintf(why, sizeof why, "%s", e.msg);
-		failed = "schema";
-		goto end;
-	}
-	step(rec, "schema", 1, NULL);
-	if (frontier_dialect_check(p.ref_c, why, sizeof why)) {
-		failed = "dialect";
-		goto end;
-	}
-	step(rec, "dialect", 1, NULL);
-	/* A proposed baseline is never trusted and never written: the grader's
-	 * baseline is the naive kernel derived from ref.c. */
-	step(rec, "baseline", 1,
-	     p.baseline ? "proposed baseline dropped; replaced by the naive kernel derived from "
-			  "ref.c"
-			: "none proposed; the naive kernel derived from ref.c");
-	{
-		struct bank_tools tools;
-		bank_tools_find(&tools);
-		const char *nvcc = !strcmp(r->target, "cuda") ? tools.nvcc : NULL;
-		int v = frontier_gold_confined(dir, tools.clc, nvcc, o->gold_wall_s, why,
-					       sizeof why);
-		if (v) {
-			failed = v == 1 ? "degenerate" : v == 2 ? "compile" : "gold";
-			goto end;
-		}
-		step(rec, "gold", 1, why);
-	}
-	{
-		double s = frontier_roofline_s(t, ROOF_BW, ROOF_FLOPS);
-		if (s < ROOF_FLOOR || s > ROOF_CEIL) {
-			snprintf(why, sizeof why,
-				 "the benchmark shape's roofline time %.3g s is outside [%g, %g] s",
-				 s, ROOF_FLOOR, ROOF_CEIL);
-			failed = "runtime";
-			goto end;
-		}
-		snprintf(why, sizeof why, "roofline %.3g s", s);
-		step(rec, "runtime", 1, why);
-	}
-	{
-		struct ka_task **all = xcalloc((size_t)ft->n + 1, sizeof *all);
-		for (int i = 0; i < ft->n; i++)
-			all[i] = ft->f[i].t;
-		int clash =
-			frontier_novel(t, all, ft->n, "frontier", why, sizeof why) ||
-			frontier_novel(t, r->heldout.t, r->heldout.n, "held-out", why, sizeof why);
-		free(all);
-		if (clash) {
-			failed = "novelty";
-			goto end;
-		}
-		step(rec, "novelty", 1, NULL);
-	}
 	{
 		struct ka_err pe;
 		char *vp = prompt_render(ft->tmpl, t, r->target, &pe);
@@ -351,22 +395,7 @@ end:;
 		fprintf(stderr, "ka --track frontier: r%d proposal %d for %s rejected at %s: %s\n",
 			rn, idx, ft->f[pi].t->name, failed, why);
 	} else {
-		/* Into the frontier bank, with its lineage. */
-		char *fd = xasprintf("%s/frontier/%s", o->p.out, t->name);
-		json_t *lin = json_pack("{s:s,s:i,s:s,s:s,s:O}", "parent", ft->f[pi].t->name,
-					"round", rn, "proposer", o->proposer, "split",
-					"frontier (never held-out)", "validation", rec);
-		char *ls = json_dumps(lin, JSON_INDENT(2) | JSON_SORT_KEYS);
-		if (mkdirs(fd) || write_text(fd, "task.json", p.task_json) ||
-		    write_text(fd, "ref.c", p.ref_c) || write_text(fd, "lineage.json", ls))
-			fprintf(stderr, "ka --track frontier: cannot write %s\n", fd);
-		free(ls);
-		json_decref(lin);
-		free(fd);
-		if (!o->p.quiet)
-			fprintf(stderr,
-				"ka --track frontier: r%d: %s joins the frontier (parent %s)\n", rn,
-				t->name, ft->f[pi].t->name);
+		accept_variant(ft, pi, rn, t, &p, rec);
 	}
 	frontier_proposal_free(&p);
 	task_free(t);
