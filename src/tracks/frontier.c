@@ -437,7 +437,9 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 	/* Soft limits only: the jailed compilers set their own (hard) limits,
 	 * which a lower hard limit here would refuse; the reference may call
 	 * nothing (dialect), so it cannot raise them. */
+#ifndef __SANITIZE_ADDRESS__ /* ASan's allocator maps as it goes: no cap under make san */
 	soft_limit(RLIMIT_AS, 4ull << 30);
+#endif
 	soft_limit(RLIMIT_FSIZE, 1ull << 30);
 	soft_limit(RLIMIT_CPU, (rlim_t)(COMPILE_CAP_S + wall_s * 4 + 1));
 	struct rlimit core = {0, 0};
