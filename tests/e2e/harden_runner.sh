@@ -9,7 +9,7 @@
 #  - the input check: a kernel that uses an input as scratch and restores the
 #    old unkeyed hash gets input_modified, and the detail says the hash was
 #    restored (so the forge itself worked);
-#  - bounded grades: correct calls 100x slower than the eager baseline end
+#  - bounded grades: correct calls several hundred times slower than the eager baseline end
 #    with timeout in seconds, not ok after a minute.
 # SKIP when there is no OpenCL runner or platform.
 set -u
@@ -64,7 +64,8 @@ case "$got" in
 *) fail "forged input hash" "got '$got': $(tail -c 300 "$tmp/forge.log" | tr '\n' ' ')" ;;
 esac
 
-# 3. Calls 100x slower than the eager baseline: timeout, quickly.
+# 3. Calls several hundred times slower than the eager baseline (the cut is
+# 50x; 100x measured as little as 33x on a loaded PoCL): timeout, quickly.
 t0=$(date +%s)
 "$KA" grade --task "$L1" --target opencl --kernel tests/data/grade_opencl/slow_calls.c \
 	--max-seconds 60 --workdir "$tmp/work" --json "$tmp/slow.json" >"$tmp/slow.log" 2>&1

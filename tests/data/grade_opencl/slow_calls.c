@@ -1,4 +1,4 @@
-/* Correct, but each call does about 100x the work of the eager baseline:
+/* Correct, but each call does several hundred times the work of the eager baseline:
  * the grade stops early with timeout (docs/grader.md, "Bounded grades").
  * expect: timeout (with timing; ok under --no-timing) */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -12,7 +12,7 @@ static const char *src =
 	"    if (i >= n) return;\n"
 	"    float v = x[i] * scale[i % C] + bias[i % C];\n"
 	"    float acc = v;\n"
-	"    for (int k = 0; k < 80; k++) acc = erf(acc * 0.5f + 0.25f);\n"
+	"    for (int k = 0; k < 800; k++) acc = erf(acc * 0.5f + 0.25f);\n"
 	"    y[i] = 0.5f * v * (1.0f + erf(v * 0.70710678f)) + (acc > 1e30f ? 1.0f : 0.0f);\n"
 	"}\n";
 
