@@ -25,8 +25,8 @@
 #include <stdint.h>
 
 #include "ka_kernel.h"
-#include "plan.h"
-#include "util.h"
+#include "../common/plan.h"
+#include "../common/util.h"
 
 #define RECORD_MAX_TENSORS 48 /* + PLAN_MAX_WORKSPACES fits the plan's 64 buffers */
 #define RECORD_MAX_PARAMS 64

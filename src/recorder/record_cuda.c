@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudasym.h"
-#include "elfread.h"
+#include "../common/cudasym.h"
+#include "../common/elfread.h"
 #include "record.h"
 
 /* ---- CUDA 13 ABI pieces (values from the toolkit headers) ---- */

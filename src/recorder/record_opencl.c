@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clopts.h"
+#include "../common/clopts.h"
 #include "record.h"
 
 #define MAX_MEMS (RECORD_MAX_TENSORS + PLAN_MAX_WORKSPACES + 256)

@@ -14,7 +14,7 @@
 #ifndef KA_SANDBOX_H
 #define KA_SANDBOX_H
 
-#include "util.h"
+#include "../common/util.h"
 
 /* The recorder's result descriptor (its stdout moved here; fd 1 becomes a
  * copy of stderr so that the candidate's printf lands in the log). */

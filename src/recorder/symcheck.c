@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "libc_allow.h"
+#include "../common/libc_allow.h"
 
 /* Libraries the object may need: the recorder has them loaded already, so
  * the dynamic loader opens no file for them inside the sandbox. */

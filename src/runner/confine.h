@@ -23,7 +23,7 @@
 
 #include <stdbool.h>
 
-#include "util.h"
+#include "../common/util.h"
 
 /* What confine_enter achieved (for the log and hello). */
 struct confine_report {

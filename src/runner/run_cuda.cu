@@ -33,11 +33,11 @@
 #include <string.h>
 
 extern "C" {
-#include "elfread.h"
+#include "../common/elfread.h"
 #include "ka_gen.h"
 #include "ka_kernel.h"
 #include "runner.h"
-#include "util.h"
+#include "../common/util.h"
 }
 
 #define CU_MAX_PARAMS 512

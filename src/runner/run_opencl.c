@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "ka_gen.h"
-#include "clopts.h"
+#include "../common/clopts.h"
 #include "confine.h"
-#include "dtype.h"
+#include "../common/dtype.h"
 #include "runner.h"
 
 #define OCL_MAX_VIEWS 1024	      /* sub-buffers for nonzero argument offsets */

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "ka_gen.h"
-#include "dtype.h"
-#include "proto.h"
+#include "../common/dtype.h"
+#include "../common/proto.h"
 
 int runner_elem_bytes(const struct runner_slot *s, int t)
 {

@@ -14,8 +14,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "plan.h"
-#include "util.h"
+#include "../common/plan.h"
+#include "../common/util.h"
 
 #define RUNNER_MAX_SLOTS 16
 #define RUNNER_MAX_TENSORS 64 /* inputs + outputs (plan_check_refs' cap) */
