@@ -47,43 +47,4 @@ PY
 	echo "bank_gpu: $name $(python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(r.get("verdict"), (r.get("speedup_eager") or {}).get("median"), (r.get("detail") or "")[:200].replace("\n"," "))' "$OUT/bank_gpu.jsonl")"
 done
 rm -rf "$OUT/work"
-python3 - "$OUT" <<'PY'
-import glob, json, os, subprocess, sys
-out = sys.argv[1]
-rows = [json.loads(l) for l in open(os.path.join(out, "bank_gpu.jsonl"))]
-gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                     capture_output=True, text=True).stdout.strip().splitlines()[0]
-cal = {}
-p = os.path.join("bank", "calibration", gpu.replace(" ", "_") + ".json")
-if os.path.exists(p):
-    cal = json.load(open(p)).get("tasks", {})
-def fig(f):
-    return None if not f else f.get("median")
-def ci(f):
-    return "-" if not f else "%.2fx [%.2f, %.2f]" % (f["median"], f["lo"], f["hi"])
-lines = ["| task | verdict | solution us | eager.cu us | compiled.cu us | vs eager | vs compiled | eager.cu / torch eager | compiled.cu / torch.compile |",
-         "|---|---|---|---|---|---|---|---|---|"]
-ok = 0
-ratios = []
-for r in rows:
-    name = os.path.basename(r["task_dir"])
-    v = r.get("verdict")
-    ok += v == "ok"
-    t, e, c = fig(r.get("time_us")), fig(r.get("eager_us")), fig(r.get("compiled_us"))
-    ce = cal.get(name, {})
-    te = (ce.get("eager") or {}).get("median_us")
-    tc = (ce.get("compiled") or {}).get("median_us")
-    re_ = "%.2f" % (e / te) if e and te else "-"
-    rc_ = "%.2f" % (c / tc) if c and tc else "-"
-    if e and te and c and tc:
-        ratios.append((e / te, c / tc))
-    f = lambda x: "%.1f" % x if x else "-"
-    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        name, v, f(t), f(e), f(c), ci(r.get("speedup_eager")), ci(r.get("speedup_compiled")), re_, rc_))
-within = sum(1 for a, b in ratios if 0.8 <= a <= 1.25 and 0.8 <= b <= 1.25)
-lines.append("")
-lines.append("%d of %d solutions ok; %d of %d tasks with both baseline ratios in [0.8, 1.25] (GPU: %s)"
-             % (ok, len(rows), within, len(ratios), gpu))
-open(os.path.join(out, "bank_gpu.md"), "w").write("\n".join(lines) + "\n")
-print("\n".join(lines[-1:]))
-PY
+python3 tools/bank_table.py "$OUT"

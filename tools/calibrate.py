@@ -46,13 +46,16 @@ def find_tasks(bank):
     return sorted(out)
 
 
-def draw(torch, spec, shape):
+def draw(torch, spec, shape, env):
     dt = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
-          "fp64": torch.float64, "int32": torch.int32, "int64": torch.int64}[spec["dtype"]]
+          "fp64": torch.float64, "int32": torch.int32, "int64": torch.int64,
+          "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8}[spec["dtype"]]
     d = spec["dist"]
     dev = "cuda"
     if d["kind"] == "int":
-        return torch.randint(int(d["lo"]), int(d["hi"]) + 1, shape, device=dev, dtype=torch.int64).to(dt)
+        from ref_numpy import eval_expr  # a bound may be a shape expression
+        lo, hi = (int(eval_expr(v, env)) if isinstance(v, str) else int(v) for v in (d["lo"], d["hi"]))
+        return torch.randint(lo, hi + 1, shape, device=dev, dtype=torch.int64).to(dt)
     if d["kind"] == "normal":
         z = torch.randn(shape, device=dev, dtype=torch.float32).clamp_(-6, 6)
         return (d["mean"] + d["std"] * z).to(dt)
@@ -83,6 +86,26 @@ def time_fn(torch, fn, samples, flush):
     return {"median_us": statistics.median(times), "ci95_us": bootstrap_ci(times), "n": len(times)}
 
 
+def save(path, gpu, torch, samples, tasks):
+    """Write the calibration file atomically (a temporary file, then rename)."""
+    out = {
+        "format": "ka-calibration/1",
+        "gpu": gpu,
+        "torch_version": torch.__version__,
+        "cuda_version": torch.version.cuda,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "protocol": {"l2_flush_bytes": 256 << 20, "timer": "cuda events, one call per pair",
+                     "statistic": "median", "samples": samples, "ci": "bootstrap 95%, 1000 resamples",
+                     "tf32": False, "compile": "torch.compile(dynamic=False), default mode"},
+        "tasks": tasks,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bank", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bank"))
@@ -107,7 +130,13 @@ def main():
     gpu = torch.cuda.get_device_name(0)
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     only = set(a.only.split(",")) if a.only else None
+    path = a.out or os.path.join(a.bank, "calibration", gpu.replace(" ", "_").replace("/", "_") + ".json")
     tasks = {}
+    if os.path.exists(path):  # --only updates some tasks and keeps the rest
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("format") == "ka-calibration/1" and old.get("gpu") == gpu:
+            tasks = old.get("tasks", {})
     rc = 0
     for tdir in find_tasks(os.path.join(a.bank, "public") if os.path.isdir(os.path.join(a.bank, "public")) else a.bank):
         with open(os.path.join(tdir, "task.json")) as f:
@@ -117,12 +146,13 @@ def main():
         env = dict(task["bench"])
         scope = {"torch": torch, "F": F}
         scope.update(env)
+        scope.update({sc["name"]: float(sc["value"]) for sc in task.get("scalars", [])})
         try:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             from ref_numpy import eval_expr  # the shape-expression grammar
 
             torch.manual_seed(0)
-            args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]]) for s in task["inputs"]]
+            args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]], env) for s in task["inputs"]]
             # A real function (parameters as globals, inputs as arguments), so
             # that torch.compile traces the expression itself.
             src = "def _ka_fn(%s):\n    return %s\n" % (", ".join(s["name"] for s in task["inputs"]), task["torch"])
@@ -139,24 +169,9 @@ def main():
             rec = {"tier": task["tier"], "shape": env, "torch": task["torch"], "error": "%s: %s" % (type(e).__name__, e)}
             rc = 1
         tasks[task["name"]] = rec
+        save(path, gpu, torch, a.samples, tasks)  # after every task: a killed run keeps what it measured
         print("%-24s %s" % (task["name"], rec.get("error") or "eager %.1f us, compiled %.1f us" %
                                                         (rec["eager"]["median_us"], rec["compiled"]["median_us"])))
-    out = {
-        "format": "ka-calibration/1",
-        "gpu": gpu,
-        "torch_version": torch.__version__,
-        "cuda_version": torch.version.cuda,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "protocol": {"l2_flush_bytes": 256 << 20, "timer": "cuda events, one call per pair",
-                     "statistic": "median", "samples": a.samples, "ci": "bootstrap 95%, 1000 resamples",
-                     "tf32": False, "compile": "torch.compile(dynamic=False), default mode"},
-        "tasks": tasks,
-    }
-    path = a.out or os.path.join(a.bank, "calibration", gpu.replace(" ", "_").replace("/", "_") + ".json")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
     print("wrote %s" % path)
     return rc
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""tools/bank_table.py OUT: the table of tools/bank_gpu.sh, from
+OUT/bank_gpu.jsonl (one grade result per task) and, where it exists,
+bank/calibration/<gpu>.json (tools/calibrate.py; the GPU's name is the one
+the grades recorded): per task the verdict, the solution's time, eager.cu and
+compiled.cu times, speedups with their CIs, and eager.cu / torch eager and
+compiled.cu / torch.compile. Writes OUT/bank_gpu.md; prints its last line.
+Runs anywhere (no GPU needed), so a table can be rebuilt after calibrating."""
+import json, os, sys
+out = sys.argv[1]
+rows = [json.loads(l) for l in open(os.path.join(out, "bank_gpu.jsonl"))]
+gpu = next((r["device"]["name"] for r in rows if isinstance(r.get("device"), dict) and r["device"].get("name")), "unknown GPU")
+cal = {}
+p = os.path.join("bank", "calibration", gpu.replace(" ", "_") + ".json")
+if os.path.exists(p):
+    cal = json.load(open(p)).get("tasks", {})
+def fig(f):
+    return None if not f else f.get("median")
+def ci(f):
+    return "-" if not f else "%.2fx [%.2f, %.2f]" % (f["median"], f["lo"], f["hi"])
+lines = ["| task | verdict | solution us | eager.cu us | compiled.cu us | vs eager | vs compiled | eager.cu / torch eager | compiled.cu / torch.compile |",
+         "|---|---|---|---|---|---|---|---|---|"]
+ok = 0
+ratios = []
+for r in rows:
+    name = os.path.basename(r["task_dir"])
+    v = r.get("verdict")
+    ok += v == "ok"
+    t, e, c = fig(r.get("time_us")), fig(r.get("eager_us")), fig(r.get("compiled_us"))
+    ce = cal.get(name, {})
+    te = (ce.get("eager") or {}).get("median_us")
+    tc = (ce.get("compiled") or {}).get("median_us")
+    re_ = "%.2f" % (e / te) if e and te else "-"
+    rc_ = "%.2f" % (c / tc) if c and tc else "-"
+    if e and te and c and tc:
+        ratios.append((e / te, c / tc))
+    f = lambda x: "%.1f" % x if x else "-"
+    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        name, v, f(t), f(e), f(c), ci(r.get("speedup_eager")), ci(r.get("speedup_compiled")), re_, rc_))
+within = sum(1 for a, b in ratios if 0.8 <= a <= 1.25 and 0.8 <= b <= 1.25)
+lines.append("")
+lines.append("%d of %d solutions ok; %d of %d tasks with both baseline ratios in [0.8, 1.25] (GPU: %s)"
+             % (ok, len(rows), within, len(ratios), gpu))
+open(os.path.join(out, "bank_gpu.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines[-1:]))
