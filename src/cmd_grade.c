@@ -3,6 +3,7 @@
  * whatever the candidate did; 1 or 2 only when the grader cannot work. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,12 @@ static void usage(FILE *f)
 	      "  --jobs N            compile several candidates ahead with N processes\n"
 	      "                      (default: one per core; CUDA); 0: compile each one\n"
 	      "                      when its turn comes\n"
+	      "  --graders N         grade N candidates at once, each with its own runner on\n"
+	      "                      the device: checking calls share the device, timed\n"
+	      "                      calls have it to themselves (default: CUDA up to 4,\n"
+	      "                      one per 4 cores; OpenCL 1, since PoCL's kernels and\n"
+	      "                      the checking share the CPU)\n"
+	      "  --profile           after grading, where the time went, per phase\n"
 	      "  --target T          opencl (default) or cuda\n"
 	      "  --json FILE         write the result (schema ka-grade/1, docs/grade-result.md);\n"
 	      "                      one JSON object per line when grading several\n"
@@ -95,7 +102,9 @@ struct grade_args {
 	const char *offline; /* --record-only FILE, or NULL */
 	const char *kernels[GRADE_MAX_KERNELS];
 	int n_kernels;
-	int64_t jobs; /* -1: one per core */
+	int64_t jobs;	 /* -1: one per core */
+	int64_t graders; /* 0: by target */
+	int profile;
 	int64_t device;
 	int help; /* --help was given and answered */
 	struct grade_protocol proto;
@@ -116,6 +125,8 @@ static int grade_parse(int argc, char **argv, struct grade_args *a)
 		{"workdir", required_argument, 0, 'w'},
 		{"record-only", required_argument, 0, 'R'},
 		{"jobs", required_argument, 0, 'J'},
+		{"graders", required_argument, 0, 'G'},
+		{"profile", no_argument, 0, 'P'},
 		{"help", no_argument, 0, 'h'},
 		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
@@ -135,6 +146,8 @@ static int grade_parse(int argc, char **argv, struct grade_args *a)
 			a->kernels[a->n_kernels++] = optarg;
 			break;
 		case 'J': rc = cli_opt_int(CMD, "--jobs", optarg, 0, 1024, &a->jobs); break;
+		case 'G': rc = cli_opt_int(CMD, "--graders", optarg, 1, 32, &a->graders); break;
+		case 'P': a->profile = 1; break;
 		case 'T': a->target = optarg; break;
 		case 'j': a->json_path = optarg; break;
 		case 'b': a->bench = optarg; break;
@@ -258,6 +271,144 @@ static void wait_child(pid_t pid)
 		;
 }
 
+/* The graders of one `ka grade`: n sessions on the device, one thread each,
+ * taking the next candidate off a shared counter; reports are written one
+ * at a time as grades finish. */
+struct grade_pool {
+	const struct grade_args *a;
+	const struct ka_task *t;
+	char **srcs;
+	const size_t *lens;
+	struct grade_session *sess[32];
+	int n_sess;
+	FILE *jf;
+	pid_t rest_pid; /* the child compiling ahead, if any */
+	int rest_at;
+	pthread_mutex_t mu; /* everything below, stdout and jf */
+	int next, rc;
+	struct grade_result sum; /* per-phase seconds summed (--profile) */
+	int n_graded;
+};
+
+/* Add r's phase times into p->sum (under p->mu). */
+static void pool_add(struct grade_pool *p, const struct grade_result *r)
+{
+	struct grade_result *s = &p->sum;
+	s->compile_s += r->compile_s;
+	s->record_s += r->record_s;
+	s->load_s += r->load_s;
+	s->correct_s += r->correct_s;
+	s->timing_s += r->timing_s;
+	s->total_s += r->total_s;
+	s->runner_s += r->runner_s;
+	s->verify_s += r->verify_s;
+	s->device_wait_s += r->device_wait_s;
+	p->n_graded++;
+}
+
+/* One grader's loop over the candidates. */
+static void *pool_worker(void *arg)
+{
+	struct grade_pool *p = ((void **)arg)[0];
+	struct grade_session *s = ((void **)arg)[1];
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		int i = p->rc == KA_EXIT_OK && p->next < p->a->n_kernels ? p->next++ : -1;
+		if (i >= 0 && i >= p->rest_at && p->rest_pid > 0) {
+			/* A failed ahead-of-time compile is not fatal: each
+			 * candidate's own compile step reports its verdict. */
+			wait_child(p->rest_pid);
+			p->rest_pid = -1;
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (i < 0)
+			return NULL;
+		struct grade_result r;
+		struct ka_err e;
+		int failed = grade_candidate(s, p->t, p->srcs[i], p->lens[i], p->a->bench, &r, &e);
+		pthread_mutex_lock(&p->mu);
+		if (failed) {
+			if (p->rc == KA_EXIT_OK)
+				p->rc = cli_fail(CMD, "grader failure: %s", e.msg);
+		} else if (p->rc == KA_EXIT_OK) {
+			p->rc = grade_report(s, p->t, p->a, i, p->jf, &r);
+			pool_add(p, &r);
+		}
+		pthread_mutex_unlock(&p->mu);
+		grade_result_free(&r);
+	}
+}
+
+/* Grade every candidate with p->n_sess graders. Sets p->rc. */
+static void pool_run(struct grade_pool *p)
+{
+	pthread_t th[32];
+	void *args[32][2];
+	int started = 0;
+	for (int k = 0; k < p->n_sess; k++) {
+		args[k][0] = p;
+		args[k][1] = p->sess[k];
+		if (k == p->n_sess - 1 || pthread_create(&th[k], NULL, pool_worker, args[k])) {
+			pool_worker(args[k]); /* the last (or one that could not start) here */
+			break;
+		}
+		started++;
+	}
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+}
+
+/* --profile: where the time of the whole run went, summed over candidates. */
+static void print_profile(const struct grade_pool *p, double wall)
+{
+	const struct grade_result *s = &p->sum;
+	int n = p->n_graded > 0 ? p->n_graded : 1;
+	printf("profile   %d candidates, %d grader(s), %.2f s wall\n", p->n_graded, p->n_sess,
+	       wall);
+	printf("  %-34s %9s %12s\n", "phase (summed over candidates)", "seconds", "per cand.");
+#define ROW(name, v) printf("  %-34s %9.2f %12.4f\n", name, (v), (v) / n)
+	ROW("compile (nvcc, or the cache)", s->compile_s);
+	ROW("record (recorder + runner load)", s->record_s);
+	ROW("  of which runner load", s->load_s);
+	ROW("correctness", s->correct_s);
+	ROW("timing", s->timing_s);
+	ROW("device: waiting for the runner", s->runner_s);
+	ROW("parent: gold and comparison", s->verify_s);
+	ROW("waiting for another grader", s->device_wait_s);
+	ROW("total", s->total_s);
+#undef ROW
+	printf("  parallelism: %.2f grades in flight on average\n", wall > 0 ? s->total_s / wall : 0);
+}
+
+/* How many graders: --graders, else by target and cores (see usage). */
+static int pool_width(const struct grade_args *a)
+{
+	if (a->offline)
+		return 1;
+	int n = (int)a->graders;
+	if (!n) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		n = strcmp(a->target, "cuda") ? 1 : cores >= 8 ? (int)(cores / 4) : 1;
+		n = n > 4 ? 4 : n;
+	}
+	return n > a->n_kernels ? a->n_kernels : n;
+}
+
+/* Open the graders after the first (p->sess[0]). 0, or the exit code. */
+static int pool_open(struct grade_pool *p, int width)
+{
+	for (int k = 1; k < width; k++) {
+		struct ka_err e;
+		p->sess[k] = grade_session_open(p->a->target, p->a->platform, (int)p->a->device,
+						&p->a->proto, p->a->workdir, &e);
+		if (!p->sess[k])
+			return cli_fail(CMD, "cannot start grader %d of %d: %s", k + 1, width,
+					e.msg);
+		p->n_sess++;
+	}
+	return 0;
+}
+
 int cmd_grade(int argc, char **argv)
 {
 	struct grade_args a;
@@ -283,50 +434,46 @@ int cmd_grade(int argc, char **argv)
 		return cli_bad_input(CMD, "%s", e.msg);
 	}
 	gold_close(g);
-	int n = a.n_kernels, rest_at = n;
-	pid_t rest_pid = -1; /* the child compiling ahead, if any */
-	struct grade_session *s = NULL;
-	FILE *jf = NULL;
+	int n = a.n_kernels;
+	struct grade_pool p = {.a = &a, .t = t, .rest_pid = -1, .rest_at = n};
+	pthread_mutex_init(&p.mu, NULL);
 	char **srcs = xcalloc((size_t)n, sizeof *srcs);
 	size_t *lens = xcalloc((size_t)n, sizeof *lens);
+	p.srcs = srcs;
+	p.lens = lens;
 	for (int i = 0; i < n; i++)
 		if (util_read_file(a.kernels[i], 1 << 20, &srcs[i], &lens[i], &e)) {
 			rc = cli_bad_input(CMD, "%s", e.msg);
 			goto out;
 		}
-	if ((rc = grade_open(&a, &s)))
+	if ((rc = grade_open(&a, &p.sess[0])))
 		goto out;
+	p.n_sess = 1;
 	double t0 = util_now();
-	if ((rc = grade_compile_ahead(s, t, &a, srcs, lens, &rest_pid, &rest_at)))
+	if ((rc = grade_compile_ahead(p.sess[0], t, &a, srcs, lens, &p.rest_pid, &p.rest_at)))
 		goto out;
-	if (a.json_path && n > 1 && !(jf = fopen(a.json_path, "w"))) {
+	if ((rc = pool_open(&p, pool_width(&a))))
+		goto out;
+	if (a.json_path && n > 1 && !(p.jf = fopen(a.json_path, "w"))) {
 		rc = cli_fail(CMD, "%s: cannot write", a.json_path);
 		goto out;
 	}
-	for (int i = 0; i < n && rc == KA_EXIT_OK; i++) {
-		struct grade_result r;
-		if (i == rest_at && rest_pid > 0) {
-			/* A failed ahead-of-time compile is not fatal: each
-			 * candidate's own compile step reports its verdict. */
-			wait_child(rest_pid);
-			rest_pid = -1;
-		}
-		if (grade_candidate(s, t, srcs[i], lens[i], a.bench, &r, &e))
-			rc = cli_fail(CMD, "grader failure: %s", e.msg);
-		else
-			rc = grade_report(s, t, &a, i, jf, &r);
-		grade_result_free(&r);
-	}
-	if (n > 1 && rc == KA_EXIT_OK) {
-		double w = util_now() - t0;
-		printf("graded    %d candidates in %.2f s: %.2f per second\n", n, w, n / w);
-	}
+	pool_run(&p);
+	rc = p.rc;
+	double w = util_now() - t0;
+	if (n > 1 && rc == KA_EXIT_OK)
+		printf("graded    %d candidates in %.2f s: %.2f per second (%d grader(s))\n", n, w,
+		       n / w, p.n_sess);
+	if (a.profile)
+		print_profile(&p, w);
 out:
-	if (jf)
-		fclose(jf);
-	if (rest_pid > 0)
-		wait_child(rest_pid);
-	grade_session_close(s);
+	if (p.jf)
+		fclose(p.jf);
+	if (p.rest_pid > 0)
+		wait_child(p.rest_pid);
+	for (int k = 0; k < p.n_sess; k++)
+		grade_session_close(p.sess[k]);
+	pthread_mutex_destroy(&p.mu);
 	for (int i = 0; i < n; i++)
 		free(srcs[i]);
 	free(srcs);

@@ -13,6 +13,7 @@
 #include "track.h"
 #include "util.h"
 
+#define OPT_GRADERS_PER_GPU 1001 /* a long option without a letter */
 #define CMD "--track"
 
 static void usage(FILE *f)
@@ -36,6 +37,9 @@ static void usage(FILE *f)
 	      "  --out DIR          output folder (default out)\n"
 	      "  --fresh            discard an earlier run in DIR instead of continuing it\n"
 	      "  --gpus LIST        CUDA devices to grade on, e.g. 0,1 (default: all visible)\n"
+	      "  --graders-per-gpu N  candidates graded at once per GPU, each with its own\n"
+	      "                     runner; timed calls still have the GPU to themselves\n"
+	      "                     (default: one per 4 cores, 1 to 4, shared by the GPUs)\n"
 	      "  --platform SUBSTR  OpenCL platform (default: the first that works)\n"
 	      "  --concurrency N    model requests in flight (default 16)\n"
 	      "  --seed N           base sampling seed; sample i is sent seed + i (default 0)\n"
@@ -203,6 +207,10 @@ static int capability_option(int c, const char *arg, void *opts)
 		o->split = arg;
 		break;
 	case 'g': o->gpus = arg; break;
+	case OPT_GRADERS_PER_GPU:
+		if (!(rc = cli_opt_int(CMD, "--graders-per-gpu", arg, 1, 16, &v)))
+			o->graders_per_gpu = (int)v;
+		break;
 	case 'c':
 		if (!(rc = cli_opt_int(CMD, "--concurrency", arg, 1, 1024, &v)))
 			o->concurrency = (int)v;
@@ -226,6 +234,7 @@ static int run_capability(int argc, char **argv)
 		{"out", required_argument, 0, 'o'},
 		{"fresh", no_argument, 0, 'F'},
 		{"gpus", required_argument, 0, 'g'},
+		{"graders-per-gpu", required_argument, 0, OPT_GRADERS_PER_GPU},
 		{"platform", required_argument, 0, 'P'},
 		{"concurrency", required_argument, 0, 'c'},
 		{"seed", required_argument, 0, 's'},

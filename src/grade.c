@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devlock.h"
 #include "gen.h"
 #include "gold.h"
 #include "ka_gen.h"
@@ -39,6 +40,7 @@ struct grade_session {
 	int test_grade;
 	double peak_bw, peak_flops;
 	double window_ns; /* subtracted from every timed call (CUDA's calibration) */
+	struct devlock *lock; /* shared with the other sessions on this device */
 };
 
 /* Everything about one shape of one task during one grade. */
@@ -126,8 +128,15 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	struct grade_session *s = session_new(target, p, workdir, e);
 	if (!s)
 		return NULL;
+	char *key = xasprintf("%s:%s:%d", s->ops->name, platform ? platform : "", device);
+	s->lock = devlock_get(key);
+	free(key);
+	/* The runner calibrates its timing window at start: exclusive. */
+	devlock_acquire(s->lock, 1);
 	s->rc = runclient_start(s->ops->name, platform, device, e);
-	if (!s->rc || runclient_hello(s->rc, &s->device, e)) {
+	int hello = s->rc ? runclient_hello(s->rc, &s->device, e) : -1;
+	devlock_release(s->lock);
+	if (hello) {
 		grade_session_close(s);
 		return NULL;
 	}
@@ -168,6 +177,7 @@ void grade_session_close(struct grade_session *s)
 	if (!s)
 		return;
 	runclient_stop(s->rc);
+	devlock_put(s->lock);
 	json_decref(s->device);
 	free(s->workdir);
 	free(s->recorder);
@@ -771,9 +781,13 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 static int call_send(struct call_ctx *c, struct ka_err *e)
 {
 	struct grade_session *s = c->gr->s;
+	/* Timed (or flushed) calls have the device to themselves; checking
+	 * calls share it with other sessions' checking calls (devlock.h). */
+	c->r->device_wait_s += devlock_acquire(s->lock, c->req.time || c->req.flush);
 	double w0 = util_now();
 	int rc = runclient_call(s->rc, &c->req, &c->res, s->proto.call_timeout, e);
 	double wall = util_now() - w0;
+	devlock_release(s->lock);
 	c->r->runner_s += wall;
 	if (rc < 0)
 		return -1;
@@ -1048,6 +1062,7 @@ static int baseline_call(struct grade_run *gr, int b, int check, double *ns, str
 		*ns = c.time_ns;
 	json_decref(br.evidence);
 	gr->r->runner_s += br.runner_s;
+	gr->r->device_wait_s += br.device_wait_s;
 	if (x > 0)
 		ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", gr->t->name,
 			   gr->base[b].name, check ? "is not correct" : "failed while timing",
@@ -1453,10 +1468,11 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 					    "throttle_reasons", (json_int_t)r->throttle_reasons)
 				: json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s,
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s,
 				      "record", r->record_s, "load", r->load_s, "correctness",
 				      r->correct_s, "timing", r->timing_s, "total", r->total_s,
-				      "runner", r->runner_s, "verify", r->verify_s));
+				      "runner", r->runner_s, "verify", r->verify_s, "device_wait",
+				      r->device_wait_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

@@ -113,6 +113,8 @@ struct grade_result {
 			  * validating the plans (device code compile) */
 	double runner_s; /* wall time spent waiting for the runner (device) */
 	double verify_s; /* the parent checking outputs: gold (and inputs) on the CPU, compare */
+	double device_wait_s; /* waiting for the device lock (other graders on the
+			       * same device: devlock.h); not in runner_s */
 	int test_grade;
 	char bench_shape[128];
 };

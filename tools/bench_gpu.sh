@@ -51,32 +51,46 @@ done
 
 fi
 if want thr; then
-echo "== throughput: 32 fresh L1 candidates, parallel compilation over the cores"
-mkdir -p "$OUT/thr"
-for i in $(seq 1 32); do
-	sed "1i // candidate $i $RANDOM" bank/public/L1/gelu_bias_scale/solutions/cuda.cu > "$OUT/thr/c$i.cu"
-done
-args=()
-for i in $(seq 1 32); do args+=(--kernel "$OUT/thr/c$i.cu"); done
-"$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "${args[@]}" --jobs "$(nproc)" \
-	--workdir "$W" --json "$OUT/throughput.jsonl" | grep -E "graded"
-echo "== throughput, correctness only (no timing phase)"
-for i in $(seq 1 32); do sed -i "1i // again $RANDOM" "$OUT/thr/c$i.cu"; done
-"$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "${args[@]}" --jobs "$(nproc)" \
-	--no-timing --workdir "$W" --json "$OUT/throughput_nt.jsonl" | grep -E "graded"
+# Graded candidates per second with the full protocol (issue 21): fresh
+# sources (nothing cached), compiled ahead over the cores, graded by 1 and by
+# THR_GRADERS graders on the one GPU (docs/grader.md, "Several graders on one
+# device"); the L1 task at 32 and 256 candidates, an L2 and an L3 task at 32.
+thr() { # task n graders tag [extra]
+	local task=$1 n=$2 g=$3 tag=$4
+	shift 4
+	local dir="$OUT/thr/$tag" args=()
+	mkdir -p "$dir"
+	for i in $(seq 1 "$n"); do
+		sed "1i // $tag candidate $i $RANDOM$RANDOM" bank/public/$task/solutions/cuda.cu >"$dir/c$i.cu"
+		args+=(--kernel "$dir/c$i.cu")
+	done
+	echo "-- $tag: $task, $n candidates, $g grader(s) $*"
+	"$KA" grade --target cuda --task bank/public/$task "${args[@]}" --jobs "$(nproc)" --graders "$g" \
+		--profile "$@" --workdir "$W" --json "$OUT/thr-$tag.jsonl" | sed -n '/^graded/,$p'
+	rm -rf "$dir"
+}
+G=${THR_GRADERS:-4}
+thr L1/gelu_bias_scale 32 1 l1-32-g1
+thr L1/gelu_bias_scale 32 "$G" l1-32-g$G
+thr L1/gelu_bias_scale 256 "$G" l1-256-g$G
+thr L1/gelu_bias_scale 32 "$G" l1-32-g$G-nt --no-timing
+thr L2/gemm_bias_gelu 32 1 l2-32-g1
+thr L2/gemm_bias_gelu 32 "$G" l2-32-g$G
+thr L3/softmax_rows 32 1 l3-32-g1
+thr L3/softmax_rows 32 "$G" l3-32-g$G
 
 fi
 if want cap; then
 echo "== capability track, archive model, k = 5, whole public bank"
 start=$(date +%s.%N)
 "$KA" --track capability --api-model archive:bank/public --tier all --target cuda --k 5 \
-	--out "$OUT/cap" --fresh --verbose 2>"$OUT/cap.log"
+	--graders-per-gpu "${THR_GRADERS:-4}" --out "$OUT/cap" --fresh --verbose 2>"$OUT/cap.log"
 end=$(date +%s.%N)
 python3 - "$OUT/cap" "$start" "$end" <<'PY' | tee "$OUT/capability.txt"
 import json, sys
 d, s, e = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 wall = e - s
-runner = verify = total = 0.0
+runner = verify = total = wait = 0.0
 n = 0
 for line in open(d + "/results.jsonl"):
     r = json.loads(line)
@@ -84,8 +98,9 @@ for line in open(d + "/results.jsonl"):
     sec = (g.get("seconds") or {})
     runner += sec.get("runner", 0.0)
     verify += sec.get("verify", 0.0)
+    wait += sec.get("device_wait", 0.0)
     total += sec.get("total", 0.0)
     n += 1
-print(f"capability: {n} samples, wall {wall:.1f} s, grading {total:.1f} s, waiting for the GPU runner {runner:.1f} s ({100*runner/wall:.0f}% of wall), parent verifying outputs {verify:.1f} s")
+print(f"capability: {n} samples, wall {wall:.1f} s, grading {total:.1f} s, waiting for the GPU runner {runner:.1f} s ({100*runner/wall:.0f}% of wall), parent verifying outputs {verify:.1f} s, waiting for another grader {wait:.1f} s")
 PY
 fi

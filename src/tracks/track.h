@@ -36,6 +36,7 @@ struct capability_opts {
 	const char *prices;	/* price table for the model, NULL = default */
 	int k;			/* samples per task, default 5 */
 	int concurrency;	/* model requests in flight, default 16 */
+	int graders_per_gpu;	/* grade sessions per CUDA device, 0 = by cores */
 	int64_t seed;		/* base sampling seed, default 0 */
 	double temperature;	/* default 0.7 */
 	int max_tokens;		/* default 8192 */

@@ -201,6 +201,27 @@ static int cap_open_model(struct cap_run *c, struct ka_err *e)
 	return c->m ? 0 : -1;
 }
 
+/* Several grade sessions per GPU (--graders-per-gpu, else one per 4 cores
+ * shared by the GPUs, 1 to 4): the list of devices repeats, interleaved, so
+ * each GPU gets the same number; sessions of one device share its lock
+ * (devlock.h). 0. */
+static int cap_graders_per_gpu(struct cap_run *c)
+{
+	int per = c->o->graders_per_gpu;
+	if (!per) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		per = (int)(cores / 4) / c->n_gpus;
+		per = per < 1 ? 1 : per > 4 ? 4 : per;
+	}
+	if (per * c->n_gpus > SAMPLER_MAX_SESSIONS)
+		per = SAMPLER_MAX_SESSIONS / c->n_gpus;
+	for (int r = 1; r < per; r++)
+		for (int i = 0; i < c->n_gpus; i++)
+			c->gpus[r * c->n_gpus + i] = c->gpus[i];
+	c->n_gpus *= per;
+	return 0;
+}
+
 /* The devices to grade on: --gpus, else every visible GPU (CUDA); one
  * session on device 0 otherwise. 0 or -1 with e. */
 static int cap_pick_gpus(struct cap_run *c, struct ka_err *e)
@@ -209,14 +230,17 @@ static int cap_pick_gpus(struct cap_run *c, struct ka_err *e)
 	c->gpus[0] = 0;
 	if (strcmp(c->target, "cuda"))
 		return 0;
-	if (c->o->gpus)
-		return sampler_parse_gpus(c->o->gpus, c->gpus, &c->n_gpus, e);
-	c->n_gpus = sampler_count_gpus();
-	if (c->n_gpus < 1)
-		c->n_gpus = 1;
-	for (int i = 0; i < c->n_gpus; i++)
-		c->gpus[i] = i;
-	return 0;
+	if (c->o->gpus) {
+		if (sampler_parse_gpus(c->o->gpus, c->gpus, &c->n_gpus, e))
+			return -1;
+	} else {
+		c->n_gpus = sampler_count_gpus();
+		if (c->n_gpus < 1)
+			c->n_gpus = 1;
+		for (int i = 0; i < c->n_gpus; i++)
+			c->gpus[i] = i;
+	}
+	return cap_graders_per_gpu(c);
 }
 
 /* The run's identity: every argument that decides the results, as the

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""tools/torch_kernels.py: list the CUDA kernels PyTorch launches for each
+task's `torch` expression, in eager mode and under torch.compile, on the
+benchmark shape (inputs drawn as tools/calibrate.py draws them). This is
+what a task's eager.cu and compiled.cu mirror (docs/task-format.md,
+"Baselines"): one launch per kernel listed here. Writes JSON lines
+{task, eager: [names], compiled: [names]} to --out (default stdout).
+
+Runs only where PyTorch and a CUDA GPU exist: otherwise it says why and
+exits 2. Usage: tools/torch_kernels.py [--only NAME,...] [--out FILE] [BANK_DIR]
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibrate import draw, find_tasks  # noqa: E402
+from ref_numpy import eval_expr  # noqa: E402
+
+
+def kernels(torch, fn, args):
+    from torch.profiler import ProfilerActivity, profile
+    fn(*args)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*args)
+        torch.cuda.synchronize()
+    return [e.name for e in prof.events() if e.device_type.name == "CUDA"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("bank", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bank"))
+    ap.add_argument("--only", help="comma-separated task names")
+    ap.add_argument("--out", help="JSON lines file (default: stdout)")
+    a = ap.parse_args()
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        print("torch_kernels.py: PyTorch is not installed", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("torch_kernels.py: no CUDA GPU visible to PyTorch", file=sys.stderr)
+        return 2
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    only = set(a.only.split(",")) if a.only else None
+    out = open(a.out, "w") if a.out else sys.stdout
+    root = os.path.join(a.bank, "public") if os.path.isdir(os.path.join(a.bank, "public")) else a.bank
+    for tdir in find_tasks(root):
+        task = json.load(open(os.path.join(tdir, "task.json")))
+        if only and task["name"] not in only:
+            continue
+        env = dict(task["bench"])
+        scope = {"torch": torch, "F": F}
+        scope.update(env)
+        scope.update({sc["name"]: float(sc["value"]) for sc in task.get("scalars", [])})
+        rec = {"task": task["name"]}
+        try:
+            args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]], env) for s in task["inputs"]]
+            src = "def _ka_fn(%s):\n    return %s\n" % (", ".join(s["name"] for s in task["inputs"]), task["torch"])
+            exec(compile(src, "<%s torch>" % task["name"], "exec"), scope)
+            rec["eager"] = kernels(torch, scope["_ka_fn"], args)
+            rec["compiled"] = kernels(torch, torch.compile(scope["_ka_fn"], dynamic=False), args)
+            torch._dynamo.reset()
+        except Exception as e:  # one task's failure is recorded, the rest still run
+            rec["error"] = "%s: %s" % (type(e).__name__, e)
+        out.write(json.dumps(rec) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
