@@ -311,6 +311,7 @@ static void *pool_worker(void *arg)
 {
 	struct grade_pool *p = ((void **)arg)[0];
 	struct grade_session *s = ((void **)arg)[1];
+	grade_thread_share(p->n_sess);
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		int i = p->rc == KA_EXIT_OK && p->next < p->a->n_kernels ? p->next++ : -1;
@@ -377,7 +378,8 @@ static void print_profile(const struct grade_pool *p, double wall)
 	ROW("waiting for another grader", s->device_wait_s);
 	ROW("total", s->total_s);
 #undef ROW
-	printf("  parallelism: %.2f grades in flight on average\n", wall > 0 ? s->total_s / wall : 0);
+	printf("  parallelism: %.2f grades in flight on average\n",
+	       wall > 0 ? s->total_s / wall : 0);
 }
 
 /* How many graders: --graders, else by target and cores (see usage). */

@@ -6,9 +6,11 @@
 
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devlock.h"
 #include "gen.h"
@@ -39,7 +41,7 @@ struct grade_session {
 	char *recorder;
 	int test_grade;
 	double peak_bw, peak_flops;
-	double window_ns; /* subtracted from every timed call (CUDA's calibration) */
+	double window_ns;     /* subtracted from every timed call (CUDA's calibration) */
 	struct devlock *lock; /* shared with the other sessions on this device */
 };
 
@@ -1400,6 +1402,13 @@ static int grade_timing(struct grade_run *gr, struct ka_err *e)
 	return x ? x : timing_results(gr);
 }
 
+void grade_thread_share(int n_graders)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = n_graders > 0 ? (int)(cores / n_graders) : (int)cores;
+	omp_set_num_threads(n > 0 ? n : 1);
+}
+
 int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 		    const char *bench_override, struct grade_result *r, struct ka_err *e)
 {
@@ -1468,11 +1477,11 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 					    "throttle_reasons", (json_int_t)r->throttle_reasons)
 				: json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile", r->compile_s,
-				      "record", r->record_s, "load", r->load_s, "correctness",
-				      r->correct_s, "timing", r->timing_s, "total", r->total_s,
-				      "runner", r->runner_s, "verify", r->verify_s, "device_wait",
-				      r->device_wait_s));
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile",
+				      r->compile_s, "record", r->record_s, "load", r->load_s,
+				      "correctness", r->correct_s, "timing", r->timing_s, "total",
+				      r->total_s, "runner", r->runner_s, "verify", r->verify_s,
+				      "device_wait", r->device_wait_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

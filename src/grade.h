@@ -130,6 +130,12 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 
 void grade_result_free(struct grade_result *r);
 
+/* Call from a thread that grades while n_graders threads of this process
+ * grade at once (ka grade --graders, the tracks' graders per GPU): the CPU
+ * gold of this thread's grades runs on cores / n_graders OpenMP threads, so
+ * the graders share the cores instead of each taking all of them. */
+void grade_thread_share(int n_graders);
+
 /* The result as JSON, schema "ka-grade/1" (docs/grade-result.md). New
  * reference. */
 json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t,

@@ -273,8 +273,12 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 {
 	*n = 0;
 	/* Scratch for intermediates (op-by-op baselines keep them in memory):
-	 * four times the task's tensors plus 64 MiB for library workspaces. */
-	uint64_t total = 64ull << 20;
+	 * four times the task's tensors plus 64 MiB for library workspaces, plus
+	 * what the task declares (baseline_workspace: attention's scores). */
+	int64_t extra;
+	if (task_baseline_workspace(t, sh, &extra, e))
+		return -1;
+	uint64_t total = (64ull << 20) + (uint64_t)extra;
 	for (int i = 0; i < t->n_inputs + t->n_outputs; i++) {
 		const struct ka_tensor_spec *s =
 			i < t->n_inputs ? &t->inputs[i] : &t->outputs[i - t->n_inputs];

@@ -426,6 +426,21 @@ int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t
 	if (v < 0)
 		return ka_err_set(e, "min_flops: '%.80s': negative (%lld)", expr_text(t->min_flops),
 				  (long long)v);
+	return task_baseline_workspace(t, sh, &v, e);
+}
+
+int task_baseline_workspace(const struct ka_task *t, const struct ka_shape *sh, int64_t *bytes,
+			    struct ka_err *e)
+{
+	*bytes = 0;
+	if (!t->baseline_ws)
+		return 0;
+	if (eval_field(t->baseline_ws, sh, "baseline_workspace", bytes, e))
+		return -1;
+	if (*bytes < 0 || *bytes > TASK_MAX_BASELINE_WS)
+		return ka_err_set(e, "baseline_workspace: '%.80s': %lld bytes, expected 0 to %lld",
+				  expr_text(t->baseline_ws), (long long)*bytes,
+				  (long long)TASK_MAX_BASELINE_WS);
 	return 0;
 }
 
@@ -744,10 +759,24 @@ static int check_shapes(struct loader *c)
 
 static int load_json(struct loader *c, const json_t *root)
 {
-	static const char *const keys[] = {
-		"name",	     "tier",	  "description", "torch",	"params",    "inputs",
-		"outputs",   "items",	  "bench",	 "checks",	"tolerance", "libraries",
-		"min_bytes", "min_flops", "scalars",	 "constraints", NULL};
+	static const char *const keys[] = {"name",
+					   "tier",
+					   "description",
+					   "torch",
+					   "params",
+					   "inputs",
+					   "outputs",
+					   "items",
+					   "bench",
+					   "checks",
+					   "tolerance",
+					   "libraries",
+					   "min_bytes",
+					   "min_flops",
+					   "scalars",
+					   "constraints",
+					   "baseline_workspace",
+					   NULL};
 	static const char *const required[] = {
 		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
 		"items", "bench", "checks",	 "tolerance", "min_bytes", "min_flops", NULL};
@@ -774,6 +803,9 @@ static int load_json(struct loader *c, const json_t *root)
 	    get_expr(c, "min_flops", json_object_get(root, "min_flops"), &t->min_flops))
 		return -1;
 	if (load_constraints(c, json_object_get(root, "constraints")))
+		return -1;
+	const json_t *bw = json_object_get(root, "baseline_workspace");
+	if (bw && get_expr(c, "baseline_workspace", bw, &t->baseline_ws))
 		return -1;
 	/* Every listed shape must evaluate cleanly. */
 	return check_shapes(c);
@@ -839,6 +871,7 @@ void task_free(struct ka_task *t)
 	for (int d = 0; d < KA_MAX_DIMS; d++)
 		expr_free(t->items[d]);
 	expr_free(t->min_bytes);
+	expr_free(t->baseline_ws);
 	expr_free(t->min_flops);
 	for (int k = 0; k < KA_MAX_CONSTRAINTS; k++)
 		expr_free(t->constraints[k]);
@@ -912,6 +945,7 @@ uint64_t task_hash(const struct ka_task *t)
 	for (int i = 0; i < t->n_libs; i++)
 		h = hash_str(h, t->libs[i]);
 	h = hash_str(h, t->min_bytes ? expr_text(t->min_bytes) : "");
+	h = hash_str(h, t->baseline_ws ? expr_text(t->baseline_ws) : "");
 	h = hash_str(h, t->min_flops ? expr_text(t->min_flops) : "");
 	/* Hashed only when present, so tasks without them keep their identity
 	 * (and their inputs) from before these fields existed. */

@@ -57,6 +57,8 @@ struct ka_task {
 	int n_libs; /* allowed-library policy: e.g. "cublas" */
 	char libs[KA_MAX_LIBS][KA_NAMELEN];
 	struct expr *min_bytes, *min_flops; /* roofline floor inputs */
+	struct expr *baseline_ws;	    /* bytes of scratch the baselines need beyond the
+					     * default, or NULL (task.json baseline_workspace) */
 	int n_scalars; /* float scalars: ref gets them as double after the params */
 	char scalar_names[KA_MAX_SCALARS][KA_NAMELEN];
 	double scalars[KA_MAX_SCALARS];
@@ -100,5 +102,13 @@ int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape 
 
 /* 64-bit identity of the task's content (task.json + ref.c bytes). */
 uint64_t task_hash(const struct ka_task *t);
+
+#define TASK_MAX_BASELINE_WS (64ll << 30) /* bytes: baseline_workspace's cap */
+
+/* The extra scratch (bytes) the task's baselines need at shape sh: its
+ * baseline_workspace expression, or 0 when the task has none. 0, or -1 with
+ * e when it does not evaluate or is outside 0..TASK_MAX_BASELINE_WS. */
+int task_baseline_workspace(const struct ka_task *t, const struct ka_shape *sh, int64_t *bytes,
+			    struct ka_err *e);
 
 #endif

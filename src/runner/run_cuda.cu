@@ -805,8 +805,22 @@ static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	struct ka_tensor t[RUNNER_MAX_TENSORS];
 	struct ka_args a;
 	native_args(sl, s, s->n_inputs, t, &a);
-	if (sl->launch(&a, (cudaStream_t)c->stream) || cuStreamSynchronize(c->stream))
-		return ka_err_set(e, "baseline %s failed its first call", s->native);
+	/* The buffers hold no generated inputs yet: zeros are valid values for
+	 * every dtype and a valid index (an index input read uninitialised
+	 * would send a gather out of bounds). */
+	for (int i = 0; i < s->n_tensors; i++)
+		if (sl->buf[i].bytes)
+			cuMemsetD8Async(sl->buf[i].ptr, 0, sl->buf[i].bytes, c->stream);
+	int first = sl->launch(&a, (cudaStream_t)c->stream);
+	CUresult sync = cuStreamSynchronize(c->stream);
+	if (first || sync != CUDA_SUCCESS) {
+		cudaError_t last = cudaGetLastError();
+		return ka_err_set(e,
+				  "baseline %s failed its first call (ka_launch returned %d; stream: "
+				  "%s; runtime: %s; workspace %.1f MiB)",
+				  s->native, first, cu_err(sync), cudaGetErrorString(last),
+				  (double)ws_native.size / (1 << 20));
+	}
 	native_args(sl, s, s->n_inputs, t, &a);
 	if (capture_begin(c))
 		return ka_err_set(e, "baseline %s: begin capture", s->native);

@@ -392,6 +392,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct grade_item *it;
+	grade_thread_share(w->r->n_workers);
 	while (!w->dead && (it = queue_pop(w->r))) {
 		grade_one(w, it);
 		item_free(it);

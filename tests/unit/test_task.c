@@ -244,6 +244,15 @@ static void test_task_field_errors(void)
 		 "constraints[0]: 'N % 2' is 1, must be 0 at checks[0] (N=1031)"},
 		{"@EXTRA@", ", \"constraints\": [\"0\", \"N / (N - 64) * 0\"]",
 		 "constraints[1]: 'N / (N - 64) * 0': division by zero at checks[1] (N=64)"},
+		{"@EXTRA@", ", \"baseline_workspace\": \"N - 2000\"",
+		 "baseline_workspace: 'N - 2000': -969 bytes, expected 0 to 68719476736 at "
+		 "checks[0] "
+		 "(N=1031)"},
+		{"@EXTRA@", ", \"baseline_workspace\": \"N * N * N * N\"",
+		 "baseline_workspace: 'N * N * N * N': 281474976710656 bytes, expected 0 to "
+		 "68719476736 at bench (N=4096)"},
+		{"@EXTRA@", ", \"baseline_workspace\": 1.5",
+		 "baseline_workspace: expected an expression (string or integer), got a number"},
 		{"@EXTRA@", ", \"constraints\": [3]",
 		 "constraints[0]: expected a string, got an integer"},
 		{"@EXTRA@", ", \"constraints\": [\"K\"]",
