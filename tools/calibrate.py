@@ -46,13 +46,16 @@ def find_tasks(bank):
     return sorted(out)
 
 
-def draw(torch, spec, shape):
+def draw(torch, spec, shape, env):
     dt = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
-          "fp64": torch.float64, "int32": torch.int32, "int64": torch.int64}[spec["dtype"]]
+          "fp64": torch.float64, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+          "int8": torch.int8, "uint8": torch.uint8}[spec["dtype"]]
     d = spec["dist"]
     dev = "cuda"
-    if d["kind"] == "int":
-        return torch.randint(int(d["lo"]), int(d["hi"]) + 1, shape, device=dev, dtype=torch.int64).to(dt)
+    if d["kind"] == "int":  # a bound may be an expression over the parameters ("V - 1")
+        from ref_numpy import dist_bound
+        lo, hi = dist_bound(d, "lo", env), dist_bound(d, "hi", env)
+        return torch.randint(int(lo), int(hi) + 1, shape, device=dev, dtype=torch.int64).to(dt)
     if d["kind"] == "normal":
         z = torch.randn(shape, device=dev, dtype=torch.float32).clamp_(-6, 6)
         return (d["mean"] + d["std"] * z).to(dt)
@@ -122,7 +125,7 @@ def main():
             from ref_numpy import eval_expr  # the shape-expression grammar
 
             torch.manual_seed(0)
-            args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]]) for s in task["inputs"]]
+            args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]], env) for s in task["inputs"]]
             # A real function (parameters as globals, inputs as arguments), so
             # that torch.compile traces the expression itself.
             src = "def _ka_fn(%s):\n    return %s\n" % (", ".join(s["name"] for s in task["inputs"]), task["torch"])
