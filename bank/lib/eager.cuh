@@ -27,6 +27,13 @@
 //     calculator, reads strided, writes contiguous.
 //   - index_select_rows: index_select / embedding forward: one thread per
 //     output element, the index read per element.
+//   - fill: a tensor set to a constant (zeros, new_zeros, fill_): the
+//     vectorized elementwise kernel with no input.
+//   - index_add_rows: index_add_ along dim 0 (indexFuncLargeIndex): one
+//     thread per source element, grid-stride, the destination row from the
+//     index, an atomicAdd per element (so the summation order varies).
+//   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
+//     thread per index.
 //   - scan_rows: cumsum along the last dimension (ATen's
 //     tensor_kernel_scan_innermost_dim): 16 rows per block, 32 threads per
 //     row scanning chunks of 64 elements in shared memory with a carry.
@@ -413,6 +420,67 @@ int index_select_rows(const T *w, const I *idx, T *out, long long Tn, long long 
 {
 	long long n = Tn * D;
 	index_select_kernel<<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(w, idx, out, n, D);
+	return launch_status();
+}
+
+// out[i] = v for i in [0, n): vectors of 16 bytes, grid-stride.
+template <int VEC, typename T>
+__global__ void __launch_bounds__(EW_THREADS) fill_kernel(T *__restrict__ out, long long n, T v)
+{
+	long long nv = n / VEC, stride = (long long)gridDim.x * EW_THREADS;
+	vec_t<T, VEC> r;
+#pragma unroll
+	for (int j = 0; j < VEC; j++)
+		r.v[j] = v;
+	for (long long q = (long long)blockIdx.x * EW_THREADS + threadIdx.x; q < nv; q += stride)
+		reinterpret_cast<vec_t<T, VEC> *>(out)[q] = r;
+	for (long long i = nv * VEC + (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		out[i] = v;
+}
+
+template <typename T> int fill(T *out, long long n, T v, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(T);
+	if (aligned16(out))
+		fill_kernel<V><<<grid_for(n, (long long)EW_THREADS * V), EW_THREADS, 0, s>>>(out, n, v);
+	else
+		fill_kernel<1><<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(out, n, v);
+	return launch_status();
+}
+
+// out[idx[n], :] += src[n, :] for idx [N], src [N, D], out [V, D].
+template <typename I>
+__global__ void __launch_bounds__(EW_THREADS)
+index_add_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ out, long long n,
+		 long long D)
+{
+	long long stride = (long long)gridDim.x * EW_THREADS;
+	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		atomicAdd(out + (long long)idx[i / D] * D + i % D, src[i]);
+}
+
+template <typename I> int index_add_rows(const float *src, const I *idx, float *out, long long N, long long D, cudaStream_t s)
+{
+	long long n = N * D, blocks = (n + EW_THREADS - 1) / EW_THREADS;
+	blocks = blocks > 132 * 8 ? 132 * 8 : blocks < 1 ? 1 : blocks; // ATen: min(ceil(n / 128), 8 x SMs)
+	index_add_kernel<<<(unsigned)blocks, EW_THREADS, 0, s>>>(src, idx, out, n, D);
+	return launch_status();
+}
+
+// out[n * C + idx[n]] = v for n in [0, N).
+template <typename T, typename I>
+__global__ void __launch_bounds__(EW_THREADS)
+scatter_value_kernel(const I *__restrict__ idx, T *__restrict__ out, long long N, long long C, T v)
+{
+	long long stride = (long long)gridDim.x * EW_THREADS;
+	for (long long n = (long long)blockIdx.x * EW_THREADS + threadIdx.x; n < N; n += stride)
+		out[n * C + (long long)idx[n]] = v;
+}
+
+template <typename T, typename I>
+int scatter_value_rows(const I *idx, T *out, long long N, long long C, T v, cudaStream_t s)
+{
+	scatter_value_kernel<<<grid_for(N, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(idx, out, N, C, v);
 	return launch_status();
 }
 
