@@ -512,6 +512,8 @@ def torch_shim(np):
         return np.take_along_axis(x, idx, axis=dim), idx.astype(np.float64)
 
     F.embedding = staticmethod(lambda idx, w: np.asarray(w)[np.asarray(idx, dtype=np.int64)])
+    # cat keeps the tensor class of its inputs, so that methods chain on it
+    Torch.cat = staticmethod(lambda ts, dim=0: np.concatenate(ts, axis=dim).view(type(ts[0])))
     Torch.topk = staticmethod(topk)
     return Torch, F
 

@@ -34,6 +34,9 @@
 //     index, an atomicAdd per element (so the summation order varies).
 //   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
 //     thread per index.
+//   - cat2_cols: torch.cat([a, b], dim=-1) (CatArrayBatchedCopy): one
+//     launch, grid.y picks the input, each thread copies elements of it to
+//     their column offset in the output, the row and column by division.
 //   - scan_rows: cumsum along the last dimension (ATen's
 //     tensor_kernel_scan_innermost_dim): 16 rows per block, 32 threads per
 //     row scanning chunks of 64 elements in shared memory with a carry.
@@ -481,6 +484,28 @@ template <typename T, typename I>
 int scatter_value_rows(const I *idx, T *out, long long N, long long C, T v, cudaStream_t s)
 {
 	scatter_value_kernel<<<grid_for(N, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(idx, out, N, C, v);
+	return launch_status();
+}
+
+// out [R, Ca + Cb] = cat([a [R, Ca], b [R, Cb]], dim=-1).
+template <typename T>
+__global__ void __launch_bounds__(EW_THREADS)
+cat2_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out, long long R, long long Ca,
+	    long long Cb)
+{
+	const T *in = blockIdx.y ? b : a;
+	long long C = blockIdx.y ? Cb : Ca, off = blockIdx.y ? Ca : 0, n = R * C;
+	long long stride = (long long)gridDim.x * EW_THREADS;
+	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		out[i / C * (Ca + Cb) + off + i % C] = in[i];
+}
+
+template <typename T>
+int cat2_cols(const T *a, const T *b, T *out, long long R, long long Ca, long long Cb, cudaStream_t s)
+{
+	long long n = R * (Ca > Cb ? Ca : Cb);
+	dim3 grid(grid_for(n, EW_THREADS * EW_WORK), 2);
+	cat2_kernel<<<grid, EW_THREADS, 0, s>>>(a, b, out, R, Ca, Cb);
 	return launch_status();
 }
 
