@@ -34,6 +34,13 @@
 //     index, an atomicAdd per element (so the summation order varies).
 //   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
 //     thread per index.
+//   - topk_rows: torch.topk(x, K, dim=-1) for short rows (sbtopk::gatherTopK,
+//     then sortKeyValueInplace): one block per row, a radix select of the
+//     K-th largest value over order-preserving integer keys, 2 bits a pass
+//     (16 passes over the row, digit counts in shared memory), the elements
+//     above it and then enough equal to it written in index order (a block
+//     prefix scan per chunk); a second launch sorts each row's K results
+//     (value descending, equal values by index).
 //   - cat2_cols: torch.cat([a, b], dim=-1) (CatArrayBatchedCopy): one
 //     launch, grid.y picks the input, each thread copies elements of it to
 //     their column offset in the output, the row and column by division.
@@ -506,6 +513,107 @@ int cat2_cols(const T *a, const T *b, T *out, long long R, long long Ca, long lo
 	long long n = R * (Ca > Cb ? Ca : Cb);
 	dim3 grid(grid_for(n, EW_THREADS * EW_WORK), 2);
 	cat2_kernel<<<grid, EW_THREADS, 0, s>>>(a, b, out, R, Ca, Cb);
+	return launch_status();
+}
+
+// ---- top-k ---------------------------------------------------------------------
+
+// float -> unsigned with the same order (larger float, larger key).
+__device__ __forceinline__ unsigned topk_key(float f)
+{
+	unsigned u = __float_as_uint(f);
+	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// Exclusive prefix count of flag over the block (blockDim.x a multiple of
+// 32); *total gets the block's count. Uses sm[32].
+__device__ __forceinline__ int block_excl_count(bool flag, int *sm, int *total)
+{
+	int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	unsigned bal = __ballot_sync(0xffffffffu, flag);
+	__syncthreads(); // sm may still be read by the previous call
+	if (lane == 0)
+		sm[w] = __popc(bal);
+	__syncthreads();
+	int before = __popc(bal & ((1u << lane) - 1u)), sum = 0;
+	for (int k = 0; k < nw; k++) {
+		before += k < w ? sm[k] : 0;
+		sum += sm[k];
+	}
+	*total = sum;
+	return before;
+}
+
+template <typename I>
+__global__ void __launch_bounds__(1024)
+topk_gather_kernel(const float *__restrict__ x, float *__restrict__ vals, I *__restrict__ idx, long long C, int K)
+{
+	__shared__ unsigned cnt[4];
+	__shared__ int sm[32];
+	const float *xr = x + (long long)blockIdx.x * C;
+	unsigned desired = 0, mask = 0;
+	int k = K; // how many of the remaining candidates are still wanted
+	for (int pos = 30; pos >= 0; pos -= 2) {
+		if (threadIdx.x < 4)
+			cnt[threadIdx.x] = 0;
+		__syncthreads();
+		for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+			unsigned u = topk_key(xr[c]);
+			if ((u & mask) == desired)
+				atomicAdd(&cnt[(u >> pos) & 3], 1u);
+		}
+		__syncthreads();
+		for (int d = 3; d >= 0; d--) { // the largest digit first
+			if ((int)cnt[d] >= k) {
+				desired |= (unsigned)d << pos;
+				mask |= 3u << pos;
+				break;
+			}
+			k -= (int)cnt[d];
+		}
+		__syncthreads();
+	}
+	// desired is the K-th largest key; k of the elements equal to it belong.
+	int at = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (long long c0 = 0; c0 < C; c0 += blockDim.x) {
+			long long c = c0 + threadIdx.x;
+			unsigned u = c < C ? topk_key(xr[c]) : 0u;
+			bool take = c < C && (pass ? u == desired : u > desired);
+			int total, p = block_excl_count(take, sm, &total);
+			if (take && (!pass || p < k)) {
+				vals[(long long)blockIdx.x * K + at + p] = xr[c];
+				idx[(long long)blockIdx.x * K + at + p] = (I)c;
+			}
+			at += pass ? (total < k ? total : k) : total;
+			k -= pass ? (total < k ? total : k) : 0;
+		}
+}
+
+// Each row's K (value, index) pairs sorted: value descending, index ascending.
+template <typename I>
+__global__ void topk_sort_kernel(float *__restrict__ vals, I *__restrict__ idx, long long R, int K)
+{
+	long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= R)
+		return;
+	float *v = vals + r * K;
+	I *ix = idx + r * K;
+	for (int i = 1; i < K; i++)
+		for (int j = i; j > 0 && (v[j] > v[j - 1] || (v[j] == v[j - 1] && ix[j] < ix[j - 1])); j--) {
+			float tv = v[j];
+			v[j] = v[j - 1], v[j - 1] = tv;
+			I ti = ix[j];
+			ix[j] = ix[j - 1], ix[j - 1] = ti;
+		}
+}
+
+template <typename I>
+int topk_rows(const float *x, float *vals, I *idx, long long R, long long C, int K, cudaStream_t s)
+{
+	long long t = (C + 31) / 32 * 32;
+	topk_gather_kernel<<<(unsigned)R, (unsigned)(t > 1024 ? 1024 : t), 0, s>>>(x, vals, idx, C, K);
+	topk_sort_kernel<<<grid_for(R, 128), 128, 0, s>>>(vals, idx, R, K);
 	return launch_status();
 }
 
