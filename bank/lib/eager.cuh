@@ -414,14 +414,15 @@ int strided_copy(const T *in, T *out, const long long d[3], const long long st[3
 	return launch_status();
 }
 
-// out[t, :] = w[idx[t], :] for idx [T], w [V, D], out [T, D].
-template <typename T, typename I>
+// out[t, :] = w[idx[t], :] for idx [T], w [V, D], out [T, D]. X: the type
+// of the element index arithmetic (ATen uses 32-bit math where the sizes
+// allow: canUse32BitIndexMath).
+template <typename X, typename T, typename I>
 __global__ void __launch_bounds__(EW_THREADS)
-index_select_kernel(const T *__restrict__ w, const I *__restrict__ idx, T *__restrict__ out,
-		    long long n, long long D)
+index_select_kernel(const T *__restrict__ w, const I *__restrict__ idx, T *__restrict__ out, X n, X D)
 {
-	long long stride = (long long)gridDim.x * EW_THREADS;
-	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+	X stride = (X)gridDim.x * EW_THREADS;
+	for (X i = (X)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
 		out[i] = w[(long long)idx[i / D] * D + i % D];
 }
 
@@ -429,7 +430,11 @@ template <typename T, typename I>
 int index_select_rows(const T *w, const I *idx, T *out, long long Tn, long long D, cudaStream_t s)
 {
 	long long n = Tn * D;
-	index_select_kernel<<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(w, idx, out, n, D);
+	unsigned g = grid_for(n, EW_THREADS * EW_WORK);
+	if (n + (long long)g * EW_THREADS < (1ll << 31))
+		index_select_kernel<int><<<g, EW_THREADS, 0, s>>>(w, idx, out, (int)n, (int)D);
+	else
+		index_select_kernel<long long><<<g, EW_THREADS, 0, s>>>(w, idx, out, n, D);
 	return launch_status();
 }
 
@@ -494,16 +499,16 @@ int scatter_value_rows(const I *idx, T *out, long long N, long long C, T v, cuda
 	return launch_status();
 }
 
-// out [R, Ca + Cb] = cat([a [R, Ca], b [R, Cb]], dim=-1).
-template <typename T>
+// out [R, Ca + Cb] = cat([a [R, Ca], b [R, Cb]], dim=-1). X: the index type
+// (32-bit where the sizes allow, as ATen).
+template <typename X, typename T>
 __global__ void __launch_bounds__(EW_THREADS)
-cat2_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out, long long R, long long Ca,
-	    long long Cb)
+cat2_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out, X R, X Ca, X Cb)
 {
 	const T *in = blockIdx.y ? b : a;
-	long long C = blockIdx.y ? Cb : Ca, off = blockIdx.y ? Ca : 0, n = R * C;
-	long long stride = (long long)gridDim.x * EW_THREADS;
-	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+	X C = blockIdx.y ? Cb : Ca, off = blockIdx.y ? Ca : 0, n = R * C;
+	X stride = (X)gridDim.x * EW_THREADS;
+	for (X i = (X)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
 		out[i / C * (Ca + Cb) + off + i % C] = in[i];
 }
 
@@ -512,7 +517,10 @@ int cat2_cols(const T *a, const T *b, T *out, long long R, long long Ca, long lo
 {
 	long long n = R * (Ca > Cb ? Ca : Cb);
 	dim3 grid(grid_for(n, EW_THREADS * EW_WORK), 2);
-	cat2_kernel<<<grid, EW_THREADS, 0, s>>>(a, b, out, R, Ca, Cb);
+	if (R * (Ca + Cb) + (long long)grid.x * EW_THREADS < (1ll << 31))
+		cat2_kernel<int><<<grid, EW_THREADS, 0, s>>>(a, b, out, (int)R, (int)Ca, (int)Cb);
+	else
+		cat2_kernel<long long><<<grid, EW_THREADS, 0, s>>>(a, b, out, R, Ca, Cb);
 	return launch_status();
 }
 
