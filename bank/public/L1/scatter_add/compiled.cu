@@ -3,6 +3,8 @@
 // accumulating index_put, two kernels: a pointwise fill of zeros (bank/lib/
 // compiled.cuh generate) and a scatter over src's elements with an atomic
 // add each (the same work as eager's index_add kernel, which this reuses).
+// Calibration (H200, docs/PERF.md): torch.compile's scatter is faster (264 us
+// against 333 us), so "vs compiled" is inflated by 1.26.
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "compiled.cuh"
 #include "ka_kernel.h"
