@@ -16,6 +16,20 @@ static json_t *expr_json(const struct expr *x)
 	return json_string(expr_text(x));
 }
 
+/* An int distribution's bound as an expression string ("V - 1", or "0" for
+ * a number), so that a reader sees shape-dependent ranges; null for the float
+ * kinds. */
+static json_t *bound_json(const struct ka_dist *d, const struct expr *x, double v)
+{
+	if (d->kind != KA_DIST_INT)
+		return json_null();
+	if (x)
+		return json_string(expr_text(x));
+	char buf[32];
+	snprintf(buf, sizeof buf, "%.0f", v);
+	return json_string(buf);
+}
+
 static json_t *tensor_json(const struct ka_tensor_spec *s, int is_input)
 {
 	json_t *shape = json_array();
@@ -32,8 +46,12 @@ static json_t *tensor_json(const struct ka_tensor_spec *s, int is_input)
 		json_object_set_new(dist, "kind", json_string(kinds[s->dist.kind]));
 		json_object_set_new(dist, "mean", normal ? json_real(s->dist.a) : json_null());
 		json_object_set_new(dist, "std", normal ? json_real(s->dist.b) : json_null());
-		json_object_set_new(dist, "lo", normal ? json_null() : json_real(s->dist.a));
-		json_object_set_new(dist, "hi", normal ? json_null() : json_real(s->dist.b));
+		json_object_set_new(dist, "lo",
+				    normal || s->lo_x ? json_null() : json_real(s->dist.a));
+		json_object_set_new(dist, "hi",
+				    normal || s->hi_x ? json_null() : json_real(s->dist.b));
+		json_object_set_new(dist, "lo_expr", bound_json(&s->dist, s->lo_x, s->dist.a));
+		json_object_set_new(dist, "hi_expr", bound_json(&s->dist, s->hi_x, s->dist.b));
 		json_object_set_new(j, "dist", dist);
 	} else {
 		json_object_set_new(j, "per_item", expr_json(s->per_item));
@@ -126,9 +144,10 @@ static const char export_card[] =
 	"| `params` | list of string | integer shape parameters |\n"
 	"| `inputs` | list of {name, dtype, shape, dist} | inputs in argument order; `shape` is a "
 	"list of "
-	"expressions over the params (strings); `dist` is {kind, mean, std, lo, hi} (null where "
-	"the kind "
-	"has no such parameter) |\n"
+	"expressions over the params (strings); `dist` is {kind, mean, std, lo, hi, lo_expr, "
+	"hi_expr} (null where the kind has no such parameter; an `int` range's bounds as "
+	"expressions over the params in `lo_expr`/`hi_expr`, with `lo`/`hi` null where a bound "
+	"depends on the shape) |\n"
 	"| `outputs` | list of {name, dtype, shape, per_item} | outputs; `per_item` elements per "
 	"work item |\n"
 	"| `items` | list of string | the work-item grid (expressions) |\n"

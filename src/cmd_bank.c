@@ -70,6 +70,15 @@ static void print_list(const struct ka_task *t)
 	printf("%-3s %-24s params %-12s bench %-28s %s\n", t->tier, t->name, params, bench, t->dir);
 }
 
+/* An int bound: its expression, or the number. */
+static void print_bound(const struct expr *x, double v)
+{
+	if (x)
+		printf("%s", expr_text(x));
+	else
+		printf("%.0f", v);
+}
+
 static void print_tensor(const struct ka_tensor_spec *s, int is_input)
 {
 	printf("  %-10s %-5s [", s->name, dtype_name(s->dtype));
@@ -82,7 +91,13 @@ static void print_tensor(const struct ka_tensor_spec *s, int is_input)
 			printf("  normal(mean %g, std %g)", s->dist.a, s->dist.b);
 			break;
 		case KA_DIST_UNIFORM: printf("  uniform[%g, %g)", s->dist.a, s->dist.b); break;
-		case KA_DIST_INT: printf("  int[%.0f, %.0f]", s->dist.a, s->dist.b); break;
+		case KA_DIST_INT:
+			printf("  int[");
+			print_bound(s->lo_x, s->dist.a);
+			printf(", ");
+			print_bound(s->hi_x, s->dist.b);
+			printf("]");
+			break;
 		}
 	} else {
 		printf("  per item %s", expr_text(s->per_item));

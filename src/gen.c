@@ -13,6 +13,8 @@
 int gen_params_of(const struct ka_dist *d, struct gen_params *out, struct ka_err *e)
 {
 	memset(out, 0, sizeof *out);
+	if (d->kind == KA_DIST_INT && (isnan(d->a) || isnan(d->b))) /* see task.h lo_x */
+		return ka_err_set(e, "int: the range depends on the shape (use gen_params_at)");
 	switch (d->kind) {
 	case KA_DIST_NORMAL:
 		if (!isfinite(d->a) || !isfinite(d->b) || d->b < 0)
@@ -52,6 +54,15 @@ int gen_params_of(const struct ka_dist *d, struct gen_params *out, struct ka_err
 	default: return ka_err_set(e, "unknown distribution kind %d", (int)d->kind);
 	}
 	return 0;
+}
+
+int gen_params_at(const struct ka_task *t, int k, const struct ka_shape *sh, struct gen_params *out,
+		  struct ka_err *e)
+{
+	struct ka_dist d;
+	if (task_dist_at(t, k, sh, &d, e))
+		return -1;
+	return gen_params_of(&d, out, e);
 }
 
 uint64_t gen_tensor_key(uint64_t nonce, uint64_t task_hash, const struct ka_shape *sh, int tensor,

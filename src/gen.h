@@ -19,8 +19,15 @@ struct gen_params {
 };
 
 /* Reduce a task distribution to generator parameters (rounding a/b to float
- * once, here). 0 or -1 with e (e.g. an int range that overflows). */
+ * once, here). 0 or -1 with e (e.g. an int range that overflows, or bounds
+ * that are still expressions: see gen_params_at). */
 int gen_params_of(const struct ka_dist *d, struct gen_params *out, struct ka_err *e);
+
+/* The generator parameters of input k of t at shape sh: task_dist_at (an
+ * int range given by expressions evaluated there), then gen_params_of. The
+ * form every caller with a task uses. 0 or -1 with e. */
+int gen_params_at(const struct ka_task *t, int k, const struct ka_shape *sh, struct gen_params *out,
+		  struct ka_err *e);
 
 /* Key of one tensor in one call: a pure function of the secret nonce, the
  * task, the shape, the tensor index and the call number. */

@@ -483,7 +483,7 @@ int gold_input_fill(const struct ka_task *t, const struct ka_shape *sh, uint64_t
 	int64_t numel;
 	if (k < 0 || k >= t->n_inputs)
 		return ka_err_set(e, "gold: no input %d", k);
-	if (gen_params_of(&s->dist, &gp, e) || task_numel(t, s, sh, &numel, e))
+	if (gen_params_at(t, k, sh, &gp, e) || task_numel(t, s, sh, &numel, e))
 		return -1;
 	gen_fill(buf, s->dtype, numel, gen_tensor_key(nonce, task_hash(t), sh, k, call), &gp);
 	return 0;
@@ -595,7 +595,7 @@ static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count
 	int rc = -1;
 	for (int k = 0; k < t->n_inputs; k++) {
 		struct gen_params gp;
-		if (gen_params_of(&t->inputs[k].dist, &gp, e))
+		if (gen_params_at(t, k, sh, &gp, e))
 			return -1;
 		gen_src_of(&src[k], t->inputs[k].dtype, 0x636f737470726f62ULL + (uint64_t)k, &gp);
 	}

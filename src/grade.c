@@ -57,7 +57,8 @@ struct shape_state {
 	int dtype[2 * KA_MAX_TENSORS];
 	int64_t items;
 	int64_t per_item[KA_MAX_TENSORS];
-	int lazy_checked; /* the lazy gold was compared with the C gold here */
+	struct gen_params gp[KA_MAX_TENSORS]; /* generator parameters of each input here */
+	int lazy_checked;		      /* the lazy gold was compared with the C gold here */
 	int slot;
 	void *host_in[KA_MAX_TENSORS]; /* CPU copy of the current inputs */
 	double *gold[KA_MAX_TENSORS];  /* gold per output, full numel, kept across
@@ -270,6 +271,9 @@ static int shape_init(const struct ka_task *t, const struct ka_shape *sh, int sl
 	}
 	if (task_item_count(t, sh, &st->items, e))
 		return -1;
+	for (int k = 0; k < t->n_inputs; k++)
+		if (gen_params_at(t, k, sh, &st->gp[k], e))
+			return -1;
 	for (int j = 0; j < t->n_outputs; j++) {
 		struct ka_err e2;
 		if (expr_eval(t->outputs[j].per_item, sh->v, &st->per_item[j], &e2))
@@ -603,7 +607,6 @@ struct grade_run {
 	const struct ka_task *t;
 	struct grade_result *r;
 	double t0; /* when the grade began */
-	struct gen_params gp[KA_MAX_TENSORS];
 	struct target_compiled cc;
 	struct gold *g;
 	struct shape_state *shapes; /* the check shapes, then the benchmark shape */
@@ -640,7 +643,7 @@ static void grade_run_free(struct grade_run *gr)
 /* One call of a slot with fresh inputs. The caller sets the fields up to r
  * (the rest zero); the steps fill the others. */
 struct call_ctx {
-	struct grade_run *gr;	/* session, task, gold, generator parameters */
+	struct grade_run *gr;	/* session, task, gold */
 	struct shape_state *st; /* the shape called */
 	int slot;
 	int verify; /* check outputs against gold (0: only the runner-side
@@ -674,7 +677,7 @@ static void host_inputs_fill(struct call_ctx *c)
 		if (!st->host_in[k])
 			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
 		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], c->req.in[k].key,
-			 &c->gr->gp[k]);
+			 &c->st->gp[k]);
 		c->inputs[k] = st->host_in[k];
 	}
 }
@@ -690,7 +693,7 @@ static int lazy_cross_check(const struct call_ctx *c, struct ka_err *e)
 	struct ka_gen_src src[KA_MAX_TENSORS];
 	double *lz[KA_MAX_TENSORS] = {0};
 	for (int k = 0; k < t->n_inputs; k++)
-		gen_src_of(&src[k], t->inputs[k].dtype, c->req.in[k].key, &c->gr->gp[k]);
+		gen_src_of(&src[k], t->inputs[k].dtype, c->req.in[k].key, &c->st->gp[k]);
 	for (int j = 0; j < t->n_outputs; j++)
 		lz[j] = xcalloc(
 			(size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j] : 1),
@@ -723,8 +726,8 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 {
 	struct grade_session *s = c->gr->s;
 	const struct ka_task *t = c->gr->t;
-	const struct gen_params *gp = c->gr->gp;
 	const struct shape_state *st = c->st;
+	const struct gen_params *gp = st->gp;
 	struct run_call_req *req = &c->req;
 	c->call = s->calls++;
 	uint64_t thash = task_hash(t);
@@ -951,7 +954,7 @@ static int call_gold(struct call_ctx *c, struct ka_err *e)
 	if (c->lazy) {
 		struct ka_gen_src src[KA_MAX_TENSORS];
 		for (int k = 0; k < t->n_inputs; k++)
-			gen_src_of(&src[k], t->inputs[k].dtype, c->req.in[k].key, &c->gr->gp[k]);
+			gen_src_of(&src[k], t->inputs[k].dtype, c->req.in[k].key, &c->st->gp[k]);
 		gx = gold_compute_lazy(c->gr->g, &st->sh, src, st->gold, c->items, c->n_items, e);
 		if (gx > 0) /* no lazy build of this reference: whole inputs */
 			host_inputs_fill(c);
@@ -1076,14 +1079,11 @@ static int baseline_call(struct grade_run *gr, int b, int check, double *ns, str
 
 /* ---- the grade's steps ---- */
 
-/* 1. compile (after the generator parameters and the no-code check). */
+/* 1. compile (after the no-code check). */
 static int grade_compile(struct grade_run *gr, const char *src, size_t len, struct ka_err *e)
 {
 	struct grade_session *s = gr->s;
 	const struct ka_task *t = gr->t;
-	for (int k = 0; k < t->n_inputs; k++)
-		if (gen_params_of(&t->inputs[k].dist, &gr->gp[k], e))
-			return -1;
 	if (!src || only_space(src, len)) {
 		set_verdict(gr->r, VERDICT_NO_CODE, "extract", NULL, "no kernel source");
 		return 1;

@@ -106,14 +106,65 @@ static int get_shape(struct loader *c, const char *field, const json_t *j, struc
 	return 0;
 }
 
-static int get_dist(struct loader *c, const char *field, const json_t *j, enum ka_dtype dt,
-		    struct ka_dist *d)
+/* The value checks of a distribution whose bounds are numbers (a, b):
+ * uniform lo < hi; int lo <= hi, within +-2^53 and the integer dtype's range;
+ * the largest value finite in dt. 0, or -1 with msg ("needs lo < hi"). The
+ * std of a normal is checked by the parser. */
+static int dist_values_check(enum ka_dtype dt, const struct ka_dist *d, char *msg, size_t cap)
 {
+	double a = d->a, b = d->b, bound;
+	switch (d->kind) {
+	case KA_DIST_NORMAL: bound = fabs(a) + 6 * b; break;
+	case KA_DIST_UNIFORM:
+		if (!(a < b))
+			return snprintf(msg, cap, "needs lo < hi"), -1;
+		bound = fmax(fabs(a), fabs(b));
+		break;
+	default:
+		if (a > b)
+			return snprintf(msg, cap, "needs lo <= hi"), -1;
+		if (fabs(a) > 9007199254740992.0 || fabs(b) > 9007199254740992.0)
+			return snprintf(msg, cap, "lo and hi must be within +-2^53"), -1;
+		if (dt != KA_DTYPE_INT64 && dtype_is_int(dt)) {
+			double dlo, dhi;
+			dtype_int_range(dt, &dlo, &dhi);
+			if (a < dlo || b > dhi)
+				return snprintf(msg, cap, "range does not fit %s", dtype_name(dt)),
+				       -1;
+		}
+		bound = fmax(fabs(a), fabs(b));
+		break;
+	}
+	double dmax = dt == KA_DTYPE_FP16 ? 65504.0 : 3.0e38;
+	if (bound > dmax)
+		return snprintf(msg, cap, "values up to %g overflow %s", bound, dtype_name(dt)), -1;
+	return 0;
+}
+
+/* One bound of a distribution (field "<dist>.<name>"): a number, or for kind
+ * int an integer or an expression string over the parameters (*x set). */
+static int get_bound(struct loader *c, const char *field, const json_t *j, int is_int, double *v,
+		     struct expr **x)
+{
+	if (is_int && json_is_string(j))
+		return get_expr(c, field, j, x);
+	if (jsonf_number(&c->jf, field, j, -HUGE_VAL, HUGE_VAL, v))
+		return -1;
+	if (is_int && !json_is_integer(j))
+		return jsonf_bad(&c->jf, field, "expected an integer or an expression string");
+	return 0;
+}
+
+/* s->dist (and s->lo_x, s->hi_x) from j, for an input of dtype s->dtype. */
+static int get_dist(struct loader *c, const char *field, const json_t *j, struct ka_tensor_spec *s)
+{
+	enum ka_dtype dt = s->dtype;
+	struct ka_dist *d = &s->dist;
 	static const char *const req_kind[] = {"kind", NULL};
 	static const char *const any_keys[] = {"kind", "mean", "std", "lo", "hi", NULL};
 	static const char *const normal_keys[] = {"kind", "mean", "std", NULL};
 	static const char *const range_keys[] = {"kind", "lo", "hi", NULL};
-	char f[192];
+	char f[192], msg[128];
 	if (jsonf_type(&c->jf, field, j, JSON_OBJECT, "an object"))
 		return -1;
 	if (jsonf_keys(&c->jf, field, j, any_keys, req_kind))
@@ -123,7 +174,6 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 	if (jsonf_type(&c->jf, f, k, JSON_STRING, "a string"))
 		return -1;
 	const char *kind = json_string_value(k);
-	int is_int_dtype = dtype_is_int(dt);
 	if (!strcmp(kind, "normal")) {
 		d->kind = KA_DIST_NORMAL;
 		if (jsonf_keys(&c->jf, field, j, normal_keys, normal_keys))
@@ -136,54 +186,27 @@ static int get_dist(struct loader *c, const char *field, const json_t *j, enum k
 		return jsonf_bad(&c->jf, f, "unknown distribution '%.32s' (normal, uniform or int)",
 				 kind);
 	}
-	if (is_int_dtype && d->kind != KA_DIST_INT)
+	if (dtype_is_int(dt) && d->kind != KA_DIST_INT)
 		return jsonf_bad(&c->jf, f, "%s %s input needs kind 'int'",
 				 dtype_name(dt)[0] == 'i' ? "an" : "a", dtype_name(dt));
-	double a, b, bound;
 	const char *na = d->kind == KA_DIST_NORMAL ? "mean" : "lo";
 	const char *nb = d->kind == KA_DIST_NORMAL ? "std" : "hi";
+	int is_int = d->kind == KA_DIST_INT;
 	snprintf(f, sizeof f, "%s.%s", field, na);
-	if (jsonf_number(&c->jf, f, json_object_get(j, na), -HUGE_VAL, HUGE_VAL, &a))
+	if (get_bound(c, f, json_object_get(j, na), is_int, &d->a, &s->lo_x))
 		return -1;
-	if (d->kind == KA_DIST_INT && !json_is_integer(json_object_get(j, na)))
-		return jsonf_bad(&c->jf, f, "expected an integer");
 	snprintf(f, sizeof f, "%s.%s", field, nb);
-	if (jsonf_number(&c->jf, f, json_object_get(j, nb), -HUGE_VAL, HUGE_VAL, &b))
+	if (get_bound(c, f, json_object_get(j, nb), is_int, &d->b, &s->hi_x))
 		return -1;
-	if (d->kind == KA_DIST_INT && !json_is_integer(json_object_get(j, nb)))
-		return jsonf_bad(&c->jf, f, "expected an integer");
-	d->a = a;
-	d->b = b;
-	switch (d->kind) {
-	case KA_DIST_NORMAL:
-		if (b < 0)
-			return jsonf_bad(&c->jf, f, "std must not be negative");
-		bound = fabs(a) + 6 * b;
-		break;
-	case KA_DIST_UNIFORM:
-		if (!(a < b))
-			return jsonf_bad(&c->jf, field, "needs lo < hi");
-		bound = fmax(fabs(a), fabs(b));
-		break;
-	default:
-		if (a > b)
-			return jsonf_bad(&c->jf, field, "needs lo <= hi");
-		if (fabs(a) > 9007199254740992.0 || fabs(b) > 9007199254740992.0)
-			return jsonf_bad(&c->jf, field, "lo and hi must be within +-2^53");
-		if (dt != KA_DTYPE_INT64 && is_int_dtype) {
-			double dlo, dhi;
-			dtype_int_range(dt, &dlo, &dhi);
-			if (a < dlo || b > dhi)
-				return jsonf_bad(&c->jf, field, "range does not fit %s",
-						 dtype_name(dt));
-		}
-		bound = fmax(fabs(a), fabs(b));
-		break;
+	if (d->kind == KA_DIST_NORMAL && d->b < 0)
+		return jsonf_bad(&c->jf, f, "std must not be negative");
+	if (s->lo_x || s->hi_x) { /* checked at every shape by task_check_shape */
+		d->a = s->lo_x ? NAN : d->a;
+		d->b = s->hi_x ? NAN : d->b;
+		return 0;
 	}
-	double dmax = dt == KA_DTYPE_FP16 ? 65504.0 : 3.0e38;
-	if (bound > dmax)
-		return jsonf_bad(&c->jf, field, "values up to %g overflow %s", bound,
-				 dtype_name(dt));
+	if (dist_values_check(dt, d, msg, sizeof msg))
+		return jsonf_bad(&c->jf, field, "%s", msg);
 	struct gen_params gp;
 	struct ka_err ge;
 	if (gen_params_of(d, &gp, &ge))
@@ -231,7 +254,7 @@ static int get_tensor(struct loader *c, const char *field, const json_t *j, int 
 	}
 	if (is_input) {
 		snprintf(f, sizeof f, "%s.dist", field);
-		return get_dist(c, f, json_object_get(j, "dist"), s->dtype, &s->dist);
+		return get_dist(c, f, json_object_get(j, "dist"), s);
 	}
 	snprintf(f, sizeof f, "%s.per_item", field);
 	return get_expr(c, f, json_object_get(j, "per_item"), &s->per_item);
@@ -368,6 +391,32 @@ int task_item_count(const struct ka_task *t, const struct ka_shape *sh, int64_t 
 	return 0;
 }
 
+int task_dist_at(const struct ka_task *t, int k, const struct ka_shape *sh, struct ka_dist *out,
+		 struct ka_err *e)
+{
+	if (k < 0 || k >= t->n_inputs)
+		return ka_err_set(e, "inputs[%d]: no such input", k);
+	const struct ka_tensor_spec *s = &t->inputs[k];
+	char f[64], msg[128];
+	*out = s->dist;
+	if (!s->lo_x && !s->hi_x)
+		return 0;
+	struct expr *const xs[2] = {s->lo_x, s->hi_x};
+	double *vs[2] = {&out->a, &out->b};
+	for (int i = 0; i < 2; i++) {
+		int64_t v;
+		snprintf(f, sizeof f, "inputs[%d].dist.%s", k, i ? "hi" : "lo");
+		if (xs[i] && eval_field(xs[i], sh, f, &v, e))
+			return -1;
+		if (xs[i])
+			*vs[i] = (double)v;
+	}
+	if (dist_values_check(s->dtype, out, msg, sizeof msg))
+		return ka_err_set(e, "inputs[%d].dist: %s (lo %.0f, hi %.0f)", k, msg, out->a,
+				  out->b);
+	return 0;
+}
+
 int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t numel_cap,
 		     struct ka_err *e)
 {
@@ -388,6 +437,9 @@ int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t
 	if (task_item_count(t, sh, &items, e))
 		return -1;
 	for (int k = 0; k < t->n_inputs; k++) {
+		struct ka_dist d;
+		if (task_dist_at(t, k, sh, &d, e))
+			return -1;
 		if (task_numel(t, &t->inputs[k], sh, &n, e))
 			return -1;
 		if (numel_cap > 0 && n > numel_cap)
@@ -866,6 +918,8 @@ void task_free(struct ka_task *t)
 			for (int d = 0; d < KA_MAX_DIMS; d++)
 				expr_free(ss[w]->shape[d]);
 			expr_free(ss[w]->per_item);
+			expr_free(ss[w]->lo_x);
+			expr_free(ss[w]->hi_x);
 		}
 	}
 	for (int d = 0; d < KA_MAX_DIMS; d++)
@@ -910,6 +964,12 @@ static uint64_t hash_tensor(uint64_t h, const struct ka_tensor_spec *s, int is_i
 		h = hash_i64(h, s->dist.kind);
 		h = hash_f64(h, s->dist.a);
 		h = hash_f64(h, s->dist.b);
+		/* Hashed only when present: tasks with number bounds keep their
+		 * identity from before expression bounds existed. */
+		if (s->lo_x || s->hi_x) {
+			h = hash_str(h, s->lo_x ? expr_text(s->lo_x) : "");
+			h = hash_str(h, s->hi_x ? expr_text(s->hi_x) : "");
+		}
 	} else {
 		h = hash_str(h, expr_text(s->per_item));
 	}

@@ -32,6 +32,9 @@ struct ka_tensor_spec {
 	int ndim;
 	struct expr *shape[KA_MAX_DIMS];
 	struct ka_dist dist;   /* inputs only */
+	struct expr *lo_x;     /* inputs, int dist: a bound given as an expression over */
+	struct expr *hi_x;     /* the parameters ("hi": "V - 1"), or NULL; where set, dist.a
+				  (dist.b) is NaN and task_dist_at gives the value at a shape */
 	struct expr *per_item; /* outputs only: elements each work item owns,
 				  contiguous: item i owns [i*p, (i+1)*p) */
 };
@@ -89,9 +92,17 @@ int task_item_dims(const struct ka_task *t, const struct ka_shape *sh, int64_t *
  * bytes), at least one work item, each output exactly covered by items x per_item, min_bytes and
  * min_flops >= 0; and, if numel_cap > 0, no tensor over numel_cap elements. task_load runs it on
  * every listed shape; run it before allocating for any other shape. 0 or -1 with e ("field:
- * problem"). */
+ * problem"). Expression bounds of int distributions are checked too (task_dist_at). */
 int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t numel_cap,
 		     struct ka_err *e);
+
+/* The distribution of input k at shape sh, its expression bounds evaluated
+ * and checked as task_load checks constant ones: lo <= hi,
+ * both within +-2^53 and inside the input dtype's range. A copy of the
+ * spec's own dist when it has no expression bound. 0, or -1 with e
+ * ("inputs[k].dist.hi: ..." / "inputs[k].dist: needs lo <= hi ..."). */
+int task_dist_at(const struct ka_task *t, int k, const struct ka_shape *sh, struct ka_dist *out,
+		 struct ka_err *e);
 
 /* "M=128,N=1031" into buf. */
 void task_shape_str(const struct ka_task *t, const struct ka_shape *sh, char *buf, size_t cap);

@@ -52,10 +52,10 @@ def draw(torch, spec, shape, env):
           "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8}[spec["dtype"]]
     d = spec["dist"]
     dev = "cuda"
-    if d["kind"] == "int":
-        from ref_numpy import eval_expr  # a bound may be a shape expression
-        lo, hi = (int(eval_expr(v, env)) if isinstance(v, str) else int(v) for v in (d["lo"], d["hi"]))
-        return torch.randint(lo, hi + 1, shape, device=dev, dtype=torch.int64).to(dt)
+    if d["kind"] == "int":  # a bound may be an expression over the parameters ("V - 1")
+        from ref_numpy import dist_bound
+        lo, hi = dist_bound(d, "lo", env), dist_bound(d, "hi", env)
+        return torch.randint(int(lo), int(hi) + 1, shape, device=dev, dtype=torch.int64).to(dt)
     if d["kind"] == "normal":
         z = torch.randn(shape, device=dev, dtype=torch.float32).clamp_(-6, 6)
         return (d["mean"] + d["std"] * z).to(dt)

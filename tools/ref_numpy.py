@@ -298,7 +298,14 @@ def tensor_class(np):
     return T
 
 
-def draw(np, rng, spec, n):
+def dist_bound(d, key, env):
+    """An int distribution's bound: a number, or an expression over the
+    parameters ("V - 1") evaluated at the shape env."""
+    v = d[key]
+    return eval_expr(v, env) if isinstance(v, str) else v
+
+
+def draw(np, rng, spec, n, env):
     """(raw array to write for ref.c, its values as float64)."""
     d = spec["dist"]
     dt = {"fp32": np.float32, "fp64": np.float64, "int32": np.int32, "int64": np.int64,
@@ -308,7 +315,7 @@ def draw(np, rng, spec, n):
     elif d["kind"] == "uniform":
         v = rng.uniform(d["lo"], d["hi"], n)
     else:
-        v = rng.integers(d["lo"], d["hi"] + 1, n)
+        v = rng.integers(dist_bound(d, "lo", env), dist_bound(d, "hi", env) + 1, n)
     if spec["dtype"] == "fp16":
         raw = v.astype(np.float16)
         return raw.view(np.uint16), raw.astype(np.float64)
@@ -346,7 +353,7 @@ def check_task(np, tdir, include, seed, extra_shapes, work):
         scope = {p: env[p] for p in task["params"]}  # parameters by name, as tools/calibrate.py
         scope.update({x["name"]: float(x["value"]) for x in task.get("scalars", [])})
         for s in task["inputs"]:
-            raw, val = draw(np, rng, s, numel(s, env))
+            raw, val = draw(np, rng, s, numel(s, env), env)
             path = os.path.join(work, "%s_%s.bin" % (name, s["name"]))
             raw.tofile(path)
             argv.append(path)
@@ -484,6 +491,56 @@ def torch_shim(np):
     Torch.bool = bool
     Torch.rsqrt = staticmethod(lambda x: 1.0 / np.sqrt(x))
     return Torch, F
+
+
+# ---- L1 index and layout tasks: gathers, scatters, top-k, one-hot, views.
+# Wraps torch_shim() and tensor_class() above, as the L3 block does. ------
+
+_torch_shim_l3 = torch_shim
+_tensor_class_base = tensor_class
+
+
+def torch_shim(np):
+    Torch, F = _torch_shim_l3(np)
+
+    def topk(x, k, dim=-1, largest=True, sorted=True):
+        """(values, indices) along dim, largest first; equal values in index
+        order (a stable sort), the rule the bank's top-k task states."""
+        x = np.asarray(x)
+        order = np.argsort(-x if largest else x, axis=dim, kind="stable")
+        idx = np.take(order, np.arange(k), axis=dim)
+        return np.take_along_axis(x, idx, axis=dim), idx.astype(np.float64)
+
+    F.embedding = staticmethod(lambda idx, w: np.asarray(w)[np.asarray(idx, dtype=np.int64)])
+    # cat keeps the tensor class of its inputs, so that methods chain on it
+    Torch.cat = staticmethod(lambda ts, dim=0: np.concatenate(ts, axis=dim).view(type(ts[0])))
+    Torch.topk = staticmethod(topk)
+    return Torch, F
+
+
+def tensor_class(np):
+    """Adds the view and in-place index methods: x.t(), x.permute(...),
+    x.contiguous(), x.new_zeros(...), y.index_add_(0, idx, src)."""
+    Base = _tensor_class_base(np)
+
+    class T(Base):
+        def t(self):
+            return np.asarray(self).T.view(T)
+
+        def permute(self, *dims):
+            return np.transpose(np.asarray(self), dims).view(T)
+
+        def contiguous(self):
+            return self
+
+        def new_zeros(self, *shape):
+            return np.zeros(shape).view(T)
+
+        def index_add_(self, dim, idx, src):
+            a = np.moveaxis(np.asarray(self), dim, 0)  # a view: adds land in self
+            np.add.at(a, np.asarray(idx, dtype=np.int64), np.moveaxis(np.asarray(src), dim, 0))
+            return self
+    return T
 
 
 def main():

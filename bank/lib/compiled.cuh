@@ -23,6 +23,12 @@
 //   - tiled_transpose: x [B, M, N] -> y [B, N, M] through a 32 x 32 tile in
 //     shared memory, coalesced on both sides (Triton's layout conversion for
 //     a pointwise kernel whose load and store orders differ).
+//   - generate: a pointwise kernel with no same-index input, y[i] = f(i)
+//     (the functor does its own, maybe indirect, loads): Inductor's kernel
+//     for an index expression such as embedding, one_hot or cat + slice.
+//   - block_scan_rows: cumsum along rows, one block per row looping over the
+//     row in chunks with a carry (Inductor's scan kernel, tl.associative_scan
+//     in a reduction loop).
 // Trusted code: it runs natively in the runner. Keep it small and reviewed.
 #ifndef KA_BANK_COMPILED_CUH
 #define KA_BANK_COMPILED_CUH
@@ -254,6 +260,93 @@ template <typename T> int tiled_transpose(const T *x, T *y, long long B, long lo
 {
 	dim3 grid((unsigned)((N + 31) / 32), (unsigned)((M + 31) / 32), (unsigned)B), block(32, 8);
 	tiled_transpose_kernel<<<grid, block, 0, s>>>(x, y, M, N);
+	return launch_status();
+}
+
+// y[i] = f(i) for i in [0, n): the pointwise layout above (1024 elements
+// per block, 8 per thread), stored as 16-byte vectors when y is aligned.
+template <int V, typename To, typename F>
+__global__ void __launch_bounds__(PW_THREADS) generate_kernel(To *__restrict__ y, long long n, F f)
+{
+	long long b0 = (long long)blockIdx.x * PW_BLOCK;
+#pragma unroll
+	for (int g = 0; g < PW_BLOCK / (PW_THREADS * V); g++) {
+		long long i0 = b0 + ((long long)g * PW_THREADS + threadIdx.x) * V;
+		if (i0 + V <= n) {
+			vec_t<To, V> r;
+#pragma unroll
+			for (int j = 0; j < V; j++)
+				r.v[j] = f(i0 + j);
+			*reinterpret_cast<vec_t<To, V> *>(y + i0) = r;
+		} else {
+			for (long long i = i0; i < n && i < i0 + V; i++)
+				y[i] = f(i);
+		}
+	}
+}
+
+template <typename To, typename F> int generate(To *y, long long n, F f, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(To) < 8 ? 16 / sizeof(To) : 8;
+	if (aligned16(y))
+		generate_kernel<V><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+	else
+		generate_kernel<1><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+	return launch_status();
+}
+
+// Inclusive prefix sum along the rows of x [R, C] fp32: one block per row,
+// chunks of 4 x RD_THREADS elements (4 consecutive per thread, a float4
+// when VEC), a warp-shuffle scan, the warp totals in shared memory, a carry
+// from chunk to chunk.
+template <bool VEC>
+__global__ void __launch_bounds__(RD_THREADS)
+block_scan_rows_kernel(const float *__restrict__ x, float *__restrict__ y, long long C)
+{
+	__shared__ float wsum[RD_THREADS / 32];
+	const float *xr = x + (long long)blockIdx.x * C;
+	float *yr = y + (long long)blockIdx.x * C;
+	int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	float carry = 0.f;
+	for (long long c0 = 0; c0 < C; c0 += 4 * RD_THREADS) {
+		long long c = c0 + 4ll * threadIdx.x;
+		float v[4];
+		if (VEC && c + 3 < C) {
+			float4 q = *reinterpret_cast<const float4 *>(xr + c);
+			v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+		} else {
+			for (int j = 0; j < 4; j++)
+				v[j] = c + j < C ? xr[c + j] : 0.f;
+		}
+		v[1] += v[0], v[2] += v[1], v[3] += v[2];
+		float s = v[3];
+		for (int o = 1; o < 32; o <<= 1) {
+			float u = __shfl_up_sync(0xffffffffu, s, o);
+			s += lane >= o ? u : 0.f;
+		}
+		float ex = __shfl_up_sync(0xffffffffu, s, 1); // exclusive: the lanes before
+		if (lane == 31)
+			wsum[w] = s;
+		__syncthreads();
+		float off = carry + (lane ? ex : 0.f), total = 0.f;
+		for (int k = 0; k < RD_THREADS / 32; k++) {
+			off += k < w ? wsum[k] : 0.f;
+			total += wsum[k];
+		}
+		for (int j = 0; j < 4; j++)
+			if (c + j < C)
+				yr[c + j] = off + v[j];
+		carry += total;
+		__syncthreads(); // wsum is rewritten by the next chunk
+	}
+}
+
+static inline int block_scan_rows(const float *x, float *y, long long R, long long C, cudaStream_t s)
+{
+	if (C % 4 == 0 && aligned16(x))
+		block_scan_rows_kernel<true><<<(unsigned)R, RD_THREADS, 0, s>>>(x, y, C);
+	else
+		block_scan_rows_kernel<false><<<(unsigned)R, RD_THREADS, 0, s>>>(x, y, C);
 	return launch_status();
 }
 

@@ -27,6 +27,23 @@
 //     calculator, reads strided, writes contiguous.
 //   - index_select_rows: index_select / embedding forward: one thread per
 //     output element, the index read per element.
+//   - fill: a tensor set to a constant (zeros, new_zeros, fill_): the
+//     vectorized elementwise kernel with no input.
+//   - index_add_rows: index_add_ along dim 0 (indexFuncLargeIndex): one
+//     thread per source element, grid-stride, the destination row from the
+//     index, an atomicAdd per element (so the summation order varies).
+//   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
+//     thread per index.
+//   - topk_rows: torch.topk(x, K, dim=-1) for short rows (sbtopk::gatherTopK,
+//     then sortKeyValueInplace): one block per row, a radix select of the
+//     K-th largest value over order-preserving integer keys, 2 bits a pass
+//     (16 passes over the row, digit counts in shared memory), the elements
+//     above it and then enough equal to it written in index order (a block
+//     prefix scan per chunk); a second launch sorts each row's K results
+//     (value descending, equal values by index).
+//   - cat2_cols: torch.cat([a, b], dim=-1) (CatArrayBatchedCopy): one
+//     launch, grid.y picks the input, each thread copies elements of it to
+//     their column offset in the output, the row and column by division.
 //   - scan_rows: cumsum along the last dimension (ATen's
 //     tensor_kernel_scan_innermost_dim): 16 rows per block, 32 threads per
 //     row scanning chunks of 64 elements in shared memory with a carry.
@@ -397,14 +414,15 @@ int strided_copy(const T *in, T *out, const long long d[3], const long long st[3
 	return launch_status();
 }
 
-// out[t, :] = w[idx[t], :] for idx [T], w [V, D], out [T, D].
-template <typename T, typename I>
+// out[t, :] = w[idx[t], :] for idx [T], w [V, D], out [T, D]. X: the type
+// of the element index arithmetic (ATen uses 32-bit math where the sizes
+// allow: canUse32BitIndexMath).
+template <typename X, typename T, typename I>
 __global__ void __launch_bounds__(EW_THREADS)
-index_select_kernel(const T *__restrict__ w, const I *__restrict__ idx, T *__restrict__ out,
-		    long long n, long long D)
+index_select_kernel(const T *__restrict__ w, const I *__restrict__ idx, T *__restrict__ out, X n, X D)
 {
-	long long stride = (long long)gridDim.x * EW_THREADS;
-	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+	X stride = (X)gridDim.x * EW_THREADS;
+	for (X i = (X)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
 		out[i] = w[(long long)idx[i / D] * D + i % D];
 }
 
@@ -412,7 +430,198 @@ template <typename T, typename I>
 int index_select_rows(const T *w, const I *idx, T *out, long long Tn, long long D, cudaStream_t s)
 {
 	long long n = Tn * D;
-	index_select_kernel<<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(w, idx, out, n, D);
+	unsigned g = grid_for(n, EW_THREADS * EW_WORK);
+	if (n + (long long)g * EW_THREADS < (1ll << 31))
+		index_select_kernel<int><<<g, EW_THREADS, 0, s>>>(w, idx, out, (int)n, (int)D);
+	else
+		index_select_kernel<long long><<<g, EW_THREADS, 0, s>>>(w, idx, out, n, D);
+	return launch_status();
+}
+
+// out[i] = v for i in [0, n): vectors of 16 bytes, grid-stride.
+template <int VEC, typename T>
+__global__ void __launch_bounds__(EW_THREADS) fill_kernel(T *__restrict__ out, long long n, T v)
+{
+	long long nv = n / VEC, stride = (long long)gridDim.x * EW_THREADS;
+	vec_t<T, VEC> r;
+#pragma unroll
+	for (int j = 0; j < VEC; j++)
+		r.v[j] = v;
+	for (long long q = (long long)blockIdx.x * EW_THREADS + threadIdx.x; q < nv; q += stride)
+		reinterpret_cast<vec_t<T, VEC> *>(out)[q] = r;
+	for (long long i = nv * VEC + (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		out[i] = v;
+}
+
+template <typename T> int fill(T *out, long long n, T v, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(T);
+	if (aligned16(out))
+		fill_kernel<V><<<grid_for(n, (long long)EW_THREADS * V), EW_THREADS, 0, s>>>(out, n, v);
+	else
+		fill_kernel<1><<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(out, n, v);
+	return launch_status();
+}
+
+// out[idx[n], :] += src[n, :] for idx [N], src [N, D], out [V, D].
+template <typename I>
+__global__ void __launch_bounds__(EW_THREADS)
+index_add_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ out, long long n,
+		 long long D)
+{
+	long long stride = (long long)gridDim.x * EW_THREADS;
+	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		atomicAdd(out + (long long)idx[i / D] * D + i % D, src[i]);
+}
+
+template <typename I> int index_add_rows(const float *src, const I *idx, float *out, long long N, long long D, cudaStream_t s)
+{
+	long long n = N * D, blocks = (n + EW_THREADS - 1) / EW_THREADS;
+	blocks = blocks > 132 * 8 ? 132 * 8 : blocks < 1 ? 1 : blocks; // ATen: min(ceil(n / 128), 8 x SMs)
+	index_add_kernel<<<(unsigned)blocks, EW_THREADS, 0, s>>>(src, idx, out, n, D);
+	return launch_status();
+}
+
+// out[n * C + idx[n]] = v for n in [0, N).
+template <typename T, typename I>
+__global__ void __launch_bounds__(EW_THREADS)
+scatter_value_kernel(const I *__restrict__ idx, T *__restrict__ out, long long N, long long C, T v)
+{
+	long long stride = (long long)gridDim.x * EW_THREADS;
+	for (long long n = (long long)blockIdx.x * EW_THREADS + threadIdx.x; n < N; n += stride)
+		out[n * C + (long long)idx[n]] = v;
+}
+
+template <typename T, typename I>
+int scatter_value_rows(const I *idx, T *out, long long N, long long C, T v, cudaStream_t s)
+{
+	scatter_value_kernel<<<grid_for(N, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(idx, out, N, C, v);
+	return launch_status();
+}
+
+// out [R, Ca + Cb] = cat([a [R, Ca], b [R, Cb]], dim=-1). X: the index type
+// (32-bit where the sizes allow, as ATen).
+template <typename X, typename T>
+__global__ void __launch_bounds__(EW_THREADS)
+cat2_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out, X R, X Ca, X Cb)
+{
+	const T *in = blockIdx.y ? b : a;
+	X C = blockIdx.y ? Cb : Ca, off = blockIdx.y ? Ca : 0, n = R * C;
+	X stride = (X)gridDim.x * EW_THREADS;
+	for (X i = (X)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
+		out[i / C * (Ca + Cb) + off + i % C] = in[i];
+}
+
+template <typename T>
+int cat2_cols(const T *a, const T *b, T *out, long long R, long long Ca, long long Cb, cudaStream_t s)
+{
+	long long n = R * (Ca > Cb ? Ca : Cb);
+	dim3 grid(grid_for(n, EW_THREADS * EW_WORK), 2);
+	if (R * (Ca + Cb) + (long long)grid.x * EW_THREADS < (1ll << 31))
+		cat2_kernel<int><<<grid, EW_THREADS, 0, s>>>(a, b, out, (int)R, (int)Ca, (int)Cb);
+	else
+		cat2_kernel<long long><<<grid, EW_THREADS, 0, s>>>(a, b, out, R, Ca, Cb);
+	return launch_status();
+}
+
+// ---- top-k ---------------------------------------------------------------------
+
+// float -> unsigned with the same order (larger float, larger key).
+__device__ __forceinline__ unsigned topk_key(float f)
+{
+	unsigned u = __float_as_uint(f);
+	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// Exclusive prefix count of flag over the block (blockDim.x a multiple of
+// 32); *total gets the block's count. Uses sm[32].
+__device__ __forceinline__ int block_excl_count(bool flag, int *sm, int *total)
+{
+	int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	unsigned bal = __ballot_sync(0xffffffffu, flag);
+	__syncthreads(); // sm may still be read by the previous call
+	if (lane == 0)
+		sm[w] = __popc(bal);
+	__syncthreads();
+	int before = __popc(bal & ((1u << lane) - 1u)), sum = 0;
+	for (int k = 0; k < nw; k++) {
+		before += k < w ? sm[k] : 0;
+		sum += sm[k];
+	}
+	*total = sum;
+	return before;
+}
+
+template <typename I>
+__global__ void __launch_bounds__(1024)
+topk_gather_kernel(const float *__restrict__ x, float *__restrict__ vals, I *__restrict__ idx, long long C, int K)
+{
+	__shared__ unsigned cnt[4];
+	__shared__ int sm[32];
+	const float *xr = x + (long long)blockIdx.x * C;
+	unsigned desired = 0, mask = 0;
+	int k = K; // how many of the remaining candidates are still wanted
+	for (int pos = 30; pos >= 0; pos -= 2) {
+		if (threadIdx.x < 4)
+			cnt[threadIdx.x] = 0;
+		__syncthreads();
+		for (long long c = threadIdx.x; c < C; c += blockDim.x) {
+			unsigned u = topk_key(xr[c]);
+			if ((u & mask) == desired)
+				atomicAdd(&cnt[(u >> pos) & 3], 1u);
+		}
+		__syncthreads();
+		for (int d = 3; d >= 0; d--) { // the largest digit first
+			if ((int)cnt[d] >= k) {
+				desired |= (unsigned)d << pos;
+				mask |= 3u << pos;
+				break;
+			}
+			k -= (int)cnt[d];
+		}
+		__syncthreads();
+	}
+	// desired is the K-th largest key; k of the elements equal to it belong.
+	int at = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (long long c0 = 0; c0 < C; c0 += blockDim.x) {
+			long long c = c0 + threadIdx.x;
+			unsigned u = c < C ? topk_key(xr[c]) : 0u;
+			bool take = c < C && (pass ? u == desired : u > desired);
+			int total, p = block_excl_count(take, sm, &total);
+			if (take && (!pass || p < k)) {
+				vals[(long long)blockIdx.x * K + at + p] = xr[c];
+				idx[(long long)blockIdx.x * K + at + p] = (I)c;
+			}
+			at += pass ? (total < k ? total : k) : total;
+			k -= pass ? (total < k ? total : k) : 0;
+		}
+}
+
+// Each row's K (value, index) pairs sorted: value descending, index ascending.
+template <typename I>
+__global__ void topk_sort_kernel(float *__restrict__ vals, I *__restrict__ idx, long long R, int K)
+{
+	long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= R)
+		return;
+	float *v = vals + r * K;
+	I *ix = idx + r * K;
+	for (int i = 1; i < K; i++)
+		for (int j = i; j > 0 && (v[j] > v[j - 1] || (v[j] == v[j - 1] && ix[j] < ix[j - 1])); j--) {
+			float tv = v[j];
+			v[j] = v[j - 1], v[j - 1] = tv;
+			I ti = ix[j];
+			ix[j] = ix[j - 1], ix[j - 1] = ti;
+		}
+}
+
+template <typename I>
+int topk_rows(const float *x, float *vals, I *idx, long long R, long long C, int K, cudaStream_t s)
+{
+	long long t = (C + 31) / 32 * 32;
+	topk_gather_kernel<<<(unsigned)R, (unsigned)(t > 1024 ? 1024 : t), 0, s>>>(x, vals, idx, C, K);
+	topk_sort_kernel<<<grid_for(R, 128), 128, 0, s>>>(vals, idx, R, K);
 	return launch_status();
 }
 

@@ -30,6 +30,20 @@ else
 	fail bank_validate_positional "exit $rc: $(tr '\n' '|' <"$tmp/out")"
 fi
 
+# An index input whose range is an expression ("hi": "V - 1"): validates
+# (gold at every check shape, so every drawn index is in range), and show
+# prints the bound as written.
+"$KA" bank validate --no-cuda --no-opencl tests/data/tasks_index/gather_rows >"$tmp/out" 2>&1
+rc=$?
+"$KA" bank show --bank tests/data/tasks_index gather_rows >"$tmp/show" 2>&1
+if [ $rc -eq 0 ] && grep -q '^validated 1 task: 1 passed' "$tmp/out" &&
+	grep -q 'each input changes the output (idx, w)' "$tmp/out" &&
+	grep -q '^  idx        int64 \[N\]  int\[0, V - 1\]$' "$tmp/show"; then
+	pass bank_validate_index_range
+else
+	fail bank_validate_index_range "exit $rc: $(tr '\n' '|' <"$tmp/out") $(grep idx "$tmp/show")"
+fi
+
 # Each bad fixture: its exit code and its message line.
 for d in tests/data/tasks_bad/*/; do
 	d=${d%/}
@@ -100,7 +114,7 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
 	if python3 - <<'PY' >"$tmp/py" 2>&1; then
 import glob, json, jsonschema
 v = jsonschema.Draft202012Validator(json.load(open("docs/task.schema.json")))
-for f in glob.glob("tests/data/tasks_good/*/task.json") + glob.glob("bank/public/*/*/task.json"):
+for f in glob.glob("tests/data/tasks_good/*/task.json") + glob.glob("tests/data/tasks_index/*/task.json") + glob.glob("bank/public/*/*/task.json"):
     errs = list(v.iter_errors(json.load(open(f))))
     assert not errs, (f, errs[0].message)
 for case in ("unknown_dtype", "wrong_type", "unknown_field"):

@@ -19,7 +19,7 @@ if ! python3 -c 'import numpy' 2>/dev/null; then
 	exit 1
 fi
 tasks=()
-for d in bank/public/*/*/; do
+for d in bank/public/*/*/ tests/data/tasks_index/*/; do
 	[ -f "$d/task.json" ] && tasks+=("${d%/}")
 done
 python3 tools/ref_numpy.py "${tasks[@]}"

@@ -187,7 +187,7 @@ static int64_t lazy_vs_arrays(const char *dir, int use_bench, struct ka_err *e)
 	struct ka_gen_src src[KA_MAX_TENSORS];
 	for (int k = 0; k < t->n_inputs; k++) {
 		struct gen_params gp;
-		if (gen_params_of(&t->inputs[k].dist, &gp, e))
+		if (gen_params_at(t, k, &sh, &gp, e))
 			goto out;
 		gen_src_of(&src[k], t->inputs[k].dtype,
 			   gen_tensor_key(nonce, task_hash(t), &sh, k, call), &gp);

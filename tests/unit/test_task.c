@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen.h"
 #include "gold.h"
 #include "ka_test.h"
 #include "task.h"
@@ -99,6 +100,10 @@ static void test_task_bad_fixtures(void)
 		 "tests/data/tasks_bad/no_odd_check/task.json: checks: no check shape has an odd "
 		 "size "
 		 "(a parameter value that is not a multiple of 8)"},
+		{"tests/data/tasks_bad/int_range_expr",
+		 "tests/data/tasks_bad/int_range_expr/task.json: inputs[0].dist: range does not "
+		 "fit "
+		 "int8 (lo 0, hi 999) at bench (N=4096,V=1000,D=64)"},
 		{"tests/data/tasks_bad/no_such_task",
 		 "tests/data/tasks_bad/no_such_task/task.json: No such file or directory"},
 	};
@@ -205,7 +210,20 @@ static void test_task_field_errors(void)
 		{"@DIST@", "{\"kind\": \"uniform\", \"lo\": 2, \"hi\": 1}",
 		 "inputs[0].dist: needs lo < hi"},
 		{"@DIST@", "{\"kind\": \"int\", \"lo\": 0, \"hi\": 2.5}",
-		 "inputs[0].dist.hi: expected an integer"},
+		 "inputs[0].dist.hi: expected an integer or an expression string"},
+		/* int bounds as expressions over the parameters, checked at every shape */
+		{"@DIST@", "{\"kind\": \"int\", \"lo\": 0, \"hi\": \"N - 2000\"}",
+		 "inputs[0].dist: needs lo <= hi (lo 0, hi -969) at checks[0] (N=1031)"},
+		{"@DIST@", "{\"kind\": \"int\", \"lo\": \"Q\", \"hi\": 3}",
+		 "inputs[0].dist.lo: cannot parse 'Q': unknown name 'Q' at 0"},
+		{"@DIST@", "{\"kind\": \"int\", \"lo\": 0, \"hi\": \"N/(N-N)\"}",
+		 "inputs[0].dist.hi: 'N/(N-N)': division by zero at bench (N=4096)"},
+		{"@DIST@", "{\"kind\": \"int\", \"lo\": \"-N*N*N*N*N\", \"hi\": 0}",
+		 "inputs[0].dist: lo and hi must be within +-2^53 (lo -1152921504606846976, hi 0) "
+		 "at "
+		 "bench (N=4096)"},
+		{"@DIST@", "{\"kind\": \"uniform\", \"lo\": 0, \"hi\": \"N\"}",
+		 "inputs[0].dist.hi: expected a number, got a string"},
 		{"@DIST@", "{\"kind\": \"normal\", \"mean\": \"0\", \"std\": 1}",
 		 "inputs[0].dist.mean: expected a number, got a string"},
 		{"@ONAME@", "\"x\"", "outputs[0]: duplicate tensor name 'x'"},
@@ -452,6 +470,85 @@ static void test_task_scalars_constraints(void)
 	free(rpath);
 }
 
+/* An int range given by expressions ("hi": "V - 1"): resolved per shape by
+ * task_dist_at and gen_params_at, refused unresolved by gen_params_of,
+ * checked by task_check_shape at any shape, part of the task hash; the
+ * generated values stay in range at every shape. */
+static void test_task_index_range(void)
+{
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_load("tests/data/tasks_index/gather_rows", &e);
+	if (!t)
+		printf("# %s\n", e.msg);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	const struct ka_dist *d0 = &t->inputs[0].dist;
+	CHECK(d0->kind == KA_DIST_INT && t->inputs[0].lo_x == NULL && t->inputs[0].hi_x != NULL);
+	CHECK_STR(expr_text(t->inputs[0].hi_x), "V - 1");
+	CHECK(t->inputs[1].lo_x == NULL && t->inputs[1].hi_x == NULL);
+	struct ka_dist d;
+	struct gen_params gp;
+	CHECK(task_dist_at(t, 0, &t->checks[0], &d, &e) == 0);
+	CHECK(d.a == 0 && d.b == 2);
+	CHECK(gen_params_at(t, 0, &t->bench, &gp, &e) == 0);
+	CHECK(gp.kind == KA_GEN_INT && gp.lo == 0 && gp.range == 1000);
+	CHECK(gen_params_at(t, 0, &t->checks[1], &gp, &e) == 0 && gp.range == 1);
+	CHECK(gen_params_of(d0, &gp, &e) == -1);
+	CHECK_STR(e.msg, "int: the range depends on the shape (use gen_params_at)");
+	CHECK(task_dist_at(t, 2, &t->bench, &d, &e) == -1);
+	/* Any other shape is checked too (--bench-shape, ka gold --shape). */
+	struct ka_shape sh;
+	CHECK(task_shape_parse(t, "N=5,V=1,D=3", &sh, &e) == 0);
+	CHECK(task_check_shape(t, &sh, 0, &e) == 0);
+	/* The generated indices are in [0, V) at each shape (all of it where N >= 10 V). */
+	for (int i = 0; i < t->n_checks; i++) {
+		void *in[KA_MAX_TENSORS];
+		const struct ka_shape *c = &t->checks[i];
+		int64_t n = c->v[0], v = c->v[1], lo = INT64_MAX, hi = INT64_MIN;
+		CHECK(gold_inputs_new(t, c, 7, 0, 0, in, &e) == 0);
+		for (int64_t k = 0; k < n; k++) {
+			int64_t x = ((const int64_t *)in[0])[k];
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		CHECK(lo >= 0 && hi <= v - 1);
+		CHECK(n < 10 * v || (lo == 0 && hi == v - 1)); /* the whole range is drawn */
+		gold_buffers_free(in, t->n_inputs);
+	}
+	/* The bound's text is part of the identity. */
+	char *json = NULL, *dir = NULL;
+	size_t len = 0;
+	char tmpl[] = "/tmp/ka-test-index-XXXXXX";
+	dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	CHECK(util_read_file("tests/data/tasks_index/gather_rows/task.json", 1 << 20, &json, &len,
+			     &e) == 0);
+	char *p = strstr(json, "\"V - 1\"");
+	CHECK(p != NULL);
+	p[5] = '2'; /* "V - 2" */
+	char *jpath = xasprintf("%s/task.json", dir), *rpath = xasprintf("%s/ref.c", dir);
+	CHECK(util_write_file(jpath, json, len, NULL) == 0);
+	CHECK(util_write_file(rpath, t->ref_src, strlen(t->ref_src), NULL) == 0);
+	struct ka_task *t2 = task_load(dir, &e);
+	/* V - 2 is -1 at the check shape V = 1: refused, naming the shape. */
+	CHECK(t2 == NULL);
+	CHECK(strstr(e.msg,
+		     "inputs[0].dist: needs lo <= hi (lo 0, hi -1) at checks[1] (N=200,V=1,D=8)") !=
+	      NULL);
+	p[5] = '1';
+	p[3] = '+'; /* "V + 1": loads, another hash */
+	CHECK(util_write_file(jpath, json, len, NULL) == 0);
+	t2 = task_load(dir, &e);
+	CHECK(t2 != NULL && task_hash(t2) != task_hash(t));
+	task_free(t2);
+	util_rmtree(dir);
+	free(jpath);
+	free(rpath);
+	free(json);
+	task_free(t);
+}
+
 int main(void)
 {
 	RUN(test_task_scalars_constraints);
@@ -461,5 +558,6 @@ int main(void)
 	RUN(test_task_field_errors);
 	RUN(test_task_shape_parse);
 	RUN(test_task_dtypes);
+	RUN(test_task_index_range);
 	TEST_EXIT();
 }

@@ -1,0 +1,16 @@
+// transpose_2d, compiled baseline: x.t().contiguous() as torch.compile
+// produces it: a pointwise copy whose load and store orders differ, which
+// Triton turns into a tiled layout conversion through shared memory
+// (bank/lib/compiled.cuh tiled_transpose, 32 x 32 tiles).
+// Calibration (H200, docs/PERF.md): torch.compile is faster than this
+// baseline (69.9 us against 100.2 us), so "vs compiled" is inflated by that ratio.
+// Trusted code: it runs natively in the runner, not through the recorder.
+#include "compiled.cuh"
+#include "ka_kernel.h"
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	// Task order: params M, N; input x [M, N] fp32; output y [N, M] fp32.
+	long long M = a->params[0], N = a->params[1];
+	return ka::tiled_transpose((const float *)a->inputs[0].ptr, (float *)a->outputs[0].ptr, 1, M, N, stream);
+}
