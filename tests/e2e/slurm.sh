@@ -113,14 +113,15 @@ fi
 "$KA" --track capability "${ARGS[@]}" --out "$tmp/run" >"$tmp/again" 2>&1
 expect merged_is_the_run "$?:$(grep -c "$N of $N samples graded, 0 replies to grade, 0 requests to send" "$tmp/again")" "0:1"
 
-# (b) shard 2 loses a grade and its DONE, as a preempted task would.
+# (b) shard 2 loses a grade and its DONE, as a preempted task would. It holds
+# tasks 2, 6, 10, ... of the tier: (N + 1) / 4 of them.
 rm -f "$tmp/run/shard-2/DONE" "$tmp/run/scorecard.json"
 python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1]); c.execute("delete from grades where rowid = (select max(rowid) from grades)"); c.commit()' "$tmp/run/shard-2/journal.sqlite"
 "$KA" slurm --track capability "${ARGS[@]}" --shards 4 --partition ka --out "$tmp/run" >"$tmp/resubmit" 2>&1
 expect resubmit_only_shard_2 "$?:$(grep -c '4 shards, 1 to run: 2$' "$tmp/resubmit")" "0:1"
 wait_jobs || echo "FAIL jobs_finish_again: the queue is not empty after 400 s"
-expect shard_2_continued "$(sql "$tmp/run/shard-2/journal.sqlite" 'select count(*) from starts'):$(sql "$tmp/run/shard-2/journal.sqlite" 'select count(*) from grades'):$(sql "$tmp/run/shard-2/journal.sqlite" 'select max(sends) from requests')" "2:4:1"
+expect shard_2_continued "$(sql "$tmp/run/shard-2/journal.sqlite" 'select count(*) from starts'):$(sql "$tmp/run/shard-2/journal.sqlite" 'select count(*) from grades'):$(sql "$tmp/run/shard-2/journal.sqlite" 'select max(sends) from requests')" "2:$(((N + 1) / 4)):1"
 grep -q 'resuming the run' "$tmp"/run/shard-2/slurm-*.log
 expect shard_2_resumed_log "$?" "0"
 if [ -f "$tmp/run/scorecard.json" ]; then

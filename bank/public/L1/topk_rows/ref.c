@@ -18,10 +18,9 @@ KA_FN void ref(ka_i64 item, ka_i64 R, ka_i64 C, ka_i64 K, KA_IN(float) x, KA_OUT
 		if (n == K && !(val > v[K - 1]))
 			continue;
 		ka_i64 p = n < K ? n : K - 1; /* the slot freed at the end */
-		while (p > 0 && val > v[p - 1]) {
+		for (; p > 0 && val > v[p - 1]; p--) {
 			v[p] = v[p - 1];
 			ix[p] = ix[p - 1];
-			p--;
 		}
 		v[p] = val;
 		ix[p] = c;
