@@ -35,7 +35,7 @@ proc_qwen7b procedure_rsi
 frontier_qwen7b frontier
 LIST
 B=$D/bad
-expect scorecard_bad_schema 2 "$B/schema_version.json: schema: expected \"ka-scorecard/1\", got \"ka-scorecard/0\"" $B/schema_version.json
+expect scorecard_bad_schema 2 "$B/schema_version.json: schema: expected \"ka-scorecard/1\" or \"ka-scorecard/2\", got \"ka-scorecard/0\"" $B/schema_version.json
 expect scorecard_bad_missing 2 "$B/missing_hash.json: bank.hash: missing" $B/missing_hash.json
 expect scorecard_bad_type 2 "$B/k_string.json: k: expected an integer, got a string" $B/k_string.json
 expect scorecard_bad_enum 2 "$B/verdict_enum.json: tasks[1].samples[2].verdict: \"almost_ok\" is not one of \"no_code\", \"compile_error\", \"forbidden\", \"record_error\", \"launch_error\", \"runtime_fault\", \"timeout\", \"wrong_answer\", \"nonfinite\", \"unwritten_output\", \"input_modified\", \"out_of_bounds_write\", \"implausible_time\", \"ok\"" $B/verdict_enum.json
