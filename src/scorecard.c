@@ -40,8 +40,8 @@ static const char *const targets[] = {"cuda", "opencl", NULL};
 static const char *const tiers[] = {"L1", "L2", "L3", NULL};
 static const char *const bank_tiers[] = {"small", "mid", "large", NULL};
 static const char *const baselines[] = {"eager", "compiled", NULL};
-static const char *const arms[] = {"self",   "fresh_frozen", "round0",
-				   "improved", "frozen",     "ckpt_frozen", NULL};
+static const char *const arms[] = {"self",   "fresh_frozen", "round0", "improved",
+				   "frozen", "ckpt_frozen",  NULL};
 #define ARM_CKPT 5 /* weight RSI, schema /2: the recursion-interruption control */
 static const char *const rsi_verdicts[] = {"positive", "no signal", "negative", NULL};
 
@@ -685,8 +685,8 @@ static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t
 		    get_enum(v, row, at, "arm", 1, arms, &arm))
 			return -1;
 		if (!arm_allowed(t, arm, v->version))
-			return bad(v, at, "arm", "\"%s\" is not an arm of the %s track%s", arms[arm],
-				   track_names[t],
+			return bad(v, at, "arm", "\"%s\" is not an arm of the %s track%s",
+				   arms[arm], track_names[t],
 				   arm == ARM_CKPT ? " in schema ka-scorecard/1" : "");
 		int need_q = t == SCORECARD_TRACK_PROCEDURE_RSI;
 		if (get_figure(v, row, at, "c", !need_q, 0, 0, 1) ||
@@ -720,9 +720,10 @@ static int check_standardized(struct vctx *v, const json_t *s)
 	const char *str;
 	const char *at = "summary.standardized";
 	static const char *const keys[] = {
-		"format",    "scale",	       "anchor",   "k",	       "band",
-		"n_tasks",   "n_source_tasks", "baseline", "pass_rate", "c",
-		"compiled_x", "compiled_x_reason", NULL};
+		"format",    "scale",	"anchor",	  "k",
+		"band",	     "n_tasks", "n_source_tasks", "baseline",
+		"pass_rate", "c",	"compiled_x",	  "compiled_x_reason",
+		NULL};
 	if (get_obj(v, s, "summary", "standardized", 0, &o))
 		return -1;
 	if (!o)
@@ -776,8 +777,8 @@ static int check_wrsi_v2(struct vctx *v, const json_t *s)
 		return bad(v, at, ia ? "self_minus_ckpt" : "interrupt_after",
 			   "self_minus_ckpt and interrupt_after go together");
 	if (ia && ia >= json_integer_value(json_object_get(s, "rounds")))
-		return bad(v, at, "interrupt_after", "%" JSON_INTEGER_FORMAT
-			   " is not before the last round", ia);
+		return bad(v, at, "interrupt_after",
+			   "%" JSON_INTEGER_FORMAT " is not before the last round", ia);
 	if (json_is_null(json_object_get(s, "compiled_x")) != !!str)
 		return bad(v, at, "compiled_x_reason",
 			   str ? "present but compiled_x is not null"
@@ -867,7 +868,7 @@ int scorecard_validate(const json_t *sc, const char *file, struct ka_err *e)
 	if (!schema)
 		return bad(&v, "", "schema", "missing (expected \"%s\" or \"%s\")",
 			   SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
-	v.version = !json_is_string(schema)					    ? 0
+	v.version = !json_is_string(schema)				     ? 0
 		    : !strcmp(json_string_value(schema), SCORECARD_SCHEMA)   ? 1
 		    : !strcmp(json_string_value(schema), SCORECARD_SCHEMA_2) ? 2
 									     : 0;

@@ -880,12 +880,11 @@ static void page_open(struct util_buf *b, const char *title_esc_src, const char 
 
 static void page_close(struct util_buf *b)
 {
-	util_buf_printf(
-		b,
-		"</main>\n<footer>Built by <code>ka board</code> from scorecards "
-		"(schemas %s and %s). Every figure shows its 95%% bootstrap CI over "
-		"tasks.</footer>\n</body>\n</html>\n",
-		SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
+	util_buf_printf(b,
+			"</main>\n<footer>Built by <code>ka board</code> from scorecards "
+			"(schemas %s and %s). Every figure shows its 95%% bootstrap CI over "
+			"tasks.</footer>\n</body>\n</html>\n",
+			SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
 }
 
 static int write_buf(const struct site *s, const char *rel, struct util_buf *b, struct ka_err *e)
