@@ -190,7 +190,8 @@ static int copy_tree(const char *src, const char *dst, int depth, struct ka_err 
 	while (!rc && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		char *s = xasprintf("%s/%s", src, de->d_name), *t = xasprintf("%s/%s", dst, de->d_name);
+		char *s = xasprintf("%s/%s", src, de->d_name),
+		     *t = xasprintf("%s/%s", dst, de->d_name);
 		struct stat st;
 		if (lstat(s, &st) == 0 && S_ISDIR(st.st_mode)) {
 			rc = copy_tree(s, t, depth + 1, e);
@@ -247,11 +248,12 @@ static json_t *kept_figures(const struct scorecard_metrics *m, const struct std_
 	if (!agg.geomean_speedup_compiled.defined)
 		json_object_set_new(
 			f, "compiled_x_reason",
-			json_string(!timing ? "not timed (--no-timing)"
-				    : strcmp(target, "cuda")
-					    ? "the target has no compiled baseline (only CUDA has one)"
-					    : "no correct kept kernel was timed against the compiled "
-					      "baseline"));
+			json_string(
+				!timing ? "not timed (--no-timing)"
+				: strcmp(target, "cuda")
+					? "the target has no compiled baseline (only CUDA has one)"
+					: "no correct kept kernel was timed against the compiled "
+					  "baseline"));
 	return f;
 }
 
@@ -283,9 +285,9 @@ static int write_manifest(const struct bank_std_opts *o, const char *dir, const 
 		"{s:s,s:s,s:s,s:s,s:i,s:[f,f],s:s,s:s,s:b,s:s,s:i,s:{s:O,s:O,s:O},s:s,s:o,s:o}",
 		"format", BANK_STD_FORMAT, "created", created, "scale", o->scale, "anchor",
 		o->anchor, "k", o->k, "band", o->lo, o->hi, "baseline",
-		compiled ? "compiled" : "eager", "target", target, "timed", o->proto.timing,
-		"hash", hash, "n_tasks", n, "source", "path", json_object_get(bank, "path"),
-		"hash", json_object_get(bank, "hash"), "n_tasks", json_object_get(bank, "n_tasks"),
+		compiled ? "compiled" : "eager", "target", target, "timed", o->proto.timing, "hash",
+		hash, "n_tasks", n, "source", "path", json_object_get(bank, "path"), "hash",
+		json_object_get(bank, "hash"), "n_tasks", json_object_get(bank, "n_tasks"),
 		"anchor_run", work, "figures", kept_figures(m, st, target, o->proto.timing),
 		"tasks", tasks);
 	char *path = xasprintf("%s/%s", dir, BANK_STD_FILE);
@@ -342,10 +344,11 @@ static int out_writable(const char *out, struct ka_err *e)
 	int ours = access(m, F_OK) == 0;
 	free(m);
 	if (entries && !ours)
-		return ka_err_set(e,
-				  "%s exists and is not a standardized bank (no %s): choose another "
-				  "OUT or remove it",
-				  out, BANK_STD_FILE);
+		return ka_err_set(
+			e,
+			"%s exists and is not a standardized bank (no %s): choose another "
+			"OUT or remove it",
+			out, BANK_STD_FILE);
 	return 0;
 }
 
@@ -570,6 +573,6 @@ json_t *bank_std_summary_json(const struct bank_std_info *s)
 	if (s->compiled_x <= 0)
 		json_object_set_new(j, "compiled_x_reason",
 				    json_string(*s->compiled_x_reason ? s->compiled_x_reason
-								       : "none recorded"));
+								      : "none recorded"));
 	return j;
 }

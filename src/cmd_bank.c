@@ -1,10 +1,11 @@
 /* cmd_bank.c: `ka bank ACTION [--bank PATH] ...`, the command-line face of
  * bank.h and the bank tools: list, show, validate, split (bank_split.h),
  * check-disjoint (bank_dup.h), export (bank_export.h), new (bank_new.h),
- * calibrate-tolerance (bank_tol.h) and standardize (cmd_bank_std.c). Exit codes: 0 ok; 1 a task
- * failed validation (degenerate data, a tolerance outside its calibration), banks that are not
- * disjoint; 2 bad usage, an unreadable bank, or a task that does not load or whose reference does
- * not compile. */
+ * calibrate-tolerance (bank_tol.h) and standardize (cmd_bank_std.c).
+ * Exit codes: 0 ok; 1 a task failed validation (degenerate data, a
+ * tolerance outside its calibration), banks that are not disjoint; 2 bad
+ * usage, an unreadable bank, or a task that does not load or whose
+ * reference does not compile. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -97,15 +97,24 @@ static int std_option(int c, const char *arg, struct bank_std_opts *o)
 int cmd_bank_standardize(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"anchor", required_argument, 0, 'a'},	 {"scale", required_argument, 0, 'S'},
-		{"band", required_argument, 0, 'B'},	 {"work", required_argument, 0, 'w'},
-		{"k", required_argument, 0, 'k'},	 {"tier", required_argument, 0, 't'},
-		{"target", required_argument, 0, 'T'},	 {"platform", required_argument, 0, 'P'},
-		{"prompt", required_argument, 0, 'p'},	 {"seed", required_argument, 0, 's'},
-		{"max-tokens", required_argument, 0, 'x'}, {"concurrency", required_argument, 0, 'c'},
-		{"temperature", required_argument, 0, 'e'}, {"fresh", no_argument, 0, 'F'},
-		{"quiet", no_argument, 0, 'q'},		 {"help", no_argument, 0, 'h'},
-		CLI_PROTOCOL_OPTIONS,			 {0, 0, 0, 0},
+		{"anchor", required_argument, 0, 'a'},
+		{"scale", required_argument, 0, 'S'},
+		{"band", required_argument, 0, 'B'},
+		{"work", required_argument, 0, 'w'},
+		{"k", required_argument, 0, 'k'},
+		{"tier", required_argument, 0, 't'},
+		{"target", required_argument, 0, 'T'},
+		{"platform", required_argument, 0, 'P'},
+		{"prompt", required_argument, 0, 'p'},
+		{"seed", required_argument, 0, 's'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"concurrency", required_argument, 0, 'c'},
+		{"temperature", required_argument, 0, 'e'},
+		{"fresh", no_argument, 0, 'F'},
+		{"quiet", no_argument, 0, 'q'},
+		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
+		{0, 0, 0, 0},
 	};
 	struct bank_std_opts o;
 	bank_std_opts_default(&o);

@@ -11,7 +11,7 @@
 
 #include "metrics.h"
 
-#define RSI_DIAG_NGRAM 4	  /* token n-gram order of the distinct ratio */
+#define RSI_DIAG_NGRAM 4      /* token n-gram order of the distinct ratio */
 #define RSI_DIAG_MIN_BYTES 64 /* fewer kernel bytes: no compression ratio */
 
 /* Diversity of one set of kernels. */
