@@ -774,8 +774,8 @@ static int check_wrsi_v2(struct vctx *v, const json_t *s)
 		return 0;
 	}
 	if (!ia != !json_object_get(s, "self_minus_ckpt"))
-		return bad(v, at, ia ? "self_minus_ckpt" : "interrupt_after",
-			   "self_minus_ckpt and interrupt_after go together");
+		return bad(v, at, ia ? "self_minus_ckpt" : "interrupt_after", "missing (%s is set)",
+			   ia ? "interrupt_after" : "self_minus_ckpt");
 	if (ia && ia >= json_integer_value(json_object_get(s, "rounds")))
 		return bad(v, at, "interrupt_after",
 			   "%" JSON_INTEGER_FORMAT " is not before the last round", ia);
