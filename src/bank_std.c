@@ -368,6 +368,15 @@ static int check_opts(const struct bank_std_opts *o, struct ka_err *e)
 	bank_list_free(&l);
 	if (!n)
 		return ka_err_set(e, "%s: no task in the bank", o->bank);
+	char *rb = realpath(o->bank, NULL), *ro = realpath(o->out, NULL);
+	int same = rb && ro && !strcmp(rb, ro);
+	free(rb);
+	free(ro);
+	if (same)
+		return ka_err_set(e,
+				  "OUT %s is the source bank: write the standardized bank "
+				  "elsewhere",
+				  o->out);
 	return out_writable(o->out, e);
 }
 

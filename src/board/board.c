@@ -739,8 +739,8 @@ static const struct plot plots_frontier[] = {
 static const struct plot plots_diagnostics[] = {
 	{"Self-data diversity (distinct token 4-grams)", "distinct share", "self", "diversity",
 	 NULL, 0, NULL},
-	{"Self-data compression ratio (zlib, lower is more repetitive)", "compressed / raw",
-	 "self", "compression", NULL, 0, NULL},
+	{"Self-data compression ratio (zlib, lower is more repetitive)", "compressed / raw", "self",
+	 "compression", NULL, 0, NULL},
 	{"Retention of round-0 solutions", "retention", "self", "retention", NULL, 0, NULL},
 	{"Self minus fresh-frozen", "C(self) " MINUS " C(fresh-frozen)", "self", "c",
 	 "fresh_frozen", 1, NULL},
@@ -1299,7 +1299,7 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 	for (int i = 0; i < ns; i++)
 		ser_free(&sr[i]);
 	util_buf_printf(b, "</div>\n");
-	static const char *const cols[] = {"round",	"arm",	     "C",	  "Q",
+	static const char *const cols[] = {"round",	"arm",	      "C",	   "Q",
 					   "correct",	"compiled x", "diversity", "compression",
 					   "retention", NULL};
 	table_open(b, "t-rounds", cols, "ntnnnnnnn", -1);

@@ -13,9 +13,8 @@
 #include "ka_test.h"
 #include "rsi_diag.h"
 
-static const char k_add[] =
-	"__kernel void f(__global const float *x, __global float *y, long n)\n"
-	"{ long i = get_global_id(0); if (i < n) y[i] = x[i] + 1.0f; }\n";
+static const char k_add[] = "__kernel void f(__global const float *x, __global float *y, long n)\n"
+			    "{ long i = get_global_id(0); if (i < n) y[i] = x[i] + 1.0f; }\n";
 static const char k_max[] =
 	"__kernel void g(__global const float *a, __global float *b, long m, long cols)\n"
 	"{ long r = get_global_id(0); float v = a[r * cols];\n"
@@ -36,8 +35,9 @@ static void test_distinct(void)
 	CHECK(two.distinct > same.distinct);
 	CHECK(one.distinct > 0.9 && one.distinct <= 1);
 	/* whitespace is not a token: re-spaced kernels are the same n-grams */
-	const char *sp[] = {k_add, "__kernel   void f(__global const float*x,__global float *y,long "
-				   "n){long i=get_global_id(0);if(i<n)y[i]=x[i]+1.0f;}"};
+	const char *sp[] = {k_add,
+			    "__kernel   void f(__global const float*x,__global float *y,long "
+			    "n){long i=get_global_id(0);if(i<n)y[i]=x[i]+1.0f;}"};
 	rsi_diag_kernels(sp, 2, &spaced);
 	CHECK_NEAR(spaced.distinct, 0.5, 1e-12);
 	/* compression: repeated kernels compress far better than different ones */

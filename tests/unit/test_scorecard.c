@@ -264,7 +264,8 @@ static void test_v2_rules(void)
 
 	sc = fixture("wrsi_llama8b.json");
 	json_object_set_new(at(sc, "summary", NULL), "interrupt_after", json_integer(12));
-	CHECK_STR(check(sc, &e), "t.json: summary.interrupt_after: 12 is not before the last round");
+	CHECK_STR(check(sc, &e),
+		  "t.json: summary.interrupt_after: 12 is not before the last round");
 	json_decref(sc);
 
 	sc = fixture("wrsi_llama8b.json");
@@ -291,7 +292,8 @@ static void test_v2_rules(void)
 	json_decref(sc);
 
 	sc = fixture("std_mid.json");
-	json_object_set_new(at(sc, "summary", "standardized"), "band", json_pack("[f,f]", 0.6, 0.2));
+	json_object_set_new(at(sc, "summary", "standardized"), "band",
+			    json_pack("[f,f]", 0.6, 0.2));
 	CHECK_STR(check(sc, &e), "t.json: summary.standardized.band: expected [lo, hi] with 0 <= "
 				 "lo <= hi <= 1");
 	json_decref(sc);
