@@ -257,14 +257,6 @@ static json_t *kept_figures(const struct scorecard_metrics *m, const struct std_
 	return f;
 }
 
-static void iso_now(char *buf, size_t cap)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* standardized.json of the bank being written in dir. 0 or -1 with e. */
 static int write_manifest(const struct bank_std_opts *o, const char *dir, const json_t *sc,
 			  const struct scorecard_metrics *m, const struct std_task *st,
@@ -274,7 +266,7 @@ static int write_manifest(const struct bank_std_opts *o, const char *dir, const 
 	int n = 0;
 	if (bank_content_hash_hex(dir, hash, &n, e))
 		return -1;
-	iso_now(created, sizeof created);
+	util_iso_now(created, sizeof created);
 	const char *target = json_string_value(json_object_get(sc, "target"));
 	int compiled = !strcmp(target, "cuda") && o->proto.timing;
 	json_t *tasks = json_array();
