@@ -1238,6 +1238,34 @@ static double fig_value(const json_t *obj, const char *key)
 	return json_number_value(json_object_get(json_object_get(obj, key), "value"));
 }
 
+/* The weight-RSI summary against its rows (last: the last round). */
+static int recompute_wrsi(struct vctx *v, const json_t *sum, const json_t *rounds, json_int_t last)
+{
+	json_t *r0, *rf, *rx, *ry;
+	if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
+	    need_row(v, rounds, last, "fresh_frozen", &rx) ||
+	    need_row(v, rounds, last, "round0", &ry) ||
+	    same_as_row(v, sum, "c0", r0, "c", "rounds (round 0, self)") ||
+	    same_as_row(v, sum, "c_final", rf, "c", "rounds (last round, self)") ||
+	    diff_of_rows(v, sum, "self_minus_fresh", rf, rx, "c",
+			 "rounds (last round, self - fresh_frozen)") ||
+	    diff_of_rows(v, sum, "self_minus_round0", rf, ry, "c",
+			 "rounds (last round, self - round0)"))
+		return -1;
+	if (json_object_get(rf, "correct") &&
+	    same_as_row(v, sum, "correct", rf, "correct", "rounds (last round, self)"))
+		return -1;
+	if (json_object_get(rf, "compiled_x") &&
+	    same_as_row(v, sum, "compiled_x", rf, "compiled_x", "rounds (last round, self)"))
+		return -1;
+	if (json_object_get(sum, "self_minus_ckpt") &&
+	    (need_row(v, rounds, last, "ckpt_frozen", &rx) ||
+	     diff_of_rows(v, sum, "self_minus_ckpt", rf, rx, "c",
+			  "rounds (last round, self - ckpt_frozen)")))
+		return -1;
+	return check_verdict(v, sum, "self_minus_fresh", fig_value(sum, "self_minus_round0") > 0);
+}
+
 static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track t)
 {
 	json_t *sum = json_object_get(sc, "summary");
@@ -1267,33 +1295,9 @@ static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track 
 			   "%" JSON_INTEGER_FORMAT
 			   " but the last round in rounds is %" JSON_INTEGER_FORMAT,
 			   claimed, last);
-	json_t *r0, *rf, *rx, *ry;
+	json_t *r0, *rf, *rx;
 	switch (t) {
-	case SCORECARD_TRACK_WEIGHT_RSI:
-		if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
-		    need_row(v, rounds, last, "fresh_frozen", &rx) ||
-		    need_row(v, rounds, last, "round0", &ry) ||
-		    same_as_row(v, sum, "c0", r0, "c", "rounds (round 0, self)") ||
-		    same_as_row(v, sum, "c_final", rf, "c", "rounds (last round, self)") ||
-		    diff_of_rows(v, sum, "self_minus_fresh", rf, rx, "c",
-				 "rounds (last round, self - fresh_frozen)") ||
-		    diff_of_rows(v, sum, "self_minus_round0", rf, ry, "c",
-				 "rounds (last round, self - round0)"))
-			return -1;
-		if (json_object_get(rf, "correct") &&
-		    same_as_row(v, sum, "correct", rf, "correct", "rounds (last round, self)"))
-			return -1;
-		if (json_object_get(rf, "compiled_x") &&
-		    same_as_row(v, sum, "compiled_x", rf, "compiled_x",
-				"rounds (last round, self)"))
-			return -1;
-		if (json_object_get(sum, "self_minus_ckpt") &&
-		    (need_row(v, rounds, last, "ckpt_frozen", &rx) ||
-		     diff_of_rows(v, sum, "self_minus_ckpt", rf, rx, "c",
-				  "rounds (last round, self - ckpt_frozen)")))
-			return -1;
-		return check_verdict(v, sum, "self_minus_fresh",
-				     fig_value(sum, "self_minus_round0") > 0);
+	case SCORECARD_TRACK_WEIGHT_RSI: return recompute_wrsi(v, sum, rounds, last);
 	case SCORECARD_TRACK_PROCEDURE_RSI:
 		if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
 		    need_row(v, rounds, last, "frozen", &rx) ||
