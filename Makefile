@@ -58,7 +58,7 @@ RUN_SHARED := $(filter-out src/runner/run_opencl.c src/runner/run_cuda.cu,$(wild
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 PARENT_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lsqlite3 -lcurl -lssl -lcrypto \
-               $(shell pkg-config --libs lua5.4 2>/dev/null) -lm -ldl -lpthread -fopenmp
+               $(shell pkg-config --libs lua5.4 2>/dev/null) -lz -lm -ldl -lpthread -fopenmp
 LUA_CFLAGS  := $(shell pkg-config --cflags lua5.4 2>/dev/null)
 
 PROGS := $(BUILD)/ka $(BUILD)/ka-record-opencl

@@ -16,6 +16,7 @@
 struct grade_protocol;
 
 int cmd_bank(int argc, char **argv);
+int cmd_bank_standardize(int argc, char **argv); /* cmd_bank_std.c: ka bank standardize */
 int cmd_gold(int argc, char **argv);
 int cmd_grade(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);

@@ -1,10 +1,11 @@
 /* cmd_bank.c: `ka bank ACTION [--bank PATH] ...`, the command-line face of
  * bank.h and the bank tools: list, show, validate, split (bank_split.h),
- * check-disjoint (bank_dup.h), export (bank_export.h), new (bank_new.h) and
- * calibrate-tolerance (bank_tol.h). Exit codes: 0 ok; 1 a task failed
- * validation (degenerate data, a tolerance outside its calibration), banks
- * that are not disjoint; 2 bad usage, an unreadable bank, or a task that does
- * not load or whose reference does not compile. */
+ * check-disjoint (bank_dup.h), export (bank_export.h), new (bank_new.h),
+ * calibrate-tolerance (bank_tol.h) and standardize (cmd_bank_std.c).
+ * Exit codes: 0 ok; 1 a task failed validation (degenerate data, a
+ * tolerance outside its calibration), banks that are not disjoint; 2 bad
+ * usage, an unreadable bank, or a task that does not load or whose
+ * reference does not compile. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static const char bank_usage[] =
 	"       ka bank export --format jsonl [--bank PATH] -o OUT\n"
 	"       ka bank new NAME --tier L1|L2|L3 [--bank PATH]\n"
 	"       ka bank calibrate-tolerance [--bank PATH] [--write] [--no-grader] TASK...\n"
+	"       ka bank standardize --anchor MODEL --scale small|mid|large BANK OUT\n"
 	"\n"
 	"  list      one line per task: tier, name, parameters, benchmark shape, folder\n"
 	"  show      every field of a task and its reference (ref.c)\n"
@@ -46,6 +48,8 @@ static const char bank_usage[] =
 	"  new       write a task skeleton under PATH/<tier>/NAME to fill in\n"
 	"  calibrate-tolerance  measure the errors of correct and wrong variants\n"
 	"            in units of the task's rtol; --write stores TASK/tolerance.json\n"
+	"  standardize  keep the tasks a frozen anchor model solves at a pass rate in\n"
+	"            a band, as a new bank OUT (ka bank standardize --help)\n"
 	"\n"
 	"  --bank PATH   the bank folder (default: <root>/bank/public); tasks are\n"
 	"                folders holding task.json, one or two levels below it\n"
@@ -321,17 +325,12 @@ static int do_validate(const struct bank_args *a, const struct bank_list *tasks)
 	return n_bad ? KA_EXIT_USAGE : n_degen ? KA_EXIT_FAIL : KA_EXIT_OK;
 }
 
-#define BANK_TOOLS "split, check-disjoint, export, new, calibrate-tolerance"
+#define BANK_TOOLS "split, check-disjoint, export, new, calibrate-tolerance, standardize"
 
-static const char *const bank_actions[] = {"list",
-					   "show",
-					   "validate",
-					   "split",
-					   "check-disjoint",
-					   "export",
-					   "new",
-					   "calibrate-tolerance",
-					   NULL};
+static const char *const bank_actions[] = {
+	"list",		  "show",   "validate", "split",
+	"check-disjoint", "export", "new",	"calibrate-tolerance",
+	"standardize",	  NULL};
 
 int cmd_bank(int argc, char **argv)
 {
@@ -347,6 +346,8 @@ int cmd_bank(int argc, char **argv)
 					     {"no-grader", no_argument, NULL, 'G'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
+	if (argc > 1 && !strcmp(argv[1], "standardize"))
+		return cmd_bank_standardize(argc - 1, argv + 1);
 	if (cli_wants_help(argc, argv)) {
 		fputs(bank_usage, stdout);
 		return KA_EXIT_OK;
@@ -417,6 +418,10 @@ int cmd_bank(int argc, char **argv)
 	}
 	if (!strcmp(action, "new"))
 		return do_new(&a, nargs, args);
+	if (!strcmp(action, "standardize"))
+		return cli_usage_error("bank",
+				       "standardize takes its own options after it (ka bank "
+				       "standardize --help)");
 
 	struct bank_list tasks = {0};
 	struct ka_err e;

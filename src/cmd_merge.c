@@ -182,14 +182,6 @@ static int load_tasks(struct merge *m, struct ka_err *e)
 	return rc;
 }
 
-static void iso_now(char *buf, size_t cap)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* Shard 0's scorecard, checked against the others' model, target, k,
  * seed and protocol. 0 or -1 with e. */
 static int load_base(struct merge *m, struct ka_err *e)
@@ -254,7 +246,7 @@ static int write_outputs(struct merge *m)
 	}
 	json_t *sc = m->base;
 	char created[32];
-	iso_now(created, sizeof created);
+	util_iso_now(created, sizeof created);
 	const char *slash = strrchr(m->bank, '/');
 	json_object_set_new(sc, "created", json_string(created));
 	json_t *bank = json_object_get(sc, "bank");

@@ -14,17 +14,18 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ka scorecard check FILE...\n"
 		"       ka scorecard recompute IN -o OUT\n\n"
-		"Validates each scorecard.json against schema %s (docs/scorecard.md):\n"
+		"Validates each scorecard.json against schema %s or %s\n"
+		"(docs/scorecard.md):\n"
 		"structure, types, enums, ranges and counts, then recomputes every\n"
 		"sample score, the aggregates and the RSI summary from the per-sample\n"
 		"and per-round results. Prints one line per file:\n"
-		"  FILE: ok (schema %s, N tasks, M samples)\n"
+		"  FILE: ok (schema S, track T, N tasks, M samples)\n"
 		"  FILE: field.path: problem            (the first problem found)\n\n"
 		"recompute (a tool for track authors and fixtures) rewrites every sample's\n"
 		"score and the aggregates of IN from its per-sample results, checks the\n"
 		"result and writes it to OUT.\n\n"
 		"exit codes: 0 every file is valid, 2 bad usage or a bad scorecard.\n",
-		SCORECARD_SCHEMA, SCORECARD_SCHEMA);
+		SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
 }
 
 /* ka scorecard recompute IN -o OUT */
@@ -116,7 +117,8 @@ int cmd_scorecard(int argc, char **argv)
 		int nt, ns;
 		scorecard_counts(sc, &nt, &ns);
 		printf("%s: ok (schema %s, track %s, %d tasks, %d samples)\n", argv[i],
-		       SCORECARD_SCHEMA, json_string_value(json_object_get(sc, "track")), nt, ns);
+		       scorecard_schema_of(sc), json_string_value(json_object_get(sc, "track")), nt,
+		       ns);
 		json_decref(sc);
 	}
 	return rc;

@@ -103,7 +103,7 @@ int cmd_submit(int argc, char **argv)
 	int nt, ns, rc = KA_EXIT_OK;
 	scorecard_counts(sc, &nt, &ns);
 	printf("%s: ok (schema %s, track %s, %d tasks, %d samples, aggregates recomputed)\n", file,
-	       SCORECARD_SCHEMA, jstr(sc, "track", NULL), nt, ns);
+	       scorecard_schema_of(sc), jstr(sc, "track", NULL), nt, ns);
 
 	const char *split = jstr(sc, "bank", "split");
 	int heldout = !strcmp(split, "heldout");

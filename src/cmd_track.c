@@ -531,6 +531,10 @@ static void usage_rsi(FILE *f)
 	      "  --engine E         engine name (engines/E/engine.py) or path (default torch)\n"
 	      "  --finetune F       auto (full below 100M parameters, else LoRA), full, lora\n"
 	      "  --continue         continued training instead of retraining from the base\n"
+	      "  --interrupt-after I  the recursion-interruption control: a fourth arm,\n"
+	      "                     ckpt_frozen, trains from round I+1 on kernels sampled\n"
+	      "                     from self's round-I checkpoint, frozen (continued self\n"
+	      "                     vs checkpoint-frozen); I below --rounds\n"
 	      "  --per-task-cap N   SFT examples per task (default 4)\n"
 	      "  --epochs N, --batch N, --lr X   training (default 2, 8, 1e-4)\n"
 	      "  --prompt-style S   solver (the standard solver prompt, default) or short\n"
@@ -556,6 +560,7 @@ static int run_rsi(int argc, char **argv)
 		{"engine", required_argument, 0, 'E'},
 		{"finetune", required_argument, 0, 'U'},
 		{"continue", no_argument, 0, 'N'},
+		{"interrupt-after", required_argument, 0, 'I'},
 		{"per-task-cap", required_argument, 0, 'Y'},
 		{"epochs", required_argument, 0, 'Z'},
 		{"batch", required_argument, 0, 'z'},
@@ -615,6 +620,10 @@ static int run_rsi(int argc, char **argv)
 			o.finetune = optarg;
 			break;
 		case 'N': o.cont = 1; break;
+		case 'I':
+			if (!(rc = cli_opt_int(CMD, "--interrupt-after", optarg, 1, 999, &v)))
+				o.interrupt_after = (int)v;
+			break;
 		case 'Y':
 			if (!(rc = cli_opt_int(CMD, "--per-task-cap", optarg, 1, 1000, &v)))
 				o.per_task_cap = (int)v;
@@ -658,6 +667,9 @@ static int run_rsi(int argc, char **argv)
 		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
 	if (o.p.quiet && o.p.verbose)
 		return cli_usage_error(CMD, "--quiet and --verbose together");
+	if (o.interrupt_after && o.interrupt_after >= o.rounds)
+		return cli_usage_error(CMD, "--interrupt-after %d must be below --rounds %d",
+				       o.interrupt_after, o.rounds);
 	return track_rsi_run(&o);
 }
 

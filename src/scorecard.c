@@ -1,4 +1,4 @@
-/* scorecard.c: load, validate and recompute "ka-scorecard/1" scorecards, and
+/* scorecard.c: load, validate and recompute "ka-scorecard/1" and "/2" scorecards, and
  * the JSON writers the tracks share with the checks (see scorecard.h and
  * docs/scorecard.md, which list every rule implemented here). Validation
  * walks the document once, in document order, and stops at the first
@@ -40,7 +40,9 @@ static const char *const targets[] = {"cuda", "opencl", NULL};
 static const char *const tiers[] = {"L1", "L2", "L3", NULL};
 static const char *const bank_tiers[] = {"small", "mid", "large", NULL};
 static const char *const baselines[] = {"eager", "compiled", NULL};
-static const char *const arms[] = {"self", "fresh_frozen", "round0", "improved", "frozen", NULL};
+static const char *const arms[] = {"self",   "fresh_frozen", "round0", "improved",
+				   "frozen", "ckpt_frozen",  NULL};
+#define ARM_CKPT 5 /* weight RSI, schema /2: the recursion-interruption control */
 static const char *const rsi_verdicts[] = {"positive", "no signal", "negative", NULL};
 
 const char *scorecard_track_name(enum scorecard_track t)
@@ -63,6 +65,7 @@ int scorecard_track_parse(const char *s, enum scorecard_track *out)
 struct vctx {
 	const char *file;
 	struct ka_err *e;
+	int version; /* 1 or 2 (SCORECARD_SCHEMA, SCORECARD_SCHEMA_2) */
 };
 
 static int bad(struct vctx *v, const char *at, const char *key, const char *fmt, ...)
@@ -647,11 +650,12 @@ static int check_aggregates(struct vctx *v, const json_t *sc, const int tier_tas
 
 /* ---- RSI parts ---------------------------------------------------------- */
 
-/* Arms each track's rounds may use. */
-static int arm_allowed(enum scorecard_track t, int arm)
+/* Arms each track's rounds may use (ckpt_frozen from schema /2 on). */
+static int arm_allowed(enum scorecard_track t, int arm, int version)
 {
 	switch (t) {
-	case SCORECARD_TRACK_WEIGHT_RSI: return arm <= 2; /* self, fresh_frozen, round0 */
+	case SCORECARD_TRACK_WEIGHT_RSI: /* self, fresh_frozen, round0 (, ckpt_frozen) */
+		return arm <= 2 || (arm == ARM_CKPT && version >= 2);
 	case SCORECARD_TRACK_PROCEDURE_RSI: return arm == 0 || arm == 4; /* self, frozen */
 	case SCORECARD_TRACK_HARNESS_RSI: return arm == 3 || arm == 4;	 /* improved, frozen */
 	case SCORECARD_TRACK_FRONTIER: return arm == 0;
@@ -680,9 +684,10 @@ static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t
 		if (get_int(v, row, at, "round", 1, 0, MAX_ROUNDS, &rn) ||
 		    get_enum(v, row, at, "arm", 1, arms, &arm))
 			return -1;
-		if (!arm_allowed(t, arm))
-			return bad(v, at, "arm", "\"%s\" is not an arm of the %s track", arms[arm],
-				   track_names[t]);
+		if (!arm_allowed(t, arm, v->version))
+			return bad(v, at, "arm", "\"%s\" is not an arm of the %s track%s",
+				   arms[arm], track_names[t],
+				   arm == ARM_CKPT ? " in schema ka-scorecard/1" : "");
 		int need_q = t == SCORECARD_TRACK_PROCEDURE_RSI;
 		if (get_figure(v, row, at, "c", !need_q, 0, 0, 1) ||
 		    get_figure(v, row, at, "q", need_q, 0, 0, 1) ||
@@ -690,6 +695,7 @@ static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t
 		    get_figure(v, row, at, "compiled_x", 0, 1, 1e-300, 1e300) ||
 		    get_num(v, row, at, "diversity", 0, 1, 0, 1, NULL) ||
 		    get_num(v, row, at, "retention", 0, 1, 0, 1, NULL) ||
+		    get_num(v, row, at, "compression", 0, 1, 0, 2, NULL) ||
 		    get_int(v, row, at, "frontier_size", 0, 0, 100000000, NULL))
 			return -1;
 		for (size_t j = 0; j < i; j++) {
@@ -702,6 +708,81 @@ static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t
 					   rn, arms[arm], j);
 		}
 	}
+	return 0;
+}
+
+/* summary.standardized (schema /2): the standardized bank the run used and
+ * its anchor's figures (docs/bank.md, "Standardized banks"). */
+static int check_standardized(struct vctx *v, const json_t *s)
+{
+	json_t *o, *band;
+	int idx;
+	const char *str;
+	const char *at = "summary.standardized";
+	static const char *const keys[] = {
+		"format",    "scale",	"anchor",	  "k",
+		"band",	     "n_tasks", "n_source_tasks", "baseline",
+		"pass_rate", "c",	"compiled_x",	  "compiled_x_reason",
+		NULL};
+	if (get_obj(v, s, "summary", "standardized", 0, &o))
+		return -1;
+	if (!o)
+		return 0;
+	if (only_keys(v, o, at, keys) || get_str(v, o, at, "format", 1, 64, &str) ||
+	    get_enum(v, o, at, "scale", 1, bank_tiers, &idx) ||
+	    get_str(v, o, at, "anchor", 1, 1024, &str) ||
+	    get_int(v, o, at, "k", 1, 1, 1000, NULL) ||
+	    get_int(v, o, at, "n_tasks", 1, 0, MAX_TASKS, NULL) ||
+	    get_int(v, o, at, "n_source_tasks", 1, 0, MAX_TASKS, NULL) ||
+	    get_enum(v, o, at, "baseline", 1, baselines, &idx) ||
+	    get_num(v, o, at, "pass_rate", 1, 1, 0, 1, NULL) ||
+	    get_num(v, o, at, "c", 1, 1, 0, 1, NULL) ||
+	    get_num(v, o, at, "compiled_x", 1, 1, 1e-300, 1e300, NULL) ||
+	    get_str(v, o, at, "compiled_x_reason", 0, MAX_NAME, &str) ||
+	    get_arr(v, o, at, "band", 1, &band))
+		return -1;
+	json_t *lo = json_array_get(band, 0), *hi = json_array_get(band, 1);
+	if (json_array_size(band) != 2 || !json_is_number(lo) || !json_is_number(hi) ||
+	    json_number_value(lo) < 0 || json_number_value(lo) > json_number_value(hi) ||
+	    json_number_value(hi) > 1)
+		return bad(v, at, "band", "expected [lo, hi] with 0 <= lo <= hi <= 1");
+	const char *tier = json_string_value(json_object_get(s, "bank_tier"));
+	if (tier && strcmp(tier, json_string_value(json_object_get(o, "scale"))))
+		return bad(v, "summary", "bank_tier", "\"%s\" but standardized.scale is \"%s\"",
+			   tier, json_string_value(json_object_get(o, "scale")));
+	return 0;
+}
+
+/* The weight-RSI summary fields of schema /2: interrupt_after with
+ * self_minus_ckpt (both or neither), compiled_x_reason (exactly when
+ * compiled_x is null), standardized. */
+static int check_wrsi_v2(struct vctx *v, const json_t *s)
+{
+	const char *at = "summary", *str;
+	json_int_t ia = 0;
+	if (get_int(v, s, at, "interrupt_after", 0, 1, MAX_ROUNDS, &ia) ||
+	    get_figure(v, s, at, "self_minus_ckpt", 0, 0, -1, 1) ||
+	    get_str(v, s, at, "compiled_x_reason", 0, MAX_NAME, &str) || check_standardized(v, s))
+		return -1;
+	if (v->version < 2) {
+		static const char *const v2[] = {"interrupt_after", "self_minus_ckpt",
+						 "compiled_x_reason", "standardized", NULL};
+		for (int i = 0; v2[i]; i++)
+			if (json_object_get(s, v2[i]))
+				return bad(v, at, v2[i], "not part of schema %s (it is of %s)",
+					   SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
+		return 0;
+	}
+	if (!ia != !json_object_get(s, "self_minus_ckpt"))
+		return bad(v, at, ia ? "self_minus_ckpt" : "interrupt_after", "missing (%s is set)",
+			   ia ? "interrupt_after" : "self_minus_ckpt");
+	if (ia && ia >= json_integer_value(json_object_get(s, "rounds")))
+		return bad(v, at, "interrupt_after",
+			   "%" JSON_INTEGER_FORMAT " is not before the last round", ia);
+	if (json_is_null(json_object_get(s, "compiled_x")) != !!str)
+		return bad(v, at, "compiled_x_reason",
+			   str ? "present but compiled_x is not null"
+			       : "missing (compiled_x is null: say why)");
 	return 0;
 }
 
@@ -742,7 +823,7 @@ static int check_summary(struct vctx *v, const json_t *sc, enum scorecard_track 
 		    get_figure(v, s, at, "self_minus_round0", 1, 0, -1, 1) ||
 		    get_enum(v, s, at, "bank_tier", 0, bank_tiers, &idx) ||
 		    get_enum(v, s, at, "baseline", 0, baselines, &idx) ||
-		    get_str(v, s, at, "anchor", 0, MAX_NAME, &str))
+		    get_str(v, s, at, "anchor", 0, MAX_NAME, &str) || check_wrsi_v2(v, s))
 			return -1;
 		break;
 	case SCORECARD_TRACK_PROCEDURE_RSI:
@@ -779,16 +860,21 @@ static const char *const top_keys[] = {
 
 int scorecard_validate(const json_t *sc, const char *file, struct ka_err *e)
 {
-	struct vctx v = {file, e};
+	struct vctx v = {file, e, 1};
 	const char *s;
 	int idx;
 	json_int_t k = 0, bank_n = 0;
 	json_t *schema = json_object_get(sc, "schema");
 	if (!schema)
-		return bad(&v, "", "schema", "missing (expected \"%s\")", SCORECARD_SCHEMA);
-	if (!json_is_string(schema) || strcmp(json_string_value(schema), SCORECARD_SCHEMA))
-		return bad(&v, "", "schema", "expected \"%s\", got %s%.60s%s", SCORECARD_SCHEMA,
-			   json_is_string(schema) ? "\"" : "",
+		return bad(&v, "", "schema", "missing (expected \"%s\" or \"%s\")",
+			   SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
+	v.version = !json_is_string(schema)				     ? 0
+		    : !strcmp(json_string_value(schema), SCORECARD_SCHEMA)   ? 1
+		    : !strcmp(json_string_value(schema), SCORECARD_SCHEMA_2) ? 2
+									     : 0;
+	if (!v.version)
+		return bad(&v, "", "schema", "expected \"%s\" or \"%s\", got %s%.60s%s",
+			   SCORECARD_SCHEMA, SCORECARD_SCHEMA_2, json_is_string(schema) ? "\"" : "",
 			   json_is_string(schema) ? json_string_value(schema) : type_name(schema),
 			   json_is_string(schema) ? "\"" : "");
 	if (only_keys(&v, sc, "", top_keys) || get_enum(&v, sc, "", "track", 1, track_names, &idx))
@@ -1152,6 +1238,34 @@ static double fig_value(const json_t *obj, const char *key)
 	return json_number_value(json_object_get(json_object_get(obj, key), "value"));
 }
 
+/* The weight-RSI summary against its rows (last: the last round). */
+static int recompute_wrsi(struct vctx *v, const json_t *sum, const json_t *rounds, json_int_t last)
+{
+	json_t *r0, *rf, *rx, *ry;
+	if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
+	    need_row(v, rounds, last, "fresh_frozen", &rx) ||
+	    need_row(v, rounds, last, "round0", &ry) ||
+	    same_as_row(v, sum, "c0", r0, "c", "rounds (round 0, self)") ||
+	    same_as_row(v, sum, "c_final", rf, "c", "rounds (last round, self)") ||
+	    diff_of_rows(v, sum, "self_minus_fresh", rf, rx, "c",
+			 "rounds (last round, self - fresh_frozen)") ||
+	    diff_of_rows(v, sum, "self_minus_round0", rf, ry, "c",
+			 "rounds (last round, self - round0)"))
+		return -1;
+	if (json_object_get(rf, "correct") &&
+	    same_as_row(v, sum, "correct", rf, "correct", "rounds (last round, self)"))
+		return -1;
+	if (json_object_get(rf, "compiled_x") &&
+	    same_as_row(v, sum, "compiled_x", rf, "compiled_x", "rounds (last round, self)"))
+		return -1;
+	if (json_object_get(sum, "self_minus_ckpt") &&
+	    (need_row(v, rounds, last, "ckpt_frozen", &rx) ||
+	     diff_of_rows(v, sum, "self_minus_ckpt", rf, rx, "c",
+			  "rounds (last round, self - ckpt_frozen)")))
+		return -1;
+	return check_verdict(v, sum, "self_minus_fresh", fig_value(sum, "self_minus_round0") > 0);
+}
+
 static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track t)
 {
 	json_t *sum = json_object_get(sc, "summary");
@@ -1181,28 +1295,9 @@ static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track 
 			   "%" JSON_INTEGER_FORMAT
 			   " but the last round in rounds is %" JSON_INTEGER_FORMAT,
 			   claimed, last);
-	json_t *r0, *rf, *rx, *ry;
+	json_t *r0, *rf, *rx;
 	switch (t) {
-	case SCORECARD_TRACK_WEIGHT_RSI:
-		if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
-		    need_row(v, rounds, last, "fresh_frozen", &rx) ||
-		    need_row(v, rounds, last, "round0", &ry) ||
-		    same_as_row(v, sum, "c0", r0, "c", "rounds (round 0, self)") ||
-		    same_as_row(v, sum, "c_final", rf, "c", "rounds (last round, self)") ||
-		    diff_of_rows(v, sum, "self_minus_fresh", rf, rx, "c",
-				 "rounds (last round, self - fresh_frozen)") ||
-		    diff_of_rows(v, sum, "self_minus_round0", rf, ry, "c",
-				 "rounds (last round, self - round0)"))
-			return -1;
-		if (json_object_get(rf, "correct") &&
-		    same_as_row(v, sum, "correct", rf, "correct", "rounds (last round, self)"))
-			return -1;
-		if (json_object_get(rf, "compiled_x") &&
-		    same_as_row(v, sum, "compiled_x", rf, "compiled_x",
-				"rounds (last round, self)"))
-			return -1;
-		return check_verdict(v, sum, "self_minus_fresh",
-				     fig_value(sum, "self_minus_round0") > 0);
+	case SCORECARD_TRACK_WEIGHT_RSI: return recompute_wrsi(v, sum, rounds, last);
 	case SCORECARD_TRACK_PROCEDURE_RSI:
 		if (need_row(v, rounds, 0, "self", &r0) || need_row(v, rounds, last, "self", &rf) ||
 		    need_row(v, rounds, last, "frozen", &rx) ||
@@ -1237,9 +1332,15 @@ static int recompute_rsi(struct vctx *v, const json_t *sc, enum scorecard_track 
 	}
 }
 
+const char *scorecard_schema_of(const json_t *sc)
+{
+	const char *s = json_string_value(json_object_get(sc, "schema"));
+	return s && !strcmp(s, SCORECARD_SCHEMA_2) ? SCORECARD_SCHEMA_2 : SCORECARD_SCHEMA;
+}
+
 int scorecard_recompute(const json_t *sc, const char *file, struct ka_err *e)
 {
-	struct vctx v = {file, e};
+	struct vctx v = {file, e, strcmp(scorecard_schema_of(sc), SCORECARD_SCHEMA_2) ? 1 : 2};
 	enum scorecard_track t;
 	if (scorecard_track_parse(json_string_value(json_object_get(sc, "track")), &t))
 		return bad(&v, "", "track", "unknown (validate first)");

@@ -1,4 +1,4 @@
-/* scorecard.h: the scorecard contract, schema "ka-scorecard/1" (documented
+/* scorecard.h: the scorecard contract, schemas "ka-scorecard/1" and "/2" (documented
  * field by field in docs/scorecard.md; docs/scorecard.schema.json is the
  * same contract as JSON Schema). Every track writes one scorecard per run;
  * the board, `ka scorecard check` and `ka submit check` read them.
@@ -19,7 +19,12 @@
 #include "metrics.h"
 #include "util.h"
 
+/* Two versions are read: /1, which every track but weight RSI writes, and
+ * /2 = /1 plus the weight-RSI diagnostics (the ckpt_frozen arm of the
+ * recursion-interruption control, rows' compression, summary.interrupt_after,
+ * self_minus_ckpt, compiled_x_reason, standardized), which weight RSI writes. */
 #define SCORECARD_SCHEMA "ka-scorecard/1"
+#define SCORECARD_SCHEMA_2 "ka-scorecard/2"
 #define SCORECARD_MAX_BYTES ((size_t)64 << 20)
 #define SCORECARD_TOL 1e-9
 
@@ -58,6 +63,10 @@ int scorecard_recompute(const json_t *sc, const char *file, struct ka_err *e);
 
 /* load + validate + recompute. Returns a new reference or NULL with e. */
 json_t *scorecard_check_file(const char *path, struct ka_err *e);
+
+/* The schema string of a validated scorecard (SCORECARD_SCHEMA or
+ * SCORECARD_SCHEMA_2; borrowed from sc). */
+const char *scorecard_schema_of(const json_t *sc);
 
 /* Count tasks and samples of a validated scorecard (0 if it has none). */
 void scorecard_counts(const json_t *sc, int *n_tasks, int *n_samples);

@@ -9,7 +9,7 @@ set -euo pipefail
 # Slurm for tests/e2e/slurm.sh (which starts its own single-node cluster).
 PKGS=(
 	build-essential pkg-config git ca-certificates
-	libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev liblua5.4-dev
+	libjansson-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev liblua5.4-dev zlib1g-dev
 	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 	python3 python3-pip python3-venv
 	chromium

@@ -258,7 +258,7 @@ static int is_frontier(const struct card *c)
 }
 static int is_diag(const struct card *c)
 {
-	if (!is_wrsi(c))
+	if (c->track != SCORECARD_TRACK_WEIGHT_RSI)
 		return 0;
 	const json_t *rounds = json_object_get(c->sc, "rounds");
 	for (size_t i = 0; i < json_array_size(rounds); i++)
@@ -353,6 +353,8 @@ static void plot_cards(struct util_buf *b, const struct site *s, const int *idx,
 		if (name_key)
 			names[i] = xasprintf("%s / %s", jstr(c->sc, "trainee.name"),
 					     jstr(c->sc, "model.name"));
+		else if (c->standardized) /* the same model may also run the plain bank */
+			names[i] = xasprintf("%s (%s)", c->name, jstr(c->sc, "summary.bank_tier"));
 		else
 			names[i] = xstrdup(c->name);
 		bs[i] = (struct board_series){names[i],
@@ -435,6 +437,39 @@ static void cell_bank_tier(struct util_buf *b, const struct card *c, const struc
 	util_buf_printf(b, "\">");
 	board_esc(b, tier, 20);
 	util_buf_printf(b, "</td>");
+}
+
+/* A plain number (not a figure), or a dash. */
+static void cell_num(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	const json_t *v = jget(c->sc, col->field);
+	if (!json_is_number(v)) {
+		td_text(b, NULL);
+		return;
+	}
+	char t[32];
+	num_text(t, sizeof t, json_number_value(v), col->fmt);
+	util_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\">%s</td>", json_number_value(v), t);
+}
+
+/* Tasks a standardized bank kept of its source (field: summary.standardized),
+ * with the band in the hover title, sorted by the tasks kept. */
+static void cell_kept(struct util_buf *b, const struct card *c, const struct column *col)
+{
+	const json_t *st = jget(c->sc, col->field);
+	if (!json_is_object(st)) {
+		td_text(b, NULL);
+		return;
+	}
+	const json_t *band = json_object_get(st, "band");
+	long long n = (long long)json_integer_value(json_object_get(st, "n_tasks"));
+	util_buf_printf(b,
+			"<td class=\"num\" data-v=\"%lld\" title=\"anchor pass-rate band [%.3f, "
+			"%.3f], k %lld\">%lld of %lld</td>",
+			n, json_number_value(json_array_get(band, 0)),
+			json_number_value(json_array_get(band, 1)),
+			(long long)json_integer_value(json_object_get(st, "k")), n,
+			(long long)json_integer_value(json_object_get(st, "n_source_tasks")));
 }
 
 /* The frontier's size (field: the summary), first -> final, sorted by the
@@ -612,6 +647,10 @@ static const struct column cols_standardized[] = {
 	{"C final", "summary.c_final", cell_fig, FMT_RATE},
 	{"self vs fresh-frozen", "summary.self_minus_fresh", cell_fig, FMT_DIFF},
 	{"verdict", "summary.verdict", cell_verdict, 0},
+	{"Anchor", "summary.anchor", cell_text, 0},
+	{"anchor pass", "summary.standardized.pass_rate", cell_num, FMT_RATE},
+	{"anchor C", "summary.standardized.c", cell_num, FMT_RATE},
+	{"tasks kept", "summary.standardized", cell_kept, 0},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -698,10 +737,15 @@ static const struct plot plots_frontier[] = {
 };
 
 static const struct plot plots_diagnostics[] = {
-	{"Self-data diversity", "diversity", "self", "diversity", NULL, 0, NULL},
+	{"Self-data diversity (distinct token 4-grams)", "distinct share", "self", "diversity",
+	 NULL, 0, NULL},
+	{"Self-data compression ratio (zlib, lower is more repetitive)", "compressed / raw", "self",
+	 "compression", NULL, 0, NULL},
 	{"Retention of round-0 solutions", "retention", "self", "retention", NULL, 0, NULL},
 	{"Self minus fresh-frozen", "C(self) " MINUS " C(fresh-frozen)", "self", "c",
 	 "fresh_frozen", 1, NULL},
+	{"Recursion interruption: continued self minus checkpoint-frozen",
+	 "C(self) " MINUS " C(ckpt-frozen)", "self", "c", "ckpt_frozen", 1, NULL},
 	{NULL, NULL, NULL, NULL, NULL, 0, NULL},
 };
 
@@ -880,12 +924,11 @@ static void page_open(struct util_buf *b, const char *title_esc_src, const char 
 
 static void page_close(struct util_buf *b)
 {
-	util_buf_printf(
-		b,
-		"</main>\n<footer>Built by <code>ka board</code> from scorecards "
-		"(schema %s). Every figure shows its 95%% bootstrap CI over tasks.</footer>\n"
-		"</body>\n</html>\n",
-		SCORECARD_SCHEMA);
+	util_buf_printf(b,
+			"</main>\n<footer>Built by <code>ka board</code> from scorecards "
+			"(schemas %s and %s). Every figure shows its 95%% bootstrap CI over "
+			"tasks.</footer>\n</body>\n</html>\n",
+			SCORECARD_SCHEMA, SCORECARD_SCHEMA_2);
 }
 
 static int write_buf(const struct site *s, const char *rel, struct util_buf *b, struct ka_err *e)
@@ -1135,6 +1178,22 @@ static void td_samples(struct util_buf *b, const struct site *s, const struct ca
 	}
 }
 
+/* A standardized bank's facts in one cell of the summary table. */
+static void td_standardized(struct util_buf *b, const json_t *st)
+{
+	const json_t *band = json_object_get(st, "band");
+	char *t = xasprintf(
+		"%s bank: %lld of %lld tasks with an anchor pass rate in [%.3f, %.3f] (k %lld); "
+		"anchor %s",
+		jstr(st, "scale"), (long long)json_integer_value(json_object_get(st, "n_tasks")),
+		(long long)json_integer_value(json_object_get(st, "n_source_tasks")),
+		json_number_value(json_array_get(band, 0)),
+		json_number_value(json_array_get(band, 1)),
+		(long long)json_integer_value(json_object_get(st, "k")), jstr(st, "anchor"));
+	td_text(b, t);
+	free(t);
+}
+
 /* The capability page's table of tasks. */
 static void page_tasks(struct util_buf *b, const struct site *s, const struct card *c)
 {
@@ -1203,6 +1262,8 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 				       : FMT_RATE);
 		else if (!strcmp(key, "verdict"))
 			td_verdict(b, json_string_value(val));
+		else if (!strcmp(key, "standardized"))
+			td_standardized(b, val);
 		else if (json_is_string(val))
 			td_text(b, json_string_value(val));
 		else if (json_is_integer(val))
@@ -1217,12 +1278,12 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 	/* C (or Q) per arm. */
 	int proc = c->track == SCORECARD_TRACK_PROCEDURE_RSI;
 	const char *field = proc ? "q" : "c";
-	static const char *const arm_names[] = {"self", "fresh_frozen", "round0", "improved",
-						"frozen"};
-	struct ser sr[5];
-	struct board_series bs[5];
+	static const char *const arm_names[] = {"self",	    "fresh_frozen", "round0",
+						"improved", "frozen",	    "ckpt_frozen"};
+	struct ser sr[6];
+	struct board_series bs[6];
 	int ns = 0;
-	for (int a = 0; a < 5; a++) {
+	for (int a = 0; a < 6; a++) {
 		ser_build(c->sc, arm_names[a], field, NULL, &sr[ns]);
 		if (!sr[ns].n) {
 			ser_free(&sr[ns]);
@@ -1238,9 +1299,10 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 	for (int i = 0; i < ns; i++)
 		ser_free(&sr[i]);
 	util_buf_printf(b, "</div>\n");
-	static const char *const cols[] = {"round",	 "arm",	      "C",	   "Q", "correct",
-					   "compiled x", "diversity", "retention", NULL};
-	table_open(b, "t-rounds", cols, "ntnnnnnn", -1);
+	static const char *const cols[] = {"round",	"arm",	      "C",	   "Q",
+					   "correct",	"compiled x", "diversity", "compression",
+					   "retention", NULL};
+	table_open(b, "t-rounds", cols, "ntnnnnnnn", -1);
 	for (size_t i = 0; i < json_array_size(rounds); i++) {
 		const json_t *r = json_array_get(rounds, i);
 		util_buf_printf(b, "<tr>");
@@ -1250,8 +1312,8 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 		td_fig(b, json_object_get(r, "q"), FMT_RATE);
 		td_fig(b, json_object_get(r, "correct"), FMT_RATE);
 		td_fig(b, json_object_get(r, "compiled_x"), FMT_SPEED);
-		static const char *const plain[] = {"diversity", "retention"};
-		for (int k = 0; k < 2; k++) {
+		static const char *const plain[] = {"diversity", "compression", "retention"};
+		for (int k = 0; k < 3; k++) {
 			const json_t *v = json_object_get(r, plain[k]);
 			if (json_is_number(v))
 				util_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\">%.2f</td>",

@@ -36,9 +36,11 @@ struct board_series {
 };
 
 /* A line plot with labelled axes, integer x ticks, a legend, one colour per
- * series, and a dashed line at y = 0 when zero_line is set and 0 is in
- * range. Appends <figure><svg>...</svg></figure> to b; with no points it
- * appends a note instead. */
+ * series (by its index: a series without points is neither drawn nor in
+ * the legend, and the others keep their colours), and a dashed line at
+ * y = 0 when zero_line is set and 0 is in range. Appends
+ * <figure><svg>...</svg></figure> to b; with no points it appends a note
+ * instead. */
 void board_svg_lines(struct util_buf *b, const char *title, const char *xlabel, const char *ylabel,
 		     const struct board_series *s, int ns, int zero_line);
 

@@ -163,9 +163,15 @@ void board_svg_lines(struct util_buf *b, const char *title, const char *xlabel, 
 			MT + ph / 2);
 	board_esc(b, ylabel, 0);
 	util_buf_printf(b, "</text>\n");
-	/* Series: CI band, line, points with hover text. */
+	/* Series: CI band, line, points with hover text. A series without
+	 * points (a model that did not log this field) draws nothing and takes
+	 * no legend entry, but keeps its color index so that a model has the
+	 * same color in every plot of a board. */
+	int nl = 0;
 	for (int i = 0; i < ns; i++) {
 		const char *col = board_color(i);
+		if (!s[i].n)
+			continue;
 		if (s[i].lo && s[i].hi && s[i].n > 1) {
 			util_buf_printf(b, "<polygon class=\"band\" fill=\"%s\" points=\"", col);
 			for (int j = 0; j < s[i].n; j++)
@@ -190,7 +196,7 @@ void board_svg_lines(struct util_buf *b, const char *title, const char *xlabel, 
 			util_buf_printf(b, "</title></circle>\n");
 		}
 		/* Legend entry. */
-		double ly = MT + 8 + i * 20;
+		double ly = MT + 8 + nl++ * 20;
 		util_buf_printf(
 			b,
 			"<line class=\"line\" stroke=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "

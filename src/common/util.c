@@ -223,6 +223,14 @@ double util_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void util_iso_now(char *buf, size_t cap)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 uint64_t util_random64(void)
 {
 	uint64_t v = 0;

@@ -53,6 +53,10 @@ uint64_t util_mix64(uint64_t x);
 /* Monotonic clock in seconds. */
 double util_now(void);
 
+/* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (ISO 8601, the form
+ * scorecards and manifests carry) in buf (cap >= 21 bytes). */
+void util_iso_now(char *buf, size_t cap);
+
 /* 64 random bits from the operating system (getrandom). */
 uint64_t util_random64(void);
 

@@ -487,10 +487,7 @@ json_t *procrun_scorecard_base(const struct procrun *r, const char *track)
 {
 	const struct procedure_opts *o = r->o;
 	char created[32], mname[256];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	util_iso_now(created, sizeof created);
 	json_t *sc = json_object();
 	json_object_set_new(sc, "schema", json_string(SCORECARD_SCHEMA));
 	json_object_set_new(sc, "track", json_string(track));

@@ -201,15 +201,45 @@ void round_grade_free(struct round_grade *g)
 	g->detail = NULL;
 }
 
+/* A measured speedup of the grader as the tracks keep it (present = 0 when
+ * not measured), its CI widened to contain the median. */
+static void speedup_of(const struct grade_figure *f, struct metrics_speedup *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!f->valid || !isfinite(f->median) || f->median <= 0)
+		return;
+	out->present = 1;
+	out->median = f->median;
+	out->lo = isfinite(f->lo) && f->lo > 0 && f->lo <= f->median ? f->lo : f->median;
+	out->hi = isfinite(f->hi) && f->hi >= f->median ? f->hi : f->median;
+}
+
+static void speedup_put(json_t *o, const char *key, const struct metrics_speedup *sp)
+{
+	if (sp->present)
+		json_object_set_new(o, key,
+				    json_pack("{s:f,s:f,s:f}", "median", sp->median, "lo", sp->lo,
+					      "hi", sp->hi));
+}
+
+static void speedup_get(const json_t *o, const char *key, struct metrics_speedup *sp)
+{
+	const json_t *s = json_object_get(o, key);
+	if (json_is_object(s)) {
+		sp->present = 1;
+		sp->median = json_number_value(json_object_get(s, "median"));
+		sp->lo = json_number_value(json_object_get(s, "lo"));
+		sp->hi = json_number_value(json_object_get(s, "hi"));
+	}
+}
+
 /* The compact record of a grade journaled under grade/<task>/<hash>. */
 static json_t *grade_record(const struct round_grade *g)
 {
 	json_t *o = json_pack("{s:s,s:b,s:f,s:s}", "verdict", g->verdict, "ok", g->ok, "score",
 			      g->score, "phase", g->phase);
-	if (g->eager.present)
-		json_object_set_new(o, "speedup_eager",
-				    json_pack("{s:f,s:f,s:f}", "median", g->eager.median, "lo",
-					      g->eager.lo, "hi", g->eager.hi));
+	speedup_put(o, "speedup_eager", &g->eager);
+	speedup_put(o, "speedup_compiled", &g->compiled);
 	return o;
 }
 
@@ -221,13 +251,8 @@ static void grade_from_record(const char *verdict, const char *detail, const jso
 	g->score = json_number_value(json_object_get(o, "score"));
 	const char *ph = json_string_value(json_object_get(o, "phase"));
 	snprintf(g->phase, sizeof g->phase, "%s", ph ? ph : "");
-	const json_t *s = json_object_get(o, "speedup_eager");
-	if (json_is_object(s)) {
-		g->eager.present = 1;
-		g->eager.median = json_number_value(json_object_get(s, "median"));
-		g->eager.lo = json_number_value(json_object_get(s, "lo"));
-		g->eager.hi = json_number_value(json_object_get(s, "hi"));
-	}
+	speedup_get(o, "speedup_eager", &g->eager);
+	speedup_get(o, "speedup_compiled", &g->compiled);
 	g->detail = xasprintf("%s", detail ? detail : "");
 }
 
@@ -264,18 +289,9 @@ int round_grade_code(struct journal *j, struct grade_session *s, int start_id,
 	snprintf(g->verdict, sizeof g->verdict, "%s", verdict_name(r.verdict));
 	g->ok = r.verdict == VERDICT_OK;
 	snprintf(g->phase, sizeof g->phase, "%s", r.phase);
-	if (g->ok && r.speedup_eager.valid && isfinite(r.speedup_eager.median) &&
-	    r.speedup_eager.median > 0) {
-		g->eager.present = 1;
-		g->eager.median = r.speedup_eager.median;
-		g->eager.lo = isfinite(r.speedup_eager.lo) && r.speedup_eager.lo > 0 &&
-					      r.speedup_eager.lo <= r.speedup_eager.median
-				      ? r.speedup_eager.lo
-				      : r.speedup_eager.median;
-		g->eager.hi =
-			isfinite(r.speedup_eager.hi) && r.speedup_eager.hi >= r.speedup_eager.median
-				? r.speedup_eager.hi
-				: r.speedup_eager.median;
+	if (g->ok) {
+		speedup_of(&r.speedup_eager, &g->eager);
+		speedup_of(&r.speedup_compiled, &g->compiled);
 	}
 	g->score = metrics_score(g->ok, g->eager.present ? g->eager.median : NAN,
 				 g->eager.present ? g->eager.lo : NAN);

@@ -98,6 +98,7 @@ struct round_grade {
 	int ok;
 	double score; /* metrics_score of the sample */
 	struct metrics_speedup eager;
+	struct metrics_speedup compiled; /* against the compiled baseline (CUDA) */
 	char phase[24];
 	char *detail; /* the grader's evidence paragraph, owned */
 };

@@ -137,6 +137,7 @@ struct rsi_opts {
 	int rounds;		  /* default 5 */
 	int cont;		  /* continued training instead of retraining from the base */
 	int per_task_cap;	  /* SFT examples per task, default 4 */
+	int interrupt_after;	  /* > 0: the ckpt_frozen arm after this round */
 	int epochs, batch;	  /* default 2, 8 */
 	double lr;		  /* default 1e-4 */
 	double engine_timeout_s;  /* per engine call, default 86400 */

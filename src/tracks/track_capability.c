@@ -351,14 +351,6 @@ static json_t *protocol_json(const struct capability_opts *o, const json_t *devi
 	return p;
 }
 
-static void iso_now(char *buf, size_t cap)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void print_figure(const char *label, const json_t *agg, const char *key)
 {
 	struct metrics_figure f;
@@ -375,7 +367,7 @@ static json_t *cap_scorecard(const struct cap_run *c, const struct sampler *s,
 {
 	const struct capability_opts *o = c->o;
 	char created[32], mname[256];
-	iso_now(created, sizeof created);
+	util_iso_now(created, sizeof created);
 	json_t *sc = json_object();
 	json_object_set_new(sc, "schema", json_string(SCORECARD_SCHEMA));
 	json_object_set_new(sc, "track", json_string("capability"));

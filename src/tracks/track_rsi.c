@@ -5,7 +5,18 @@
  *                 over the rounds (round 0's from the base, then its own);
  *   fresh_frozen  trains on kernels freshly sampled from the unchanged base
  *                 each round, as many examples as self has that round;
- *   round0        retrains on round 0's data every round.
+ *   round0        retrains on round 0's data every round;
+ *
+ * and, with --interrupt-after I (the recursion-interruption control), a
+ * fourth from round I+1 on:
+ *
+ *   ckpt_frozen   trains on kernels freshly sampled from self's round-I
+ *                 checkpoint, frozen, as many examples as self has that round
+ *                 (self is the continued recursion).
+ *
+ * Per round and arm the diagnostics of rsi_diag.h (diversity and compression
+ * of the kernels trained on, retention, self minus fresh) are printed,
+ * journaled as unit r<r>/<arm>/diag and written in the scorecard rows.
  *
  * Every arm retrains from the base each round (ReST-EM) unless --continue.
  * Training and sampling are engine calls (engine.h), each a journaled unit;
@@ -20,20 +31,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bank.h"
+#include "bank_std.h"
 #include "engine.h"
 #include "extract.h"
 #include "metrics.h"
 #include "procrun.h"
 #include "prompt.h"
+#include "rsi_diag.h"
 #include "scorecard.h"
 #include "track.h"
 
-#define N_ARMS 3
+#define N_ARMS 4
 #define SELF 0
 #define FRESH 1
 #define ROUND0 2
+#define CKPT 3
 #define REPLY_LINE_CAP ((size_t)64 << 20)
-static const char *const arms[N_ARMS] = {"self", "fresh_frozen", "round0"};
+static const char *const arms[N_ARMS] = {"self", "fresh_frozen", "round0", "ckpt_frozen"};
 
 /* The weight-RSI form of the verdict rule (metrics_rsi_verdict), written in
  * the scorecard's summary.verdict_rule. */
@@ -63,12 +78,14 @@ void rsi_opts_default(struct rsi_opts *o)
 
 /* One arm's per-round results over the held-out tasks. */
 struct arm_round {
-	double *c;	  /* per task mean score over k samples */
-	double *ok;	  /* per task fraction ok */
-	int *solved;	  /* per task: some sample ok */
-	int n_examples;	  /* SFT examples trained on this round */
-	double diversity; /* distinct 4-gram share of the SFT completions, -1 none */
-	struct round_budget used;
+	double *c;		  /* per task mean score over k samples */
+	double *ok;		  /* per task fraction ok */
+	int *solved;		  /* per task: some sample ok */
+	struct rsi_samples smp;	  /* the held-out samples (speed figures) */
+	int n_examples;		  /* SFT examples trained on this round */
+	struct rsi_data_diag dd;  /* diversity of the kernels trained on */
+	struct round_budget used; /* generations drawn */
+	int ran;		  /* the arm ran this round (ckpt_frozen: after I) */
 };
 
 struct rtrack {
@@ -78,6 +95,11 @@ struct rtrack {
 	const char *lang;
 	char *dir_engine, *dir_models, *dir_data;
 	int R, nh, nt;
+	int n_arms;	    /* 3, or 4 with --interrupt-after */
+	int score_compiled; /* C scored against the compiled baseline */
+	int standardized;   /* the bank holds standardized.json: std */
+	struct bank_std_info std;
+	char *ckpt;		      /* self's model after round I (the frozen producer) */
 	struct arm_round *ar[N_ARMS]; /* [round], round 0 shared */
 	json_t *d0;		      /* round 0's verified train examples */
 	json_t *acc_self;	      /* self's accumulated verified examples */
@@ -117,9 +139,26 @@ static void add_prompts(const struct rtrack *t, json_t *arr, const struct procru
 struct graded {
 	double *hc, *hok;
 	int *hs;
+	struct rsi_samples *hsmp;
 	json_t *ver;
 	struct round_budget used;
 };
+
+/* A held-out grade into gr: its score (against the compiled baseline on a
+ * standardized bank graded on CUDA, else the eager one) and its sample. */
+static void add_heldout(const struct rtrack *t, struct graded *gr, int i,
+			const struct round_grade *g)
+{
+	double score = g->score;
+	if (t->score_compiled)
+		score = metrics_score(g->ok, g->compiled.present ? g->compiled.median : NAN,
+				      g->compiled.present ? g->compiled.lo : NAN);
+	gr->hc[i] += score / t->o->k;
+	gr->hok[i] += (g->ok ? 1.0 : 0.0) / t->o->k;
+	gr->hs[i] |= g->ok;
+	struct metrics_sample ms = {g->ok, g->eager, g->compiled};
+	rsi_samples_add(gr->hsmp, i, &ms);
+}
 
 static int grade_replies(struct rtrack *t, const char *path, struct graded *gr, struct ka_err *e)
 {
@@ -165,11 +204,8 @@ static int grade_replies(struct rtrack *t, const char *path, struct graded *gr, 
 					     &fresh, e))
 				rc = -1;
 		}
-		if (!rc && !train && gr->hc) {
-			gr->hc[i] += g.score / t->o->k;
-			gr->hok[i] += (g.ok ? 1.0 : 0.0) / t->o->k;
-			gr->hs[i] |= g.ok;
-		}
+		if (!rc && !train && gr->hc)
+			add_heldout(t, gr, i, &g);
 		if (!rc && train && g.ok && gr->ver) {
 			char h[17];
 			snprintf(h, sizeof h, "%016llx",
@@ -249,40 +285,6 @@ static json_t *capped(const struct rtrack *t, const json_t *ex)
 	return out;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Share of distinct byte 4-grams among all 4-grams of the completions. */
-static double diversity(const json_t *ex)
-{
-	size_t n = 0, cap = 0, i;
-	uint64_t *h = NULL;
-	json_t *x;
-	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
-		const char *s = json_string_value(json_object_get(x, "completion"));
-		size_t len = s ? strlen(s) : 0;
-		for (size_t k = 0; k + 4 <= len; k++) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 4096;
-				h = xrealloc(h, cap * sizeof *h);
-			}
-			h[n++] = util_hash64(s + k, 4, 7);
-		}
-	}
-	if (!n)
-		return -1;
-	size_t d = 0;
-	qsort(h, n, sizeof *h, cmp_u64);
-	for (size_t a = 0; a < n; a++)
-		if (!a || h[a] != h[a - 1])
-			d++;
-	free(h);
-	return (double)d / (double)n;
-}
-
 /* Write examples as the SFT JSONL at path. */
 static int write_examples(const char *path, const json_t *ex, struct ka_err *e)
 {
@@ -356,21 +358,35 @@ out:
 
 /* ---- the rounds --------------------------------------------------------------- */
 
-static struct arm_round *new_rounds(int R, int nh)
+static struct arm_round *new_rounds(int R, int nh, int k)
 {
 	struct arm_round *a = xcalloc((size_t)R + 1, sizeof *a);
 	for (int r = 0; r <= R; r++) {
 		a[r].c = xcalloc((size_t)nh + 1, sizeof(double));
 		a[r].ok = xcalloc((size_t)nh + 1, sizeof(double));
 		a[r].solved = xcalloc((size_t)nh + 1, sizeof(int));
-		a[r].diversity = -1;
+		rsi_samples_init(&a[r].smp, nh, k);
+		a[r].dd.distinct = a[r].dd.compression = -1;
 	}
 	return a;
 }
 
+/* dst takes src's held-out results and generations (not its training). */
+static void copy_round(struct arm_round *dst, const struct arm_round *src, int nh)
+{
+	memcpy(dst->c, src->c, sizeof(double) * (size_t)nh);
+	memcpy(dst->ok, src->ok, sizeof(double) * (size_t)nh);
+	memcpy(dst->solved, src->solved, sizeof(int) * (size_t)nh);
+	memcpy(dst->smp.s, src->smp.s, sizeof *src->smp.s * (size_t)nh * (size_t)src->smp.k);
+	memcpy(dst->smp.n, src->smp.n, sizeof *src->smp.n * (size_t)nh);
+	dst->used = src->used;
+}
+
 static struct graded graded_of(struct arm_round *a, json_t *ver)
 {
-	struct graded g = {a ? a->c : NULL, a ? a->ok : NULL, a ? a->solved : NULL, ver, {0, 0, 0}};
+	struct graded g = {
+		a ? a->c : NULL, a ? a->ok : NULL, a ? a->solved : NULL, a ? &a->smp : NULL, ver,
+		{0, 0, 0}};
 	return g;
 }
 
@@ -384,78 +400,200 @@ static json_t *take_n(const json_t *pool, size_t n)
 	return out;
 }
 
-static int run_rounds(struct rtrack *t, struct ka_err *e)
+/* Round 0: the base on the held-out split (one evaluation every arm
+ * shares) and the train split, whose verified kernels are D0. */
+static int round_zero(struct rtrack *t, struct ka_err *e)
 {
-	const struct rsi_opts *o = t->o;
-	const char *base = o->model;
 	char key[ROUND_KEY_MAX];
-	int64_t seed = o->p.seed;
-	/* round 0: the base on held-out (shared by every arm) and train */
 	t->d0 = json_array();
 	struct graded g0 = graded_of(&t->ar[SELF][0], t->d0);
 	round_key(key, sizeof key, 0, "base", "sample", NULL);
-	if (sample(t, key, base, 1, 1, seed, &g0, e))
+	if (sample(t, key, t->o->model, 1, 1, t->o->p.seed, &g0, e))
 		return -1;
-	for (int a = 0; a < N_ARMS; a++) {
-		if (a != SELF) {
-			memcpy(t->ar[a][0].c, t->ar[SELF][0].c, sizeof(double) * (size_t)t->nh);
-			memcpy(t->ar[a][0].ok, t->ar[SELF][0].ok, sizeof(double) * (size_t)t->nh);
-			memcpy(t->ar[a][0].solved, t->ar[SELF][0].solved,
-			       sizeof(int) * (size_t)t->nh);
-		}
-		t->ar[a][0].used = g0.used;
+	t->ar[SELF][0].used = g0.used;
+	for (int a = 0; a < t->n_arms; a++) {
+		if (a != SELF)
+			copy_round(&t->ar[a][0], &t->ar[SELF][0], t->nh);
+		t->ar[a][0].ran = a != CKPT;
 	}
 	t->acc_self = json_deep_copy(t->d0);
-	char *prev[N_ARMS] = {NULL, NULL, NULL};
+	return 0;
+}
+
+/* Train examples freshly sampled from producer as unit r<r>/<arm>/<phase>,
+ * verified, capped per task and cut or cycled to as many as self has this
+ * round; the generations drawn go to *extra. NULL with e on failure. */
+static json_t *producer_examples(struct rtrack *t, int r, int a, const char *phase,
+				 const char *producer, int64_t seed, struct round_budget *extra,
+				 struct ka_err *e)
+{
+	char key[ROUND_KEY_MAX];
+	json_t *ver = json_array();
+	struct graded g = graded_of(NULL, ver);
+	round_key(key, sizeof key, r, arms[a], phase, NULL);
+	if (sample(t, key, producer, 0, 1, seed, &g, e)) {
+		json_decref(ver);
+		return NULL;
+	}
+	*extra = g.used;
+	json_t *pool = capped(t, ver);
+	json_t *ex = take_n(pool, (size_t)t->ar[SELF][r].n_examples);
+	json_decref(pool);
+	json_decref(ver);
+	return ex;
+}
+
+/* The model arm a trains from in a round: the base (ReST-EM), or with
+ * --continue its previous model (ckpt_frozen's first: the checkpoint). */
+static const char *train_from(const struct rtrack *t, int a, char *const *prev)
+{
+	if (!t->o->cont)
+		return t->o->model;
+	if (prev[a])
+		return prev[a];
+	return a == CKPT ? t->ckpt : t->o->model;
+}
+
+/* Round r of arm a: its training set, the train call, then the sample call
+ * on the held-out split (and on the train split for the arms that draw
+ * their own train generations). prev[a] is the arm's model (replaced). */
+static int run_arm(struct rtrack *t, int r, int a, char **prev, struct ka_err *e)
+{
+	int64_t seed = t->o->p.seed + 1000 * r;
+	struct arm_round *ar = &t->ar[a][r];
+	struct round_budget extra = {0, 0, 0};
+	json_t *ex = a == SELF	  ? capped(t, t->acc_self)
+		     : a == FRESH ? producer_examples(t, r, a, "base_sample", t->o->model,
+						      seed + 500, &extra, e)
+		     : a == CKPT  ? producer_examples(t, r, a, "ckpt_sample", t->ckpt, seed + 700,
+						      &extra, e)
+				  : capped(t, t->d0);
+	if (!ex)
+		return -1;
+	ar->n_examples = (int)json_array_size(ex);
+	rsi_diag_examples(ex, t->lang, &ar->dd);
+	char *model = NULL;
+	int rc = train(t, r, a, ex, train_from(t, a, prev), &model, e);
+	json_decref(ex);
+	if (rc)
+		return -1;
+	free(prev[a]);
+	prev[a] = model;
+	json_t *ver = json_array();
+	struct graded gs = graded_of(ar, ver);
+	char key[ROUND_KEY_MAX];
+	round_key(key, sizeof key, r, arms[a], "sample", NULL);
+	/* fresh_frozen and ckpt_frozen drew their train generations above */
+	rc = sample(t, key, model, 1, a == SELF || a == ROUND0, seed + a, &gs, e);
+	for (size_t i = 0; !rc && a == SELF && i < json_array_size(ver); i++)
+		json_array_append(t->acc_self, json_array_get(ver, i));
+	json_decref(ver);
+	ar->used = gs.used;
+	round_budget_add(&ar->used, &extra);
+	ar->ran = 1;
+	return rc;
+}
+
+static json_t *num_or_null(double x)
+{
+	return x < 0 ? json_null() : json_real(x);
+}
+
+/* The scorecard row of arm a at round r: C, correct and compiled x with
+ * their CIs, the diagnostics, and the paired differences to fresh_frozen
+ * (and, for self after the interruption, to ckpt_frozen). */
+static json_t *row_json(const struct rtrack *t, int r, int a)
+{
+	const struct arm_round *ar = &t->ar[a][r];
+	/* round 0 is one evaluation: the same seed gives every arm the same CI */
+	uint64_t sd = (uint64_t)t->o->p.seed + 31 * (uint64_t)r + (r ? (uint64_t)a : 0);
+	struct metrics_figure cf, okf, cx, d;
+	round_mean_figure(ar->c, t->nh, sd, &cf);
+	round_mean_figure(ar->ok, t->nh, sd + 7, &okf);
+	rsi_samples_compiled_x(&ar->smp, &cx);
+	json_t *row =
+		json_pack("{s:i,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:o}", "round", r, "arm", arms[a],
+			  "c", scorecard_figure_json(&cf), "correct", scorecard_figure_json(&okf),
+			  "compiled_x", scorecard_figure_json(&cx), "retention",
+			  num_or_null(rsi_diag_retention(t->ar[SELF][0].solved, ar->solved, t->nh)),
+			  "diversity", num_or_null(r ? ar->dd.distinct : -1), "compression",
+			  num_or_null(r ? ar->dd.compression : -1), "n_examples", ar->n_examples,
+			  "budget_used", round_budget_json(&ar->used));
+	if (a != FRESH) {
+		round_paired_diff(ar->c, t->ar[FRESH][r].c, t->nh, sd + 11, &d);
+		json_object_set_new(row, "c_minus_fresh", scorecard_figure_json(&d));
+	}
+	if (a == SELF && t->n_arms > CKPT && t->ar[CKPT][r].ran) {
+		round_paired_diff(ar->c, t->ar[CKPT][r].c, t->nh, sd + 13, &d);
+		json_object_set_new(row, "c_minus_ckpt", scorecard_figure_json(&d));
+	}
+	return row;
+}
+
+/* One line of a row's diagnostics on stderr. */
+static void print_diag(const json_t *row)
+{
+	struct metrics_figure c, f;
+	scorecard_figure_get(json_object_get(row, "c"), &c);
+	scorecard_figure_get(json_object_get(row, "c_minus_fresh"), &f);
+	const json_t *rt = json_object_get(row, "retention"),
+		     *dv = json_object_get(row, "diversity"),
+		     *cp = json_object_get(row, "compression");
+	fprintf(stderr, "ka: r%lld/%s: C %.3f",
+		(long long)json_integer_value(json_object_get(row, "round")),
+		json_string_value(json_object_get(row, "arm")), c.value);
+	if (json_is_number(rt))
+		fprintf(stderr, "  retention %.2f", json_number_value(rt));
+	if (json_is_number(dv))
+		fprintf(stderr, "  diversity %.3f", json_number_value(dv));
+	if (json_is_number(cp))
+		fprintf(stderr, "  compression %.3f", json_number_value(cp));
+	if (f.defined)
+		fprintf(stderr, "  minus fresh %+.3f", f.value);
+	fprintf(stderr, "  (%lld examples)\n",
+		(long long)json_integer_value(json_object_get(row, "n_examples")));
+}
+
+/* The diagnostics of round r, every arm that ran: printed, and journaled
+ * as unit r<r>/<arm>/diag (round 0: r0/base/diag) unless it is already. */
+static int log_round(struct rtrack *t, int r, struct ka_err *e)
+{
+	for (int a = 0; a < t->n_arms; a++) {
+		if (!t->ar[a][r].ran || (r == 0 && a != SELF))
+			continue;
+		json_t *row = row_json(t, r, a), *old = NULL;
+		char key[ROUND_KEY_MAX];
+		round_key(key, sizeof key, r, r ? arms[a] : "base", "diag", NULL);
+		int got = round_unit_get(t->r.d.j, key, &old, e);
+		int rc = got < 0 || (got == 1 && round_unit_put(t->r.d.j, key, row, e)) ? -1 : 0;
+		if (!rc && !t->o->p.quiet)
+			print_diag(row);
+		json_decref(old);
+		json_decref(row);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_rounds(struct rtrack *t, struct ka_err *e)
+{
+	if (round_zero(t, e) || log_round(t, 0, e))
+		return -1;
+	char *prev[N_ARMS] = {NULL, NULL, NULL, NULL};
 	int rc = 0;
 	for (int r = 1; r <= t->R && !rc; r++) {
-		for (int a = 0; a < N_ARMS && !rc; a++) {
-			struct arm_round *ar = &t->ar[a][r];
-			json_t *ex = NULL, *fresh_ver = NULL;
-			struct round_budget extra = {0, 0, 0};
-			if (a == SELF) {
-				ex = capped(t, t->acc_self);
-			} else if (a == FRESH) {
-				fresh_ver = json_array();
-				struct graded gf = graded_of(NULL, fresh_ver);
-				round_key(key, sizeof key, r, arms[a], "base_sample", NULL);
-				if (sample(t, key, base, 0, 1, seed + 1000 * r + 500, &gf, e)) {
-					json_decref(fresh_ver);
-					rc = -1;
-					break;
-				}
-				extra = gf.used;
-				json_t *pool = capped(t, fresh_ver);
-				ex = take_n(pool, (size_t)t->ar[SELF][r].n_examples);
-				json_decref(pool);
-			} else {
-				ex = capped(t, t->d0);
-			}
-			json_decref(fresh_ver);
-			ar->n_examples = (int)json_array_size(ex);
-			ar->diversity = diversity(ex);
-			const char *from = o->cont && prev[a] ? prev[a] : base;
-			char *model = NULL;
-			rc = train(t, r, a, ex, from, &model, e);
-			json_decref(ex);
-			if (rc)
-				break;
-			free(prev[a]);
-			prev[a] = model;
-			json_t *ver = json_array();
-			struct graded gs = graded_of(ar, ver);
-			round_key(key, sizeof key, r, arms[a], "sample", NULL);
-			/* fresh_frozen drew its train generations from the base above */
-			rc = sample(t, key, model, 1, a != FRESH, seed + 1000 * r + a, &gs, e);
-			if (!rc && a == SELF) {
-				size_t i;
-				for (i = 0; i < json_array_size(ver); i++)
-					json_array_append(t->acc_self, json_array_get(ver, i));
-			}
-			json_decref(ver);
-			ar->used = gs.used;
-			round_budget_add(&ar->used, &extra);
+		for (int a = 0; a < t->n_arms && !rc; a++) {
+			if (a == CKPT && r <= t->o->interrupt_after)
+				/* before the interruption ckpt_frozen is self */
+				copy_round(&t->ar[CKPT][r], &t->ar[SELF][r], t->nh);
+			else
+				rc = run_arm(t, r, a, prev, e);
 		}
+		if (!rc && r == t->o->interrupt_after)
+			t->ckpt = xstrdup(prev[SELF]);
+		if (!rc)
+			rc = log_round(t, r, e);
 	}
 	for (int a = 0; a < N_ARMS; a++)
 		free(prev[a]);
@@ -463,22 +601,6 @@ static int run_rounds(struct rtrack *t, struct ka_err *e)
 }
 
 /* ---- the scorecard ------------------------------------------------------------- */
-
-static double retention(const struct rtrack *t, int a, int r)
-{
-	int n0 = 0, kept = 0;
-	for (int i = 0; i < t->nh; i++)
-		if (t->ar[SELF][0].solved[i]) {
-			n0++;
-			kept += t->ar[a][r].solved[i];
-		}
-	return n0 ? (double)kept / n0 : -1;
-}
-
-static json_t *num_or_null(double x)
-{
-	return x < 0 ? json_null() : json_real(x);
-}
 
 static struct round_budget allowance(const struct rtrack *t)
 {
@@ -491,12 +613,50 @@ static struct round_budget allowance(const struct rtrack *t)
 	return b;
 }
 
+/* A copy of field of the row of arm at round r in rows (JSON null if none). */
+static json_t *row_field(const json_t *rows, int r, const char *arm, const char *field)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(rows, i, row)
+	{
+		if (json_integer_value(json_object_get(row, "round")) == r &&
+		    !strcmp(json_string_value(json_object_get(row, "arm")), arm))
+			return json_deep_copy(json_object_get(row, field));
+	}
+	return json_null();
+}
+
+/* What the summary says beyond the three arms: the speed baseline of C,
+ * why compiled_x is null, the interruption control, the standardized bank. */
+static void summary_extras(const struct rtrack *t, json_t *sum)
+{
+	json_object_set_new(sum, "baseline", json_string(t->score_compiled ? "compiled" : "eager"));
+	if (json_is_null(json_object_get(sum, "compiled_x")))
+		json_object_set_new(
+			sum, "compiled_x_reason",
+			json_string(rsi_compiled_x_reason(t->o->p.proto.timing, t->r.target)));
+	if (t->n_arms > CKPT) {
+		struct metrics_figure d;
+		round_paired_diff(t->ar[SELF][t->R].c, t->ar[CKPT][t->R].c, t->nh,
+				  (uint64_t)t->o->p.seed + 1004, &d);
+		json_object_set_new(sum, "interrupt_after", json_integer(t->o->interrupt_after));
+		json_object_set_new(sum, "self_minus_ckpt", scorecard_figure_json(&d));
+	}
+	if (t->standardized) {
+		json_object_set_new(sum, "bank_tier", json_string(t->std.scale));
+		json_object_set_new(sum, "anchor", json_string(t->std.anchor));
+		json_object_set_new(sum, "standardized", bank_std_summary_json(&t->std));
+	}
+}
+
 static json_t *build_scorecard(struct rtrack *t)
 {
 	const struct rsi_opts *o = t->o;
 	int nh = t->nh, R = t->R;
 	uint64_t s0 = (uint64_t)o->p.seed;
 	json_t *sc = procrun_scorecard_base(&t->r, "weight_rsi");
+	json_object_set_new(sc, "schema", json_string(SCORECARD_SCHEMA_2));
 	const char *slash = strrchr(o->model, '/');
 	const char *name = slash && slash[1] ? slash + 1 : o->model;
 	json_object_set_new(sc, "model",
@@ -504,54 +664,36 @@ static json_t *build_scorecard(struct rtrack *t)
 				      "name", name, "kind", "open"));
 	json_object_set_new(sc, "k", json_integer(o->k));
 	json_t *rows = json_array();
-	struct metrics_figure cf[N_ARMS], okf[N_ARMS];
 	struct round_budget used[N_ARMS];
 	memset(used, 0, sizeof used);
 	for (int r = 0; r <= R; r++)
-		for (int a = 0; a < N_ARMS; a++) {
-			struct arm_round *ar = &t->ar[a][r];
-			/* round 0 is one evaluation: the same seed gives every arm the same CI */
-			uint64_t sd = s0 + 31 * (uint64_t)r + (r ? (uint64_t)a : 0);
-			round_mean_figure(ar->c, nh, sd, &cf[a]);
-			round_mean_figure(ar->ok, nh, sd + 7, &okf[a]);
-			round_budget_add(&used[a], &ar->used);
-			json_t *row = json_pack("{s:i,s:s,s:o,s:o,s:o,s:o,s:i,s:o}", "round", r,
-						"arm", arms[a], "c", scorecard_figure_json(&cf[a]),
-						"correct", scorecard_figure_json(&okf[a]),
-						"retention", num_or_null(retention(t, a, r)),
-						"diversity", num_or_null(r ? ar->diversity : -1),
-						"n_examples", ar->n_examples, "budget_used",
-						round_budget_json(&ar->used));
-			if (a != FRESH) {
-				struct metrics_figure d;
-				round_paired_diff(ar->c, t->ar[FRESH][r].c, nh, sd + 11, &d);
-				json_object_set_new(row, "c_minus_fresh",
-						    scorecard_figure_json(&d));
-			}
-			json_array_append_new(rows, row);
+		for (int a = 0; a < t->n_arms; a++) {
+			round_budget_add(&used[a], &t->ar[a][r].used);
+			if (t->ar[a][r].ran)
+				json_array_append_new(rows, row_json(t, r, a));
 		}
 	json_object_set_new(sc, "rounds", rows);
-	struct metrics_figure c0, dsf, dsr, dvf;
-	round_mean_figure(t->ar[SELF][0].c, nh, s0, &c0);
+	struct metrics_figure dsf, dsr, dvf;
 	round_paired_diff(t->ar[SELF][R].c, t->ar[FRESH][R].c, nh, s0 + 1001, &dsf);
 	round_paired_diff(t->ar[SELF][R].c, t->ar[ROUND0][R].c, nh, s0 + 1002, &dsr);
 	round_paired_diff(t->ar[SELF][R].c, t->ar[SELF][0].c, nh, s0 + 1003, &dvf);
 	enum metrics_verdict v = metrics_rsi_verdict(&dsf, dsr.value > 0);
 	struct round_budget allow = allowance(t);
 	json_t *used_j = json_object();
-	for (int a = 0; a < N_ARMS; a++)
+	for (int a = 0; a < t->n_arms; a++)
 		json_object_set_new(used_j, arms[a], round_budget_json(&used[a]));
 	json_t *sum = json_pack(
-		"{s:i,s:o,s:o,s:o,s:n,s:o,s:o,s:o,s:s,s:s,s:o,s:o,s:i,s:i,s:s,s:s,s:b,s:i}",
-		"rounds", R, "c0", scorecard_figure_json(&c0), "c_final",
-		scorecard_figure_json(&cf[SELF]), "correct", scorecard_figure_json(&okf[SELF]),
-		"compiled_x", "delta_vs_frozen", scorecard_figure_json(&dvf), "self_minus_fresh",
-		scorecard_figure_json(&dsf), "self_minus_round0", scorecard_figure_json(&dsr),
-		"verdict", metrics_verdict_name(v), "verdict_rule", RSI_VERDICT_RULE,
-		"budget_allowed", round_budget_json(&allow), "budget_used", used_j, "n_train",
-		t->nt, "n_heldout", nh, "engine", t->en.name, "finetune", o->finetune,
-		"continued_training", o->cont, "per_task_cap", o->per_task_cap);
-	json_object_set_new(sum, "baseline", json_string("compiled"));
+		"{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:o,s:i,s:i,s:s,s:s,s:b,s:i}",
+		"rounds", R, "c0", row_field(rows, 0, "self", "c"), "c_final",
+		row_field(rows, R, "self", "c"), "correct", row_field(rows, R, "self", "correct"),
+		"compiled_x", row_field(rows, R, "self", "compiled_x"), "delta_vs_frozen",
+		scorecard_figure_json(&dvf), "self_minus_fresh", scorecard_figure_json(&dsf),
+		"self_minus_round0", scorecard_figure_json(&dsr), "verdict",
+		metrics_verdict_name(v), "verdict_rule", RSI_VERDICT_RULE, "budget_allowed",
+		round_budget_json(&allow), "budget_used", used_j, "n_train", t->nt, "n_heldout", nh,
+		"engine", t->en.name, "finetune", o->finetune, "continued_training", o->cont,
+		"per_task_cap", o->per_task_cap);
+	summary_extras(t, sum);
 	json_object_set_new(sc, "summary", sum);
 	return sc;
 }
@@ -565,11 +707,13 @@ static void rt_free(struct rtrack *t)
 			free(t->ar[a][r].c);
 			free(t->ar[a][r].ok);
 			free(t->ar[a][r].solved);
+			rsi_samples_free(&t->ar[a][r].smp);
 		}
 		free(t->ar[a]);
 	}
 	json_decref(t->d0);
 	json_decref(t->acc_self);
+	free(t->ckpt);
 	free(t->dir_engine);
 	free(t->dir_models);
 	free(t->dir_data);
@@ -577,33 +721,33 @@ static void rt_free(struct rtrack *t)
 	procrun_free(&t->r);
 }
 
-int track_rsi_run(const struct rsi_opts *o)
+/* The held-out bank's standardized.json, when it has one (bank_std.h):
+ * its hash must still be the bank's. On CUDA, C is then scored against the
+ * compiled baseline. 0, or -1 with e. */
+static int read_standardized(struct rtrack *t, struct ka_err *e)
 {
-	struct rtrack t;
-	memset(&t, 0, sizeof t);
-	t.o = o;
-	t.R = o->rounds;
-	signal(SIGPIPE, SIG_IGN);
-	int rc = KA_EXIT_USAGE;
-	struct ka_err e;
-	if (procrun_prepare(&t.r, &o->p, "rsi"))
-		goto out;
-	if (engine_find(o->engine, &t.en, &e)) {
-		fail(&t, "%s", e.msg);
-		goto out;
-	}
-	t.en.timeout_s = o->engine_timeout_s;
-	t.lang = prompt_extract_lang(t.r.target);
-	t.nh = t.r.heldout.n;
-	t.nt = t.r.train.n;
-	struct round_budget allow[N_ARMS];
-	for (int a = 0; a < N_ARMS; a++)
-		allow[a] = allowance(&t);
-	if (round_budgets_equal(allow, arms, N_ARMS, &e)) {
-		fail(&t, "%s", e.msg);
-		goto out;
-	}
-	json_t *args = procrun_identity(&t.r);
+	const char *dir = t->r.heldout_real ? t->r.heldout_real : t->r.bank_real;
+	int rc = bank_std_read(dir, &t->std, e);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	char hash[17];
+	if (bank_content_hash_hex(dir, hash, NULL, e))
+		return -1;
+	if (strcmp(hash, t->std.hash))
+		return ka_err_set(e,
+				  "%s/%s: hash: %s, but the bank's tasks hash to %s (they changed "
+				  "since `ka bank standardize`; run it again)",
+				  dir, BANK_STD_FILE, t->std.hash, hash);
+	t->standardized = 1;
+	t->score_compiled = !strcmp(t->r.target, "cuda");
+	return 0;
+}
+
+/* The identity of the run (every argument that decides its results). */
+static json_t *rsi_identity(const struct rtrack *t)
+{
+	const struct rsi_opts *o = t->o;
+	json_t *args = procrun_identity(&t->r);
 	json_object_set_new(args, "rsi_model", json_string(o->model));
 	json_object_set_new(args, "engine", json_string(o->engine));
 	json_object_set_new(args, "k", json_integer(o->k));
@@ -615,6 +759,79 @@ int track_rsi_run(const struct rsi_opts *o)
 	json_object_set_new(args, "batch", json_integer(o->batch));
 	json_object_set_new(args, "lr", json_real(o->lr));
 	json_object_set_new(args, "prompt_style", json_string(o->prompt_style));
+	if (o->interrupt_after)
+		json_object_set_new(args, "interrupt_after", json_integer(o->interrupt_after));
+	return args;
+}
+
+/* Everything before OUT is touched: the split, the engine, the standardized
+ * bank, the equal allowances. 0, or -1 (reported). */
+static int rt_prepare(struct rtrack *t)
+{
+	const struct rsi_opts *o = t->o;
+	struct ka_err e;
+	if (procrun_prepare(&t->r, &o->p, "rsi"))
+		return -1;
+	if (o->interrupt_after >= o->rounds) {
+		fail(t, "%s", "--interrupt-after must be before the last round (below --rounds)");
+		return -1;
+	}
+	if (engine_find(o->engine, &t->en, &e) || read_standardized(t, &e)) {
+		fail(t, "%s", e.msg);
+		return -1;
+	}
+	t->en.timeout_s = o->engine_timeout_s;
+	t->lang = prompt_extract_lang(t->r.target);
+	t->nh = t->r.heldout.n;
+	t->nt = t->r.train.n;
+	t->n_arms = o->interrupt_after ? 4 : 3;
+	struct round_budget allow[N_ARMS];
+	for (int a = 0; a < t->n_arms; a++)
+		allow[a] = allowance(t);
+	if (round_budgets_equal(allow, arms, t->n_arms, &e)) {
+		fail(t, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_summary(const struct rtrack *t, const json_t *sc)
+{
+	const json_t *s = json_object_get(sc, "summary");
+	struct metrics_figure f;
+	scorecard_figure_get(json_object_get(s, "c0"), &f);
+	printf("  C0 %.3f", f.value);
+	scorecard_figure_get(json_object_get(s, "c_final"), &f);
+	printf("  final %.3f", f.value);
+	scorecard_figure_get(json_object_get(s, "self_minus_fresh"), &f);
+	printf("  self - fresh_frozen %+.3f [%+.3f, %+.3f]  %s\n", f.value, f.lo, f.hi,
+	       json_string_value(json_object_get(s, "verdict")));
+	if (json_object_get(s, "self_minus_ckpt")) {
+		scorecard_figure_get(json_object_get(s, "self_minus_ckpt"), &f);
+		printf("  continued self - ckpt_frozen (after round %d) %+.3f [%+.3f, %+.3f]\n",
+		       t->o->interrupt_after, f.value, f.lo, f.hi);
+	}
+	scorecard_figure_get(json_object_get(s, "compiled_x"), &f);
+	if (f.defined)
+		printf("  compiled x %.2f [%.2f, %.2f]\n", f.value, f.lo, f.hi);
+	else
+		printf("  compiled x: none (%s)\n",
+		       json_string_value(json_object_get(s, "compiled_x_reason")));
+	printf("  engine calls run by this process: %d\n", t->engine_calls_run);
+}
+
+int track_rsi_run(const struct rsi_opts *o)
+{
+	struct rtrack t;
+	memset(&t, 0, sizeof t);
+	t.o = o;
+	t.R = o->rounds;
+	signal(SIGPIPE, SIG_IGN);
+	int rc = KA_EXIT_USAGE;
+	struct ka_err e;
+	if (rt_prepare(&t))
+		goto out;
+	json_t *args = rsi_identity(&t);
 	rc = procrun_open(&t.r, args);
 	json_decref(args);
 	if (rc)
@@ -629,7 +846,7 @@ int track_rsi_run(const struct rsi_opts *o)
 		goto out;
 	}
 	for (int a = 0; a < N_ARMS; a++)
-		t.ar[a] = new_rounds(t.R, t.nh);
+		t.ar[a] = new_rounds(t.R, t.nh, o->k);
 	if (run_rounds(&t, &e)) {
 		fail(&t, "%s", e.msg);
 		goto out;
@@ -638,18 +855,8 @@ int track_rsi_run(const struct rsi_opts *o)
 	char *path = NULL;
 	if (procrun_write_scorecard(&t.r, sc, &path) == 0) {
 		printf("scorecard: %s\n", path);
-		if (!o->p.quiet) {
-			const json_t *s = json_object_get(sc, "summary");
-			struct metrics_figure f;
-			scorecard_figure_get(json_object_get(s, "c0"), &f);
-			printf("  C0 %.3f", f.value);
-			scorecard_figure_get(json_object_get(s, "c_final"), &f);
-			printf("  final %.3f", f.value);
-			scorecard_figure_get(json_object_get(s, "self_minus_fresh"), &f);
-			printf("  self - fresh_frozen %+.3f [%+.3f, %+.3f]  %s\n", f.value, f.lo,
-			       f.hi, json_string_value(json_object_get(s, "verdict")));
-			printf("  engine calls run by this process: %d\n", t.engine_calls_run);
-		}
+		if (!o->p.quiet)
+			print_summary(&t, sc);
 		rc = KA_EXIT_OK;
 	}
 	free(path);

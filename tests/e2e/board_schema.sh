@@ -18,7 +18,7 @@ def res(name, ok, why=""):
 for f in sorted(glob.glob("tests/data/scorecards/good/*.json")):
     errs = list(v.iter_errors(json.load(open(f))))
     res("schema_accepts_" + f.split("/")[-1][:-5], not errs, errs[0].message if errs else "")
-for f in ["schema_version", "missing_hash", "k_string", "verdict_enum"]:
+for f in ["schema_version", "missing_hash", "k_string", "verdict_enum", "ckpt_v1"]:
     d = json.load(open("tests/data/scorecards/bad/%s.json" % f))
     res("schema_rejects_" + f, bool(list(v.iter_errors(d))), "accepted")
 PY

@@ -20,15 +20,27 @@ t() { # name condition-command...
 rc=$?
 S=$out/site
 t board_exit_ok test "$rc" = 0
-t board_summary_line grep -qx "$S/index.html: 14 scorecards, 9 skipped" "$out/stdout"
-t board_skip_lines test "$(grep -c '^skipped tests/data/scorecards/bad/' "$out/stderr")" = 9
+t board_summary_line grep -qx "$S/index.html: 14 scorecards, 11 skipped" "$out/stdout"
+t board_skip_lines test "$(grep -c '^skipped tests/data/scorecards/bad/' "$out/stderr")" = 11
 t board_skip_names_problem grep -qx 'skipped tests/data/scorecards/bad/missing_hash.json: bank.hash: missing' "$out/stderr"
 for f in index.html style.css board.js; do t "board_file_$f" test -s "$S/$f"; done
 t board_model_pages test "$(ls "$S"/m/*.html | wc -l)" = 14
 for id in t-capability t-weight-rsi t-standardized t-harness-rsi t-controls t-procedure-rsi t-frontier t-datasets; do
 	t "board_table_$id" grep -q "<table class=\"board\" id=\"$id\">" "$S/index.html"
 done
-t board_diagnostics_plots test "$(sed -n '/id="diagnostics"/,/<\/section>/p' "$S/index.html" | grep -c '<svg')" = 3
+t board_diagnostics_plots test "$(sed -n '/id="diagnostics"/,/<\/section>/p' "$S/index.html" | grep -c '<svg')" = 5
+# Diagnostics (schema /2 fixtures): compression and the interruption curve,
+# one line per model (llama and deepseek ran the ckpt_frozen arm).
+diag=$(sed -n '/id="diagnostics"/,/<\/section>/p' "$S/index.html")
+t board_diag_compression grep -q 'Self-data compression ratio' <<<"$diag"
+t board_diag_interrupt grep -q 'continued self minus checkpoint-frozen' <<<"$diag"
+t board_diag_lines test "$(sed -n '/continued self minus checkpoint-frozen/,/<\/svg>/p' <<<"$diag" | grep -c '<polyline')" = 2
+# The standardized board reads the anchor's figures from summary.standardized.
+std=$(sed -n '/id="t-standardized"/,/<\/table>/p' "$S/index.html")
+t board_std_anchor_cols grep -q '<button type="button">anchor pass</button>' <<<"$std"
+t board_std_kept grep -q '>60 of 142</td>' <<<"$std"
+t board_std_rows test "$(grep -c '<tr><td' <<<"$std")" = 3
+t board_rounds_ckpt grep -q '<td>ckpt_frozen</td>' "$S"/m/*llama-3.1-8b*.html
 t board_headers_capability grep -q '<button type="button">Model</button></th><th scope="col" class="" data-type="text" aria-sort="none"><button type="button">Kind</button>' "$S/index.html"
 t board_headers_wrsi grep -q '>delta vs frozen</button></th><th scope="col" class="num" data-type="num" aria-sort="descending"><button type="button">self vs fresh-frozen</button>' "$S/index.html"
 t board_ci_beside grep -q '<span class="ci"> \[' "$S/index.html"

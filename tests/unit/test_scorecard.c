@@ -250,6 +250,62 @@ static void test_rsi_rules(void)
 	json_decref(sc);
 }
 
+/* Schema ka-scorecard/2: the weight-RSI diagnostics' rules. */
+static void test_v2_rules(void)
+{
+	struct ka_err e;
+	json_t *sc = fixture("wrsi_llama8b.json");
+	CHECK_STR(json_string_value(json_object_get(sc, "schema")), SCORECARD_SCHEMA_2);
+	CHECK_STR(scorecard_schema_of(sc), SCORECARD_SCHEMA_2);
+	json_object_del(at(sc, "summary", NULL), "self_minus_ckpt");
+	CHECK_STR(check(sc, &e),
+		  "t.json: summary.self_minus_ckpt: missing (interrupt_after is set)");
+	json_decref(sc);
+
+	sc = fixture("wrsi_llama8b.json");
+	json_object_set_new(at(sc, "summary", NULL), "interrupt_after", json_integer(12));
+	CHECK_STR(check(sc, &e),
+		  "t.json: summary.interrupt_after: 12 is not before the last round");
+	json_decref(sc);
+
+	sc = fixture("wrsi_llama8b.json");
+	json_object_set_new(at(sc, "summary", NULL), "compiled_x", json_null());
+	CHECK_STR(check(sc, &e),
+		  "t.json: summary.compiled_x_reason: missing (compiled_x is null: say why)");
+	json_object_set_new(at(sc, "summary", NULL), "compiled_x_reason", json_string("not timed"));
+	json_object_set_new(json_array_get(json_object_get(sc, "rounds"),
+					   json_array_size(json_object_get(sc, "rounds")) - 4),
+			    "compiled_x", json_null());
+	CHECK_STR(check(sc, &e), "ok"); /* self@R without compiled_x: null with a reason */
+	json_decref(sc);
+
+	sc = fixture("wrsi_llama8b.json");
+	json_object_set_new(json_array_get(json_object_get(sc, "rounds"), 1), "compression",
+			    json_real(2.5));
+	CHECK_STR(check(sc, &e), "t.json: rounds[1].compression: 2.5 is outside [0, 2]");
+	json_decref(sc);
+
+	sc = fixture("std_mid.json");
+	json_object_set_new(at(sc, "summary", NULL), "bank_tier", json_string("large"));
+	CHECK_STR(check(sc, &e),
+		  "t.json: summary.bank_tier: \"large\" but standardized.scale is \"mid\"");
+	json_decref(sc);
+
+	sc = fixture("std_mid.json");
+	json_object_set_new(at(sc, "summary", "standardized"), "band",
+			    json_pack("[f,f]", 0.6, 0.2));
+	CHECK_STR(check(sc, &e), "t.json: summary.standardized.band: expected [lo, hi] with 0 <= "
+				 "lo <= hi <= 1");
+	json_decref(sc);
+
+	/* the /2 summary fields are not part of /1 */
+	sc = fixture("wrsi_qwen7b.json");
+	json_object_set_new(at(sc, "summary", NULL), "compiled_x_reason", json_string("x"));
+	CHECK_STR(check(sc, &e), "t.json: summary.compiled_x_reason: not part of schema "
+				 "ka-scorecard/1 (it is of ka-scorecard/2)");
+	json_decref(sc);
+}
+
 static void test_writers(void)
 {
 	json_t *sc = fixture("cap_fable.json");
@@ -286,6 +342,7 @@ int main(void)
 	RUN(test_mutations);
 	RUN(test_mutation_prefixes);
 	RUN(test_rsi_rules);
+	RUN(test_v2_rules);
 	RUN(test_writers);
 	RUN(test_load_errors);
 	TEST_EXIT();

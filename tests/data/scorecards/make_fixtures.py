@@ -3,8 +3,10 @@
 
     python3 tests/data/scorecards/make_fixtures.py build-h7/ka
 
-Writes good/*.json (capability scorecards for three models, one per RSI board)
-and bad/*.json (one problem each). Data are synthetic but shaped like real
+Writes good/*.json (capability scorecards for three models, one per RSI board;
+the 12-round weight-RSI and the standardized ones in schema ka-scorecard/2 with
+diagnostics, the recursion-interruption arm and the standardized bank) and
+bad/*.json (one problem each). Data are synthetic but shaped like real
 runs; sample scores and aggregates are filled in by `ka scorecard recompute`,
 so they are what ka computes. Deterministic: same output every run."""
 import json, math, os, random, subprocess, sys, tempfile
@@ -100,8 +102,13 @@ def dfig(a, b, w):
     return {"value": v, "lo": max(-1.0, v - w), "hi": min(1.0, v + w)}
 
 def weight_rsi(rng, m, rounds, c0, gains, fresh_gain, r0_gain, div_decay, ret_decay,
-               bank_tier=None, anchor=None):
+               bank_tier=None, anchor=None, v2=False, interrupt=None):
+    """v2: schema ka-scorecard/2 (rows' compression; with interrupt, the
+    ckpt_frozen arm after that round; with bank_tier, summary.standardized).
+    The /2 parts draw nothing from rng, so the /1 fixtures stay as they were."""
     sc = base("weight_rsi", m, bank_name="rsi_bank_hard", n_tasks=60, k=3)
+    if v2:
+        sc["schema"] = "ka-scorecard/2"
     rows = []
     c = {"self": c0, "fresh_frozen": c0, "round0": c0}
     for r in range(rounds + 1):
@@ -109,13 +116,22 @@ def weight_rsi(rng, m, rounds, c0, gains, fresh_gain, r0_gain, div_decay, ret_de
             c["self"] = min(0.95, max(0.05, c["self"] + gains(r) + rng.gauss(0, 0.004)))
             c["fresh_frozen"] = min(0.95, c["fresh_frozen"] + fresh_gain / r)
             c["round0"] = min(0.95, c["round0"] + r0_gain / r)
-        for arm in (["self"] if r == 0 else ["self", "fresh_frozen", "round0"]):
+        if interrupt and r == interrupt:
+            c["ckpt_frozen"] = c["self"]
+        if interrupt and r > interrupt:
+            c["ckpt_frozen"] = min(0.95, c["ckpt_frozen"] + 0.004 / (r - interrupt))
+        arms = ["self"] if r == 0 else ["self", "fresh_frozen", "round0"]
+        if interrupt and r > interrupt:
+            arms.append("ckpt_frozen")
+        for arm in arms:
             row = {"round": r, "arm": arm, "c": fig(c[arm], 0.035),
                    "correct": fig(min(1.0, c[arm] * 1.35), 0.04),
                    "compiled_x": fig(0.7 + c[arm], 0.08, 1e-3, 1e3)}
             if arm == "self":
                 row["diversity"] = round(max(0.05, 0.9 * math.exp(-div_decay * r)), 4)
                 row["retention"] = round(max(0.05, 1.0 - ret_decay * r), 4)
+                if v2:
+                    row["compression"] = round(0.12 + 0.3 * row["diversity"], 4)
             rows.append(row)
     last = {row["arm"]: row for row in rows if row["round"] == rounds}
     first = rows[0]
@@ -130,6 +146,17 @@ def weight_rsi(rng, m, rounds, c0, gains, fresh_gain, r0_gain, div_decay, ret_de
         summ["bank_tier"] = bank_tier
         summ["baseline"] = "compiled"
         summ["anchor"] = anchor
+    if v2 and interrupt:
+        summ["interrupt_after"] = interrupt
+        summ["self_minus_ckpt"] = dfig(last["self"]["c"]["value"],
+                                       last["ckpt_frozen"]["c"]["value"], 0.02)
+    if v2 and bank_tier:
+        band = {"small": 0.75, "mid": 0.625, "large": 0.5}[bank_tier]
+        summ["standardized"] = {"format": "ka-std-bank/1", "scale": bank_tier, "anchor": anchor,
+                                "k": 8, "band": [0.125, band], "n_tasks": 60,
+                                "n_source_tasks": 142, "baseline": "compiled",
+                                "pass_rate": round(band / 2 + 0.05, 4), "c": round(c0 + 0.05, 4),
+                                "compiled_x": round(0.8 + c0, 4)}
     sc["rounds"] = rows
     sc["summary"] = summ
     return sc
@@ -170,13 +197,16 @@ def main():
     write("good/cap_hostile.json", h)
 
     write("good/wrsi_qwen7b.json", weight_rsi(rng, qwen7, 5, 0.42, lambda r: 0.03 / r ** 0.3, 0.02, 0.015, 0.03, 0.02))
-    write("good/wrsi_llama8b.json", weight_rsi(rng, llama, 12, 0.38, lambda r: 0.02 - 0.006 * r, 0.012, 0.006, 0.18, 0.07))
-    write("good/wrsi_deepseek.json", weight_rsi(rng, dsc, 12, 0.35, lambda r: 0.012 / r, 0.012, 0.01, 0.05, 0.03))
+    write("good/wrsi_llama8b.json", weight_rsi(rng, llama, 12, 0.38, lambda r: 0.02 - 0.006 * r, 0.012, 0.006, 0.18, 0.07,
+                                               v2=True, interrupt=4))
+    write("good/wrsi_deepseek.json", weight_rsi(rng, dsc, 12, 0.35, lambda r: 0.012 / r, 0.012, 0.01, 0.05, 0.03,
+                                                v2=True, interrupt=4))
     for tier, name, anchor, c0, g in [("small", "Qwen2.5-Coder-1.5B", "Qwen2.5-Coder-1.5B (frozen)", 0.22, 0.012),
                                       ("mid", "Qwen2.5-Coder-7B", "Qwen2.5-Coder-7B (frozen)", 0.31, 0.02),
                                       ("large", "Qwen2.5-Coder-14B", "Qwen2.5-Coder-14B (frozen)", 0.36, 0.004)]:
         m = model(name, "openai:Qwen/%s-Instruct@http://127.0.0.1:8000/v1" % name, "openai", "open", "Qwen2.5")
-        write("good/std_%s.json" % tier, weight_rsi(rng, m, 5, c0, lambda r, g=g: g, 0.008, 0.006, 0.02, 0.02, tier, anchor))
+        write("good/std_%s.json" % tier, weight_rsi(rng, m, 5, c0, lambda r, g=g: g, 0.008, 0.006, 0.02, 0.02, tier, anchor,
+                                                    v2=True))
 
     # Harness RSI: the closed researcher edits the harness that trains the open trainee.
     sc = base("harness_rsi", fable, bank_name="rsi_bank_hard", n_tasks=60, k=3)
@@ -266,6 +296,14 @@ def main():
     wr = json.load(open(os.path.join(HERE, "good/wrsi_qwen7b.json")))
     wr["summary"]["verdict"] = "negative" if wr["summary"]["verdict"] != "negative" else "positive"
     write("bad/rsi_verdict.json", wr, recompute=False)
+    # Schema /2 parts: the ckpt_frozen arm is not part of /1; self_minus_ckpt
+    # must be the rows' difference.
+    ll = json.load(open(os.path.join(HERE, "good/wrsi_llama8b.json")))
+    ll["schema"] = "ka-scorecard/1"
+    write("bad/ckpt_v1.json", ll, recompute=False)
+    ll = json.load(open(os.path.join(HERE, "good/wrsi_llama8b.json")))
+    ll["summary"]["self_minus_ckpt"]["value"] += 0.01
+    write("bad/self_minus_ckpt.json", ll, recompute=False)
     with open(os.path.join(HERE, "bad/not_json.json"), "w") as f:
         f.write('{"schema": "ka-scorecard/1", "track": \n')
 
