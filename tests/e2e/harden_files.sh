@@ -133,8 +133,13 @@ for _ in $(seq 600); do [ -n "$(left)" ] && break; sleep 0.1; done
 started=$(left)
 kill -9 $ka_pid
 wait $ka_pid 2>/dev/null
-sleep 1
-rest=$(left)
+# The compiler gets its parent-death signal at once, but on a loaded machine
+# its exit (a jail's namespaces torn down) can take seconds: up to 20 s.
+for _ in $(seq 200); do
+	rest=$(left)
+	[ -z "$rest" ] && break
+	sleep 0.1
+done
 if [ -z "$started" ]; then
 	fail kill_no_orphan "the compiler never started"
 elif [ -n "$rest" ]; then
