@@ -20,11 +20,12 @@
 //   - row_moments: RowwiseMomentsCUDAKernel (group norm's statistics):
 //     a block a row of 512 threads, scalar loads, ATen's WelfordOps (true
 //     division), a block combine, mean and rstd written per row.
-//   - group_norm_params + row_affine: ComputeFusedParamsCUDAKernel (a = rstd *
-//     w, b = bias - a * mean per (n, c)), then TensorIterator's
+//   - group_norm_affine: ComputeFusedParamsCUDAKernel (a = rstd * w, b =
+//     bias - a * mean per (n, c)), then TensorIterator's
 //     elementwise_kernel<128, 4> for y = a * x + b with a, b broadcast along
 //     each row (stride 0: no vector loads), the row from a 32-bit fast
-//     division as its offset calculator does.
+//     division as its offset calculator does; for HW = 1 ATen's
+//     GroupNorm1dForward instead, one such kernel for (x - mean) * rstd * w + b.
 // Compiled (Inductor's Triton kernels, for torch.compile(dynamic=False)):
 //   - ln_looped / add_rms_looped: a looped reduction with the epilogue fused:
 //     one block of 256 threads (num_warps = 8) a row, RBLOCK = 2048 elements
@@ -302,6 +303,24 @@ row_affine_kernel(const float *__restrict__ x, const float *__restrict__ a, cons
 	}
 }
 
+// HW = 1 (GroupNorm1dForward): y[i] = (x[i] - mean[g]) * rstd[g] * w[c] + b[c]
+// for i < n = N * C, g = i / CG, c = i % C.
+__global__ void __launch_bounds__(EW_THREADS)
+group_norm_1d_kernel(const float *__restrict__ x, const float *__restrict__ mean, const float *__restrict__ rstd,
+		     const float *__restrict__ w, const float *__restrict__ bias, float *__restrict__ y, long long n,
+		     fast_div by_CG, fast_div by_C)
+{
+	long long base = (long long)blockIdx.x * EW_THREADS * EW_WORK + threadIdx.x;
+#pragma unroll
+	for (int j = 0; j < EW_WORK; j++) {
+		long long i = base + (long long)j * EW_THREADS;
+		if (i < n) {
+			long long g = by_CG.div(i), c = by_C.mod(i);
+			y[i] = (x[i] - mean[g]) * rstd[g] * w[c] + bias[c];
+		}
+	}
+}
+
 // F.group_norm's launches after the moments: x [N, C, HW], G groups of CG = C
 // / G channels, mean/rstd [N * G]; ab: scratch of 2 * N * C floats.
 static inline int group_norm_affine(const float *x, const float *mean, const float *rstd, const float *w,
@@ -309,9 +328,14 @@ static inline int group_norm_affine(const float *x, const float *mean, const flo
 				    long long CG, long long HW, cudaStream_t s)
 {
 	long long NC = N * C, n = NC * HW;
+	unsigned blocks = (unsigned)((n + EW_THREADS * EW_WORK - 1) / (EW_THREADS * EW_WORK));
+	if (HW == 1) {
+		group_norm_1d_kernel<<<blocks, EW_THREADS, 0, s>>>(x, mean, rstd, w, bias, y, n, make_fast_div(CG, n),
+								   make_fast_div(C, n));
+		return launch_status();
+	}
 	group_norm_params_kernel<<<grid_for(NC, 256), 256, 0, s>>>(mean, rstd, w, bias, ab, ab + NC, NC, C, CG);
-	long long blocks = (n + EW_THREADS * EW_WORK - 1) / (EW_THREADS * EW_WORK);
-	row_affine_kernel<<<(unsigned)blocks, EW_THREADS, 0, s>>>(x, ab, ab + NC, y, n, make_fast_div(HW, n));
+	row_affine_kernel<<<blocks, EW_THREADS, 0, s>>>(x, ab, ab + NC, y, n, make_fast_div(HW, n));
 	return launch_status();
 }
 
