@@ -34,8 +34,12 @@
 //     division, or a sum of squares), a block combine, then a second loop
 //     reading the row again (from L2) and writing the outputs.
 //   - online_rows: Inductor's online softmax for a looped reduction: one
-//     pass keeping a running (max, sum of exp(x - max)), then a write pass
-//     (softmax, log_softmax), or only the loss lse - x[t] (cross-entropy).
+//     pass keeping a running (max, sum of exp(x - max)) per element slot
+//     (two exp an element), one float4 load a thread an iteration, then a
+//     write pass (softmax, log_softmax), or only the loss lse - x[t]
+//     (cross-entropy).
+//   - rms_persistent: a persistent reduction (the row held in registers, one
+//     16-byte vector a thread of 512 at C = 4096 bf16), x read once.
 //   - row_moments with vector loads is the reduction kernel of a norm whose
 //     epilogue Inductor emits as a separate pointwise kernel (group norm).
 // Every launch helper returns 0, or -1 when the launch failed.
@@ -378,7 +382,7 @@ static inline int ln_looped(const float *x, const float *w, const float *b, floa
 	if (C % 4 == 0 && aligned16(x) && aligned16(y) && aligned16(w) && aligned16(b))
 		ln_looped_kernel<4, 2><<<(unsigned)R, LOOP_THREADS, 0, s>>>(x, w, b, y, C, eps);
 	else
-		ln_looped_kernel<1, 8><<<(unsigned)R, LOOP_THREADS, 0, s>>>(x, w, b, y, C, eps);
+		ln_looped_kernel<1, 1><<<(unsigned)R, LOOP_THREADS, 0, s>>>(x, w, b, y, C, eps);
 	return launch_status();
 }
 
@@ -433,11 +437,13 @@ int add_rms_looped(const T *x, const T *r, const T *w, T *h, T *y, long long R, 
 
 enum online_kind { ONLINE_SOFTMAX, ONLINE_LOG_SOFTMAX, ONLINE_XENT };
 
-// One pass of the running (max m, sum s of exp(x - m)) over the row, a
-// block combine, then: softmax y = exp(x - m) / s; log_softmax y = x - m -
-// log(s); cross-entropy loss[row] = m + log(s) - x[t[row]] (no write pass;
-// NaN for a target outside [0, C)). fp32; VEC divides C.
-template <int VEC, int U, int KIND>
+// One pass keeping a running (max m, sum s of exp(x - m)) per element slot of
+// a thread (Triton's per-element accumulators of the RBLOCK tile: two exp an
+// element), the slots and the block combined, then: softmax y = exp(x - m) /
+// s; log_softmax y = x - m - log(s); cross-entropy loss[row] = m + log(s) -
+// x[t[row]] (no write pass; NaN for a target outside [0, C)). fp32; VEC
+// divides C; one vector load a thread an iteration.
+template <int VEC, int KIND>
 __global__ void __launch_bounds__(1024)
 online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int64_t *__restrict__ t,
 		   long long C)
@@ -445,22 +451,28 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	typedef vec_t<float, VEC> V;
 	const float *row = x + (long long)blockIdx.x * C;
 	const V *xr = reinterpret_cast<const V *>(row);
-	online_t a{-INFINITY, 0.f};
-	row_vectors<U>(xr, C / VEC, [&](const V &v, long long) {
-		float mv = v.v[0];
+	float m[VEC], s[VEC];
 #pragma unroll
-		for (int j = 1; j < VEC; j++)
-			mv = fmaxf(mv, v.v[j]);
-		float m = fmaxf(a.m, mv);
-		if (m == -INFINITY)
-			return; // nothing but -inf yet: (m, s) stays (-inf, 0)
-		float s = a.s * expf(a.m - m);
+	for (int j = 0; j < VEC; j++) {
+		m[j] = -INFINITY;
+		s[j] = 0.f;
+	}
+	row_vectors<1>(xr, C / VEC, [&](const V &v, long long) {
 #pragma unroll
-		for (int j = 0; j < VEC; j++)
-			s += expf(v.v[j] - m);
-		a = online_t{m, s};
+		for (int j = 0; j < VEC; j++) {
+			float mn = fmaxf(m[j], v.v[j]);
+			if (mn != -INFINITY) { // else nothing but -inf yet: (m, s) stays (-inf, 0)
+				s[j] = s[j] * expf(m[j] - mn) + expf(v.v[j] - mn);
+				m[j] = mn;
+			}
+		}
 	});
-	a = block_all(a, online_softmax_op());
+	online_softmax_op op;
+	online_t a{m[0], s[0]};
+#pragma unroll
+	for (int j = 1; j < VEC; j++)
+		a = op.combine(a, online_t{m[j], s[j]});
+	a = block_all(a, op);
 	if (KIND == ONLINE_XENT) {
 		if (threadIdx.x == 0) {
 			long long k = t[blockIdx.x];
@@ -470,7 +482,7 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	}
 	float ls = logf(a.s);
 	V *yr = reinterpret_cast<V *>(y + (long long)blockIdx.x * C);
-	row_vectors<U>(xr, C / VEC, [&](const V &v, long long q) {
+	row_vectors<1>(xr, C / VEC, [&](const V &v, long long q) {
 		V o;
 #pragma unroll
 		for (int j = 0; j < VEC; j++)
@@ -479,18 +491,95 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	});
 }
 
-// Rows of C: 256 threads (RBLOCK 2048 of float4 pairs) up to C = 8192, 1024
-// beyond, so that the rows in flight (2 blocks an SM, 128 KiB a row at C =
-// 32000) stay in L2 for the second pass. y: [R, C], or loss [R] with t.
+// Rows of C: 256 threads up to C = 8192, 1024 beyond, so that the rows in
+// flight (2 blocks an SM, 128 KiB a row at C = 32000) stay in L2 for the
+// second pass. y: [R, C], or loss [R] with t.
 template <int KIND>
 int online_rows(const float *x, float *y, const int64_t *t, long long R, long long C, cudaStream_t s)
 {
 	unsigned threads = C <= 8192 ? LOOP_THREADS : 1024;
 	if (C % 4 == 0 && aligned16(x) && (KIND == ONLINE_XENT || aligned16(y)))
-		online_rows_kernel<4, 2, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
+		online_rows_kernel<4, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
 	else
-		online_rows_kernel<1, 8, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
+		online_rows_kernel<1, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
 	return launch_status();
+}
+
+// ---- compiled: RMS norm as one persistent reduction -------------------------------
+
+static const int PERSIST_THREADS = 512; // num_warps = 16
+
+// y = x * rsqrt(mean(x^2) + eps) * w per row, fp32, rounded once. PER > 0:
+// the row held in registers, PER vectors a thread (one read of x: Inductor's
+// persistent reduction); PER = 0: rows too long for that, read twice. VEC
+// divides C.
+template <typename T, int VEC, int PER>
+__global__ void __launch_bounds__(PERSIST_THREADS)
+rms_rows_kernel(const T *__restrict__ x, const T *__restrict__ w, T *__restrict__ y, long long C, float eps)
+{
+	typedef vec_t<T, VEC> V;
+	const V *xr = reinterpret_cast<const V *>(x + (long long)blockIdx.x * C), *wv = reinterpret_cast<const V *>(w);
+	V *yr = reinterpret_cast<V *>(y + (long long)blockIdx.x * C);
+	long long nv = C / VEC;
+	float s = 0.f;
+	auto sum_sq = [&](const V &v, long long) {
+#pragma unroll
+		for (int j = 0; j < VEC; j++)
+			s += to_f(v.v[j]) * to_f(v.v[j]);
+	};
+	auto write = [&](const V &v, long long q, float rstd) {
+		V g = wv[q], o;
+#pragma unroll
+		for (int j = 0; j < VEC; j++)
+			o.v[j] = from_f<T>(to_f(v.v[j]) * rstd * to_f(g.v[j]));
+		yr[q] = o;
+	};
+	if (PER > 0) {
+		V v[PER > 0 ? PER : 1];
+#pragma unroll
+		for (int k = 0; k < PER; k++) {
+			long long q = threadIdx.x + (long long)k * PERSIST_THREADS;
+			if (q < nv) {
+				v[k] = xr[q];
+				sum_sq(v[k], q);
+			}
+		}
+		float rstd = rsqrtf(block_all(s, sum_op{1.f}) / (float)C + eps);
+#pragma unroll
+		for (int k = 0; k < PER; k++) {
+			long long q = threadIdx.x + (long long)k * PERSIST_THREADS;
+			if (q < nv)
+				write(v[k], q, rstd);
+		}
+	} else {
+		row_vectors<1>(xr, nv, sum_sq);
+		float rstd = rsqrtf(block_all(s, sum_op{1.f}) / (float)C + eps);
+		row_vectors<1>(xr, nv, [&](const V &v, long long q) { write(v, q, rstd); });
+	}
+}
+
+template <typename T, int VEC>
+int rms_rows_launch(const T *x, const T *w, T *y, long long R, long long C, float eps, cudaStream_t s)
+{
+	long long per = (C / VEC + PERSIST_THREADS - 1) / PERSIST_THREADS;
+	unsigned g = (unsigned)R;
+	if (per <= 1)
+		rms_rows_kernel<T, VEC, 1><<<g, PERSIST_THREADS, 0, s>>>(x, w, y, C, eps);
+	else if (per <= 4)
+		rms_rows_kernel<T, VEC, 4><<<g, PERSIST_THREADS, 0, s>>>(x, w, y, C, eps);
+	else
+		rms_rows_kernel<T, VEC, 0><<<g, PERSIST_THREADS, 0, s>>>(x, w, y, C, eps);
+	return launch_status();
+}
+
+// F.rms_norm over rows of C (torch.compile's form).
+template <typename T>
+int rms_persistent(const T *x, const T *w, T *y, long long R, long long C, float eps, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(T);
+	if (C % V == 0 && aligned16(x) && aligned16(w) && aligned16(y))
+		return rms_rows_launch<T, V>(x, w, y, R, C, eps, s);
+	return rms_rows_launch<T, 1>(x, w, y, R, C, eps, s);
 }
 
 } // namespace ka
