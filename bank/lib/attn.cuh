@@ -1,5 +1,6 @@
-// attn.cuh: baseline kernels for the L3 tasks (norms, softmax-like rows and
-// attention), as PyTorch eager and torch.compile run them.
+// attn.cuh: baseline kernels for the L3 attention tasks, as PyTorch eager
+// and torch.compile run them (the norms and the softmax family are in
+// norm.cuh).
 //
 // Eager (one launch per op, intermediates in memory from ka_workspace):
 //   - attention written op by op, softmax((q @ k^T) * scale + mask) @ v:
@@ -9,12 +10,8 @@
 //     masked_fill, row softmax (fp32 math, output in the input dtype) and the
 //     second GEMM; GQA's repeat_interleave and rotary's mul/neg/cat/add each
 //     one kernel;
-//   - norms as the ops PyTorch launches: one Welford kernel for layer_norm,
-//     moments + elementwise for group_norm, and RMS norm written out
-//     (cast, pow, mean, add eps, rsqrt, mul, cast, mul);
-// Compiled (what Inductor emits): one fused kernel per reduction with its
-//   epilogue (norms, log-softmax, cross-entropy), and for attention the two
-//   cuBLAS GEMMs around one fused scale + mask + softmax kernel.
+// Compiled (what Inductor emits): the two cuBLAS GEMMs around one fused
+//   scale + mask + softmax kernel.
 // Trusted code: it runs natively in the runner, not through the recorder.
 // Every kernel takes 64-bit sizes; grids are 1-D over rows or elements.
 #ifndef KA_BANK_ATTN_CUH
@@ -31,7 +28,6 @@
 namespace attn {
 
 static const int EW_THREADS = 256;  // elementwise kernels
-static const int ROW_THREADS = 256; // one block per row kernels
 static const size_t CUBLAS_WS_BYTES = 32u << 20;
 
 // ---- dtype helpers --------------------------------------------------------
@@ -112,314 +108,15 @@ template <bool IS_MAX> __device__ float block_reduce(float v, float *red)
 	return warp_reduce<IS_MAX>(v);
 }
 
-// Welford (count, mean, m2) merge, as PyTorch's WelfordOps.
-struct welford {
-	float n, mean, m2;
-};
-__device__ __forceinline__ welford welford_merge(welford a, welford b)
-{
-	if (b.n == 0.f)
-		return a;
-	if (a.n == 0.f)
-		return b;
-	float n = a.n + b.n, d = b.mean - a.mean, f = b.n / n;
-	welford r;
-	r.n = n;
-	r.mean = a.mean + d * f;
-	r.m2 = a.m2 + b.m2 + d * d * a.n * f;
-	return r;
-}
-__device__ welford block_welford(welford w, welford *red)
-{
-	for (int o = 16; o > 0; o >>= 1) {
-		welford u;
-		u.n = __shfl_xor_sync(0xffffffffu, w.n, o);
-		u.mean = __shfl_xor_sync(0xffffffffu, w.mean, o);
-		u.m2 = __shfl_xor_sync(0xffffffffu, w.m2, o);
-		w = welford_merge(w, u);
-	}
-	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-	__syncthreads();
-	if (lane == 0)
-		red[warp] = w;
-	__syncthreads();
-	if (lane < nw)
-		w = red[lane];
-	else
-		w.n = w.mean = w.m2 = 0.f;
-	for (int o = 16; o > 0; o >>= 1) {
-		welford u;
-		u.n = __shfl_xor_sync(0xffffffffu, w.n, o);
-		u.mean = __shfl_xor_sync(0xffffffffu, w.mean, o);
-		u.m2 = __shfl_xor_sync(0xffffffffu, w.m2, o);
-		w = welford_merge(w, u);
-	}
-	return w;
-}
+// ---- elementwise ---------------------------------------------------------------
 
-// ---- norms --------------------------------------------------------------------
-
-// LayerNorm over rows of C (PyTorch's vectorized_layer_norm_kernel shape:
-// one block per row, Welford moments, then the affine write). y may alias
-// nothing. Also the compiled form (Inductor's persistent Welford reduction).
-template <class T>
-__global__ void layer_norm_rows(const T *__restrict__ x, const T *__restrict__ w,
-				const T *__restrict__ b, T *__restrict__ y, long long C, float eps)
-{
-	__shared__ welford red[32];
-	const T *xr = x + (long long)blockIdx.x * C;
-	T *yr = y + (long long)blockIdx.x * C;
-	welford s = {0.f, 0.f, 0.f};
-	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
-		welford one = {1.f, to_f(xr[c]), 0.f};
-		s = welford_merge(s, one);
-	}
-	s = block_welford(s, red);
-	float rstd = rsqrtf(s.m2 / (float)C + eps);
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		yr[c] = from_f<T>((to_f(xr[c]) - s.mean) * rstd * to_f(w[c]) + to_f(b[c]));
-}
-
-// Per-row mean and rstd (RowwiseMomentsCUDAKernel): rows of length L.
-template <class T>
-__global__ void row_moments(const T *__restrict__ x, float *__restrict__ mean,
-			    float *__restrict__ rstd, long long L, float eps)
-{
-	__shared__ welford red[32];
-	const T *xr = x + (long long)blockIdx.x * L;
-	welford s = {0.f, 0.f, 0.f};
-	for (long long c = threadIdx.x; c < L; c += blockDim.x) {
-		welford one = {1.f, to_f(xr[c]), 0.f};
-		s = welford_merge(s, one);
-	}
-	s = block_welford(s, red);
-	if (threadIdx.x == 0) {
-		mean[blockIdx.x] = s.mean;
-		rstd[blockIdx.x] = rsqrtf(s.m2 / (float)L + eps);
-	}
-}
-
-// GroupNorm epilogue over x [N, G, CG, HW]: y = (x - mean[n,g]) * rstd[n,g] * w[c] + b[c].
-template <class T>
-__global__ void group_norm_apply(const T *__restrict__ x, const float *__restrict__ mean,
-				 const float *__restrict__ rstd, const T *__restrict__ w,
-				 const T *__restrict__ b, T *__restrict__ y, long long n,
-				 long long HW, long long C, long long CG)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	long long c = (i / HW) % C, ng = i / (HW * CG);
-	y[i] = from_f<T>((to_f(x[i]) - mean[ng]) * rstd[ng] * to_f(w[c]) + to_f(b[c]));
-}
-
-// Fused GroupNorm (compiled): one block per (n, g) group of L = CG * HW
-// contiguous elements: Welford, then the affine write.
-template <class T>
-__global__ void group_norm_fused(const T *__restrict__ x, const T *__restrict__ w,
-				 const T *__restrict__ b, T *__restrict__ y, long long L,
-				 long long HW, long long C, long long CG, float eps)
-{
-	__shared__ welford red[32];
-	long long base = (long long)blockIdx.x * L;
-	long long g = blockIdx.x % (C / CG);
-	welford s = {0.f, 0.f, 0.f};
-	for (long long i = threadIdx.x; i < L; i += blockDim.x) {
-		welford one = {1.f, to_f(x[base + i]), 0.f};
-		s = welford_merge(s, one);
-	}
-	s = block_welford(s, red);
-	float rstd = rsqrtf(s.m2 / (float)L + eps);
-	for (long long i = threadIdx.x; i < L; i += blockDim.x) {
-		long long c = g * CG + i / HW;
-		y[base + i] = from_f<T>((to_f(x[base + i]) - s.mean) * rstd * to_f(w[c]) + to_f(b[c]));
-	}
-}
-
-// Elementwise ops of the eager RMS norm and residual add.
-template <class TI, class TO>
-__global__ void ew_cast(const TI *__restrict__ a, TO *__restrict__ o, long long n)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		o[i] = from_f<TO>(to_f(a[i]));
-}
-template <class T> __global__ void ew_square(const T *__restrict__ a, T *__restrict__ o, long long n)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float v = to_f(a[i]);
-		o[i] = from_f<T>(v * v);
-	}
-}
+// o = a + b (the eager rotary embedding's final add).
 template <class T>
 __global__ void ew_add(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ o, long long n)
 {
 	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
 		o[i] = from_f<T>(to_f(a[i]) + to_f(b[i]));
-}
-// o = rsqrt(a + eps) (eager runs add and rsqrt as two kernels: rsqrt_eps
-// with eps = 0 after an add_scalar).
-__global__ void ew_add_scalar(const float *__restrict__ a, float *__restrict__ o, long long n, float s)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		o[i] = a[i] + s;
-}
-__global__ void ew_rsqrt(const float *__restrict__ a, float *__restrict__ o, long long n)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		o[i] = rsqrtf(a[i]);
-}
-// o[r, c] = a[r, c] * s[r] (broadcast of a per-row scalar).
-template <class T>
-__global__ void ew_mul_rowscalar(const T *__restrict__ a, const float *__restrict__ s,
-				 T *__restrict__ o, long long n, long long C)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		o[i] = from_f<T>(to_f(a[i]) * s[i / C]);
-}
-// o[r, c] = a[r, c] * v[c] (broadcast of a row vector).
-template <class T>
-__global__ void ew_mul_rowvec(const T *__restrict__ a, const T *__restrict__ v, T *__restrict__ o,
-			      long long n, long long C)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		o[i] = from_f<T>(to_f(a[i]) * to_f(v[i % C]));
-}
-// Row mean (reduce_kernel along the last dim): out[r] = mean(a[r, :]), fp32 accumulation.
-template <class T>
-__global__ void row_mean(const T *__restrict__ a, float *__restrict__ out, long long C)
-{
-	__shared__ float red[32];
-	const T *ar = a + (long long)blockIdx.x * C;
-	float s = 0.f;
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		s += to_f(ar[c]);
-	s = block_reduce<false>(s, red);
-	if (threadIdx.x == 0)
-		out[blockIdx.x] = s / (float)C;
-}
-
-// Fused (optionally residual-add +) RMS norm, the compiled form: one block
-// per row; h = x (+ r), rounded to T as torch does; y = h * rsqrt(mean(h^2) +
-// eps) rounded to T, times w. h_out may be NULL (no residual output).
-template <class T>
-__global__ void rms_norm_fused(const T *__restrict__ x, const T *__restrict__ r,
-			       const T *__restrict__ w, T *__restrict__ h_out, T *__restrict__ y,
-			       long long C, float eps)
-{
-	__shared__ float red[32];
-	long long off = (long long)blockIdx.x * C;
-	float s = 0.f;
-	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
-		float h = to_f(x[off + c]);
-		if (r) {
-			h = to_f(from_f<T>(h + to_f(r[off + c])));
-			h_out[off + c] = from_f<T>(h);
-		}
-		s += h * h;
-	}
-	s = block_reduce<false>(s, red);
-	float rs = rsqrtf(s / (float)C + eps);
-	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
-		float h = r ? to_f(h_out[off + c]) : to_f(x[off + c]);
-		y[off + c] = from_f<T>(to_f(from_f<T>(h * rs)) * to_f(w[c]));
-	}
-}
-
-// ---- log-softmax and cross-entropy ------------------------------------------
-
-// Eager log_softmax (cunn_SoftMaxForward with the LogSoftMax epilogue): block
-// per row, max pass, sum-of-exp pass, write x - max - log(sum).
-__global__ void log_softmax_rows(const float *__restrict__ x, float *__restrict__ y, long long C)
-{
-	__shared__ float red[32];
-	const float *xr = x + (long long)blockIdx.x * C;
-	float *yr = y + (long long)blockIdx.x * C;
-	float m = -INFINITY;
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		m = fmaxf(m, xr[c]);
-	m = block_reduce<true>(m, red);
-	float s = 0.f;
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		s += expf(xr[c] - m);
-	s = block_reduce<false>(s, red);
-	float lse = m + logf(s);
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		yr[c] = xr[c] - lse;
-}
-
-// Online (max, sum) merge, Inductor's looped softmax reduction.
-__device__ __forceinline__ void online_merge(float &m, float &s, float m2, float s2)
-{
-	float mn = fmaxf(m, m2);
-	if (mn == -INFINITY)
-		return;
-	s = s * expf(m - mn) + s2 * expf(m2 - mn);
-	m = mn;
-}
-// Block-wide online (m, s); every thread gets the result. red: 64 floats.
-__device__ void block_online(float &m, float &s, float *red)
-{
-	for (int o = 16; o > 0; o >>= 1) {
-		float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-		float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-		online_merge(m, s, m2, s2);
-	}
-	int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-	__syncthreads();
-	if (lane == 0) {
-		red[warp] = m;
-		red[32 + warp] = s;
-	}
-	__syncthreads();
-	m = lane < nw ? red[lane] : -INFINITY;
-	s = lane < nw ? red[32 + lane] : 0.f;
-	for (int o = 16; o > 0; o >>= 1) {
-		float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-		float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-		online_merge(m, s, m2, s2);
-	}
-}
-// Compiled log_softmax: one online pass for (max, sum), one write pass.
-__global__ void log_softmax_online(const float *__restrict__ x, float *__restrict__ y, long long C)
-{
-	__shared__ float red[64];
-	const float *xr = x + (long long)blockIdx.x * C;
-	float *yr = y + (long long)blockIdx.x * C;
-	float m = -INFINITY, s = 0.f;
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		online_merge(m, s, xr[c], 1.f);
-	block_online(m, s, red);
-	float lse = m + logf(s);
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		yr[c] = xr[c] - lse;
-}
-// Eager nll_loss (reduction='none'): loss[r] = -logp[r, t[r]].
-__global__ void nll_loss_rows(const float *__restrict__ logp, const int64_t *__restrict__ t,
-			      float *__restrict__ loss, long long R, long long C)
-{
-	long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (r < R)
-		loss[r] = -logp[r * C + t[r]];
-}
-// Compiled cross-entropy: one block per row, online logsumexp, minus the target logit.
-__global__ void cross_entropy_online(const float *__restrict__ x, const int64_t *__restrict__ t,
-				     float *__restrict__ loss, long long C)
-{
-	__shared__ float red[64];
-	const float *xr = x + (long long)blockIdx.x * C;
-	float m = -INFINITY, s = 0.f;
-	for (long long c = threadIdx.x; c < C; c += blockDim.x)
-		online_merge(m, s, xr[c], 1.f);
-	block_online(m, s, red);
-	if (threadIdx.x == 0)
-		loss[blockIdx.x] = m + logf(s) - xr[t[blockIdx.x]];
 }
 
 // ---- attention ---------------------------------------------------------------

@@ -1,21 +1,25 @@
-// cross_entropy, eager baseline: F.cross_entropy as PyTorch eager runs it: log_softmax
-// (one kernel, a full [R, V] fp32 tensor in memory), then nll_loss_forward
-// (reduction none: one thread per row gathers -logp[r, t[r]]).
+// cross_entropy, eager baseline: F.cross_entropy(x, t, reduction='none') as
+// PyTorch 2.11 eager runs it (cross_entropy_loss = nll_loss(log_softmax(x))):
+// two launches (bank/lib/norm.cuh):
+//   logp = log_softmax(x, 1)   ka::softmax_fwd: ATen's cunn_SoftMaxForward
+//        (block of 1024 threads a row, float4, three passes), a full [R, V]
+//        fp32 tensor in scratch;
+//   loss = -logp[r, t[r]]      ka::nll_rows: nll_loss_forward_no_reduce, one
+//        thread a row.
+// Expected time (bench R = 8192, V = 32000): the log_softmax reads 1049 MB
+// and writes 1049 MB (twice log_softmax's bench), the gather is negligible;
+// PyTorch takes 835.8 us on the H200, twice the 419.4 us of the log_softmax
+// task.
 // Trusted code: it runs natively in the runner, not through the recorder.
-#include "attn.cuh"
+#include "ka_kernel.h"
+#include "norm.cuh"
 
 extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
-	// Task order: params R, V; inputs x [R, V], t [R]; output loss [R].
+	// Task order: params R, V; inputs x [R, V], t [R] (int64); output loss [R].
 	long long R = a->params[0], V = a->params[1];
-	attn::arena ws;
-	if (!attn::arena_open(&ws, (size_t)(R * V) * 4, false))
+	float *logp = (float *)ka_workspace((size_t)(R * V) * sizeof(float));
+	if (!logp || ka::softmax_fwd<true>((const float *)a->inputs[0].ptr, logp, R, V, stream))
 		return -1;
-	float *lp = (float *)ws.take((size_t)(R * V) * 4);
-	if (!lp)
-		return -1;
-	attn::log_softmax_rows<<<(unsigned)R, 1024, 0, stream>>>((const float *)a->inputs[0].ptr, lp, V);
-	attn::nll_loss_rows<<<attn::ew_blocks(R), attn::EW_THREADS, 0, stream>>>(
-		lp, (const int64_t *)a->inputs[1].ptr, (float *)a->outputs[0].ptr, R, V);
-	return cudaGetLastError() == cudaSuccess ? 0 : -1;
+	return ka::nll_rows(logp, (const int64_t *)a->inputs[1].ptr, (float *)a->outputs[0].ptr, R, V, stream);
 }

@@ -1,33 +1,19 @@
-// rms_norm_bf16, eager baseline: F.rms_norm as PyTorch eager runs it: the composite
-// rms_norm (upcast, pow, mean, add eps, rsqrt, mul, downcast, mul by weight),
-// one kernel per op, fp32 intermediates [R, C] in memory.
+// rms_norm_bf16, eager baseline: F.rms_norm(x, (C,), w, eps=1e-6) as PyTorch
+// 2.11 eager runs it on CUDA: ONE fused kernel (ATen's fused RMS norm, the
+// vectorized_layer_norm_kernel with the RMS statistic: bank/lib/norm.cuh
+// ka::ln_eager): a block of 128 threads a row, 4-element (8-byte) loads, the
+// sum of squares in fp32, rstd = rsqrt(sum / C + 1e-6), then a second read of
+// the row (from L2) writing w * (rstd * x) in fp32 rounded once to bf16.
+// Expected time (bench R = 16384, C = 4096): one read of x and one write of y,
+// 2 x 134 MB = 268 MB; PyTorch takes 82.6 us on the H200 (3.25 TB/s).
 // Trusted code: it runs natively in the runner, not through the recorder.
-#include "attn.cuh"
+#include "ka_kernel.h"
+#include "norm.cuh"
 
 extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
-	// Task order: params R, C; inputs x, w; outputs y.
-	long long R = a->params[0], C = a->params[1], n = R * C;
+	// Task order: params R, C; inputs x [R, C], w [C]; output y [R, C].
 	typedef __nv_bfloat16 bf;
-	const bf *x = (const bf *)a->inputs[0].ptr, *w = (const bf *)a->inputs[1].ptr;
-	bf *y = (bf *)a->outputs[0].ptr;
-	attn::arena ws;
-	if (!attn::arena_open(&ws, (size_t)n * 12 + (size_t)R * 8, false))
-		return -1;
-	float *xf = (float *)ws.take((size_t)n * 4), *sq = (float *)ws.take((size_t)n * 4);
-	float *ms = (float *)ws.take((size_t)R * 4), *rs = (float *)ws.take((size_t)R * 4);
-	bf *t = (bf *)ws.take((size_t)n * 2);
-	if (!xf || !sq || !ms || !rs || !t)
-		return -1;
-	unsigned nb = attn::ew_blocks(n), rb = attn::ew_blocks(R);
-	const int TH = attn::EW_THREADS;
-	attn::ew_cast<bf, float><<<nb, TH, 0, stream>>>(x, xf, n);            // input.to(float32)
-	attn::ew_square<float><<<nb, TH, 0, stream>>>(xf, sq, n);               // pow(2)
-	attn::row_mean<float><<<(unsigned)R, attn::ROW_THREADS, 0, stream>>>(sq, ms, C); // mean(-1)
-	attn::ew_add_scalar<<<rb, TH, 0, stream>>>(ms, ms, R, 1e-6f);          // add_(eps)
-	attn::ew_rsqrt<<<rb, TH, 0, stream>>>(ms, rs, R);                      // rsqrt
-	attn::ew_mul_rowscalar<float><<<nb, TH, 0, stream>>>(xf, rs, sq, n, C); // mul
-	attn::ew_cast<float, bf><<<nb, TH, 0, stream>>>(sq, t, n);            // type_as(input)
-	attn::ew_mul_rowvec<bf><<<nb, TH, 0, stream>>>(t, w, y, n, C);         // mul(weight)
-	return cudaGetLastError() == cudaSuccess ? 0 : -1;
+	return ka::ln_eager<bf, true>((const bf *)a->inputs[0].ptr, (const bf *)a->inputs[1].ptr, NULL,
+				      (bf *)a->outputs[0].ptr, a->params[0], a->params[1], 1e-6f, stream);
 }
