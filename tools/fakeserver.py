@@ -38,8 +38,12 @@ and the personas of the frontier track's tests (docs/frontier.md):
             not compile
   proposer  answers "# Proposal N of M" with the N-th file (sorted, cycling)
             of --frontier-fixtures (tests/data/frontier/*.md)
+and the persona of the harness track's tests (docs/harness.md):
+  hresearcher  answers "# Harness edit request (round N)" with the N-th file
+            (sorted, cycling) of --harness-fixtures (tests/data/harness/*.lua)
+            as the new harness.lua
 Usage: fakeserver.py [--port 0] [--fixtures DIR] [--bank DIR]
-[--frontier-fixtures DIR] [--exit-on-stdin-eof]; prints the port on its first line, then serves until
+[--frontier-fixtures DIR] [--harness-fixtures DIR] [--exit-on-stdin-eof]; prints the port on its first line, then serves until
 killed (or until its stdin closes). Test tooling only: it
 trusts its input and binds 127.0.0.1.
 """
@@ -416,6 +420,24 @@ def proposer(st, prompt):
 PERSONAS.update({"fsolver": fsolver, "proposer": proposer})
 
 
+# ---- the persona of the harness track's tests ----------------------------------
+HARNESS_EDIT_RE = re.compile(r"# Harness edit request \(round (\d+)\)")
+
+
+def hresearcher(st, prompt):
+    m = HARNESS_EDIT_RE.search(prompt)
+    d = st.harness_fixtures
+    files = sorted(f for f in os.listdir(d) if f.endswith(".lua")) if d else []
+    if not m or not files:
+        return "I have no edit."
+    with open(os.path.join(d, files[(int(m.group(1)) - 1) % len(files)])) as f:
+        body = f.read()
+    return "Here is the new harness.\n=== file: harness.lua ===\n" + body + "=== end ===\n"
+
+
+PERSONAS["hresearcher"] = hresearcher
+
+
 def scan_solutions(bank):
     """task name -> its OpenCL solution file, for every task.json under bank."""
     out = {}
@@ -456,12 +478,17 @@ def main():
     ap.add_argument("--frontier-fixtures", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "frontier"),
         help="the proposer persona's replies (*.md, sorted)")
+    ap.add_argument("--harness-fixtures", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "harness"),
+        help="the hresearcher persona's harness.lua edits (*.lua, sorted)")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args.fixtures)
     srv.state.solutions = scan_solutions(args.bank)
     srv.state.frontier_fixtures = (args.frontier_fixtures
                                    if os.path.isdir(args.frontier_fixtures) else None)
+    srv.state.harness_fixtures = (args.harness_fixtures
+                                  if os.path.isdir(args.harness_fixtures) else None)
     print(srv.server_address[1], flush=True)
     if args.exit_on_stdin_eof:
         def watch():

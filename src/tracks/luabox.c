@@ -310,6 +310,11 @@ enum luabox_status luabox_call(struct luabox *b, const char *fn, int nargs, int 
 	return box_pcall(b, nargs, nres, why, cap);
 }
 
+enum luabox_status luabox_pcall(struct luabox *b, int nargs, int nres, char *why, size_t cap)
+{
+	return box_pcall(b, nargs, nres, why, cap);
+}
+
 const char *luabox_log(const struct luabox *b)
 {
 	return b->log;

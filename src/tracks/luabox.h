@@ -65,6 +65,12 @@ enum luabox_status luabox_run(struct luabox *b, const char *src, size_t len, con
 enum luabox_status luabox_call(struct luabox *b, const char *fn, int nargs, int nres, char *why,
 			       size_t cap);
 
+/* Call the function the host pushed below its nargs arguments, with the
+ * same limits and why as luabox_run (nres results left on LUABOX_OK). A
+ * host runs its own C function this way when it allocates in the box (a
+ * memory error outside a protected call would end the process). */
+enum luabox_status luabox_pcall(struct luabox *b, int nargs, int nres, char *why, size_t cap);
+
 /* The log so far (NUL-terminated, owned by the box) and the instructions
  * and peak memory used so far. */
 const char *luabox_log(const struct luabox *b);

@@ -1,0 +1,1066 @@
+/* track_harness.c: track 4, harness RSI (docs/harness.md). A researcher
+ * model with fixed weights rewrites the training harness (harness.lua, run
+ * in the Lua sandbox: harness.h) of an open trainee each round. Two arms,
+ * the same trainee, engine, seeds, data budget and generation budget:
+ *
+ *   improved  round r trains with the harness the researcher wrote before
+ *             round r, from the evidence of rounds < r (train split only);
+ *   frozen    every round trains with round 0's harness.
+ *
+ * Round 0: the base trainee samples k replies per held-out task (C0, one
+ * evaluation both arms share) and k per train task; the verified ones start
+ * both arms' pools. Round r = 1..R, for each arm: the harness turns the
+ * arm's pool into an SFT set and hyperparameters (checked against the
+ * bounds), the engine trains the base on it (ReST-EM: from the base every
+ * round), and the trained model samples k replies per held-out task (C of
+ * the arm at r) and per train task (its verified ones join the arm's pool).
+ * An edit that does not parse, load, stay in the caps or give an output in
+ * bounds on this round's pool is rejected with its reason, and the round
+ * trains with the previous harness (fallback); a harness that fails at run
+ * time falls back to the one before it, down to round 0's; when none works
+ * the arm trains on nothing that round. Every engine call, the researcher's
+ * reply, the edit decision and each harness run are journaled: the same
+ * command continues a killed run. */
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "linediff.h"
+#include "metrics.h"
+#include "procedure.h"
+#include "prompt.h"
+#include "scorecard.h"
+#include "track.h"
+#include "trainee.h"
+
+#define IMP 0
+#define FRZ 1
+#define EVIDENCE_DIFF_MAX 3000
+static const char *const arms[2] = {"improved", "frozen"};
+
+static const char HARNESS_VERDICT_RULE[] =
+	"The key difference D is the task-level paired difference of held-out mean C, "
+	"improved minus frozen harness at the final round, with a 95% percentile bootstrap "
+	"CI over held-out tasks (2000 resamples). 'positive' when the CI of D lies above 0 "
+	"and the improved arm's final C is above C0; 'negative' when the CI lies below 0; "
+	"otherwise 'no signal'. Fixed before the run.";
+
+void harness_opts_default(struct harness_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	procedure_opts_default(&o->p);
+	o->p.max_tokens = 2048;
+	o->p.rounds = 3;
+	o->p.lua_wall_s = HARNESS_WALL_DEFAULT;
+	o->p.lua_memory = HARNESS_MEMORY_DEFAULT;
+	o->engine = "torch";
+	o->finetune = "auto";
+	o->prompt_style = "solver";
+	o->k = 3;
+	o->rounds = 3;
+	o->max_examples = 256;
+	o->epochs = 2;
+	o->batch = 8;
+	o->lora_r = 16;
+	o->lr = 1e-4;
+	o->engine_timeout_s = 86400;
+}
+
+/* One arm's round. */
+struct arm_round {
+	double *c, *ok, *tc, *tok; /* per held-out task / per train task */
+	int *solved;
+	int n_examples, n_selected, n_distinct, n_pool;
+	double diversity; /* -1: none */
+	double loss;	  /* NAN: not trained */
+	int version;	  /* harness version used (round number), -1 none */
+	char status[12];  /* ok, fallback, failed */
+	char reason[512];
+	json_t *hyper; /* with "order" */
+	struct round_budget used;
+};
+
+struct htrack {
+	const struct harness_opts *o;
+	struct procrun r;
+	struct trainee tr;
+	char *edit_tmpl, *dir_h;
+	char **hv; /* [R + 1]: the improved arm's harness of round r (hv[0]: round 0's) */
+	int R, nh, nt;
+	struct arm_round *ar[2]; /* [R + 1] */
+	json_t *pool[2];	 /* verified train kernels per arm, ids 1.. */
+	json_t *edits;		 /* [R]: the edit outcome of round r at r - 1 */
+	struct round_budget *spend; /* the researcher's, per round */
+	struct harness_bounds bounds;
+	struct harness_hyper defaults;
+	struct luabox_limits box;
+};
+
+static void say(const struct htrack *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct htrack *t, const char *fmt, ...)
+{
+	if (t->o->p.quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("ka: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- pools and contexts ------------------------------------------------------- */
+
+/* Append the verified entries of ver to pool, each with its id. */
+static void pool_add(json_t *pool, const json_t *ver)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(ver, i, x)
+	{
+		json_t *c = json_deep_copy(x);
+		json_object_set_new(c, "id", json_integer((json_int_t)json_array_size(pool) + 1));
+		json_array_append_new(pool, c);
+	}
+}
+
+/* Count of pool entries of task (all, and distinct kernels). */
+static void pool_count(const json_t *pool, const char *task, int *n, int *distinct)
+{
+	json_t *seen = json_object();
+	size_t i;
+	json_t *x;
+	*n = 0;
+	json_array_foreach(pool, i, x)
+	{
+		if (task && strcmp(json_string_value(json_object_get(x, "task")), task))
+			continue;
+		(*n)++;
+		json_object_set(seen, json_string_value(json_object_get(x, "hash")), json_true());
+	}
+	*distinct = (int)json_object_size(seen);
+	json_decref(seen);
+}
+
+static json_t *num_or_null(double x)
+{
+	return isnan(x) || x < 0 ? json_null() : json_real(x);
+}
+
+static double mean(const double *x, int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += x[i];
+	return n ? s / n : 0;
+}
+
+/* ctx.history: this arm's rounds before r. */
+static json_t *history_json(const struct htrack *t, int a, int r)
+{
+	json_t *h = json_array();
+	for (int k = 0; k < r; k++) {
+		const struct arm_round *x = &t->ar[a][k];
+		json_array_append_new(
+			h, json_pack("{s:i,s:i,s:s,s:i,s:i,s:o,s:o,s:f,s:O?}", "round", k,
+				     "harness", x->version, "status", x->status, "n_examples",
+				     x->n_examples, "n_distinct", x->n_distinct, "final_loss",
+				     num_or_null(x->loss), "diversity", num_or_null(x->diversity),
+				     "train_ok", mean(x->tok, t->nt), "hyper", x->hyper));
+	}
+	return h;
+}
+
+/* ctx.tasks: the train tasks with the last round's results of this arm. */
+static json_t *tasks_json(const struct htrack *t, int a, int r)
+{
+	json_t *arr = json_array();
+	const struct arm_round *last = &t->ar[a][r - 1];
+	for (int i = 0; i < t->nt; i++) {
+		const struct ka_task *k = t->r.train.t[i];
+		int n, d;
+		pool_count(t->pool[a], k->name, &n, &d);
+		char *p = trainee_prompt(&t->tr, &t->r.train, i);
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name",
+						     k->name, "tier", k->tier, "description",
+						     k->description ? k->description : "",
+						     "prompt", p, "last_ok", last->tok[i],
+						     "last_score", last->tc[i], "in_pool", n,
+						     "distinct_in_pool", d));
+		free(p);
+	}
+	return arr;
+}
+
+/* The argument of harness(ctx) for arm a at round r (new reference). */
+static json_t *build_ctx(const struct htrack *t, int a, int r)
+{
+	json_t *ctx = json_pack("{s:i,s:i,s:s,s:s,s:O,s:o,s:o,s:o,s:o}", "round", r, "rounds",
+				t->R, "target", t->r.target, "language",
+				prompt_fence_lang(t->r.target), "pool", t->pool[a], "tasks",
+				tasks_json(t, a, r), "history", history_json(t, a, r),
+				"defaults", harness_hyper_json(&t->defaults), "bounds",
+				harness_bounds_json(&t->bounds));
+	return ctx;
+}
+
+static void input_of(const struct htrack *t, const json_t *ctx, int r,
+		     struct harness_input *in)
+{
+	memset(in, 0, sizeof *in);
+	in->ctx = ctx;
+	in->defaults = t->defaults;
+	in->bounds = t->bounds;
+	in->lang = t->tr.lang;
+	in->box = t->box;
+	in->seed = (uint64_t)t->o->p.seed * 1000003u + (uint64_t)r;
+}
+
+/* ---- the harness files --------------------------------------------------------- */
+
+static void write_text(const struct htrack *t, const char *name, const char *text)
+{
+	struct ka_err e;
+	char *path = xasprintf("%s/%s", t->dir_h, name);
+	if (util_write_file(path, text, strlen(text), &e))
+		say(t, "%s", e.msg);
+	free(path);
+}
+
+/* OUT/harness/round-r.lua and, for r > 0, round-r.diff against round r - 1. */
+static void save_version(struct htrack *t, int r, int *added, int *removed)
+{
+	char name[64], prev[64];
+	snprintf(name, sizeof name, "round-%d.lua", r);
+	write_text(t, name, t->hv[r]);
+	*added = *removed = 0;
+	if (r == 0)
+		return;
+	snprintf(prev, sizeof prev, "round-%d.lua", r - 1);
+	char *d = linediff_unified(t->hv[r - 1], t->hv[r], prev, name, added, removed);
+	snprintf(name, sizeof name, "round-%d.diff", r);
+	write_text(t, name, d);
+	free(d);
+}
+
+/* The Lua log of one harness run in OUT/logs/. */
+static void write_log(const struct htrack *t, int a, int r, int version,
+		      const struct harness_result *hr)
+{
+	char *dir = xasprintf("%s/logs", t->o->p.out);
+	char *path = xasprintf("%s/r%d_%s_harness-round-%d.log", dir, r, arms[a], version);
+	struct util_buf b = {0};
+	struct ka_err e;
+	util_buf_printf(&b, "harness round-%d on %s's pool at round %d: %s%s%s\n", version,
+			arms[a], r, hr->why[0] ? "rejected: " : "ok", hr->why, "");
+	util_buf_puts(&b, hr->log ? hr->log : "");
+	if (!util_mkdirs(dir, &e))
+		util_write_file(path, b.s ? b.s : "", b.len, &e);
+	util_buf_free(&b);
+	free(dir);
+	free(path);
+}
+
+/* ---- choosing the harness run -------------------------------------------------- */
+
+/* Run version v (hv[v]) on ctx for arm a at round r. 0 accepted, -1 not. */
+static int run_version(struct htrack *t, int a, int r, int v, const json_t *ctx,
+		       struct harness_result *hr)
+{
+	struct harness_input in;
+	input_of(t, ctx, r, &in);
+	int rc = harness_run(t->hv[v], &in, hr);
+	write_log(t, a, r, v, hr);
+	return rc;
+}
+
+/* The first round whose harness is the same text as round v's (a rejected
+ * edit copies the previous version). */
+static int origin(const struct htrack *t, int v)
+{
+	while (v > 0 && !strcmp(t->hv[v - 1], t->hv[v]))
+		v--;
+	return v;
+}
+
+/* The harness run arm a trains with at round r: its own version first
+ * (improved: hv[r]; frozen: hv[0]), then each earlier distinct version,
+ * down to round 0's. x->version, status and reason say which ran and why;
+ * version -1 when none worked (*hr then holds no example). */
+static void choose(struct htrack *t, int a, int r, const json_t *ctx, struct harness_result *hr)
+{
+	struct arm_round *x = &t->ar[a][r];
+	int first = a == IMP ? r : 0;
+	char why[512] = "";
+	memset(hr, 0, sizeof *hr);
+	for (int v = first; v >= 0; v--) {
+		if (v < first && !strcmp(t->hv[v], t->hv[v + 1]))
+			continue;
+		harness_result_free(hr);
+		if (run_version(t, a, r, v, ctx, hr) == 0) {
+			x->version = origin(t, v);
+			snprintf(x->status, sizeof x->status, "%s", v == first ? "ok" : "fallback");
+			snprintf(x->reason, sizeof x->reason, "%s", why);
+			return;
+		}
+		if (v == first)
+			snprintf(why, sizeof why, "round-%d's harness failed: %.400s", v, hr->why);
+	}
+	x->version = -1;
+	snprintf(x->status, sizeof x->status, "failed");
+	snprintf(x->reason, sizeof x->reason, "%s", why);
+	json_array_clear(hr->examples);
+}
+
+/* The journaled harness run of arm a at round r, or a new one: the SFT
+ * set in OUT/data/r<r>_<arm>_sft.jsonl and x filled. 0 or -1 (reported). */
+static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_t **examples)
+{
+	struct arm_round *x = &t->ar[a][r];
+	char key[ROUND_KEY_MAX];
+	round_key(key, sizeof key, r, arms[a], "harness", NULL);
+	struct ka_err e;
+	json_t *done = NULL;
+	int have = round_unit_get(t->r.d.j, key, &done, &e);
+	if (have < 0) {
+		procrun_fail(&t->r, "%s", e.msg);
+		return -1;
+	}
+	struct harness_result hr;
+	if (have == 0) {
+		/* as journaled: the same version on the same pool */
+		x->version = (int)json_integer_value(json_object_get(done, "version"));
+		snprintf(x->status, sizeof x->status, "%s",
+			 json_string_value(json_object_get(done, "status")));
+		snprintf(x->reason, sizeof x->reason, "%s",
+			 json_string_value(json_object_get(done, "reason")));
+		memset(&hr, 0, sizeof hr);
+		hr.examples = json_array();
+		if (x->version >= 0 && run_version(t, a, r, x->version, ctx, &hr)) {
+			procrun_fail(&t->r, "%s: the journaled harness round-%d now fails: %s; use "
+					    "--fresh",
+				     key, x->version, hr.why);
+			goto bad;
+		}
+	} else {
+		choose(t, a, r, ctx, &hr);
+	}
+	x->n_examples = (int)json_array_size(hr.examples);
+	x->n_selected = hr.n_selected;
+	x->n_distinct = hr.n_distinct;
+	x->diversity = trainee_diversity(hr.examples);
+	x->hyper = harness_hyper_json(&hr.hyper);
+	json_object_set_new(x->hyper, "order", json_string(hr.hyper.as_given ? "as_given"
+									      : "shuffle"));
+	char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, arms[a]);
+	char h[17];
+	int rc = trainee_write_sft(sft, hr.examples, &e);
+	if (!rc)
+		rc = engine_hash_path(sft, h);
+	free(sft);
+	if (rc) {
+		procrun_fail(&t->r, "%s: cannot write the SFT set", key);
+		goto bad;
+	}
+	const char *jh = json_string_value(json_object_get(done, "sft_hash"));
+	if (have == 0 && (!jh || strcmp(h, jh))) {
+		procrun_fail(&t->r, "%s: the harness gives other examples than journaled; use --fresh",
+			     key);
+		goto bad;
+	}
+	if (have != 0) {
+		json_t *oc = json_pack("{s:i,s:s,s:s,s:s,s:i,s:O}", "version", x->version,
+				       "status", x->status, "reason", x->reason, "sft_hash", h,
+				       "n_examples", x->n_examples, "hyper", x->hyper);
+		rc = round_unit_put(t->r.d.j, key, oc, &e);
+		json_decref(oc);
+		if (rc) {
+			procrun_fail(&t->r, "%s", e.msg);
+			goto bad;
+		}
+	}
+	*examples = json_incref(hr.examples);
+	harness_result_free(&hr);
+	json_decref(done);
+	return 0;
+bad:
+	harness_result_free(&hr);
+	json_decref(done);
+	return -1;
+}
+
+/* ---- training and sampling ------------------------------------------------------ */
+
+/* The engine's train hyper of arm round x. */
+static json_t *train_hyper(const struct htrack *t, const struct arm_round *x)
+{
+	const json_t *h = x->hyper;
+	int r = (int)json_integer_value(json_object_get(h, "lora_r"));
+	return json_pack("{s:s,s:O,s:O,s:O,s:i,s:i,s:O}", "method", t->o->finetune, "epochs",
+			 json_object_get(h, "epochs"), "lr", json_object_get(h, "lr"), "batch",
+			 json_object_get(h, "batch"), "lora_r", r, "lora_alpha", 2 * r, "order",
+			 json_object_get(h, "order"));
+}
+
+/* Arm a at round r: train the base on examples (none: the base stays as
+ * it is) and sample the model on the held-out and train prompts; its
+ * verified train replies join the arm's pool. Both arms use the same seeds,
+ * so equal SFT sets give equal models. 0 or -1 (reported). */
+static int train_and_sample(struct htrack *t, int a, int r, const json_t *examples)
+{
+	const struct harness_opts *o = t->o;
+	struct arm_round *x = &t->ar[a][r];
+	struct ka_err e;
+	char key[ROUND_KEY_MAX];
+	char *model = NULL;
+	int rc = 0;
+	x->loss = NAN;
+	if (json_array_size(examples)) {
+		round_key(key, sizeof key, r, arms[a], "train", NULL);
+		char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, arms[a]);
+		model = xasprintf("%s/%s/r%d", t->tr.dir_models, arms[a], r);
+		json_t *hyper = train_hyper(t, x), *res = NULL;
+		rc = trainee_train(&t->tr, key, o->trainee, sft, hyper, o->p.seed + 7919 * r, model,
+				   &res, &e);
+		const json_t *loss = json_object_get(res, "final_loss");
+		if (json_is_number(loss))
+			x->loss = json_number_value(loss);
+		json_decref(hyper);
+		json_decref(res);
+		free(sft);
+	} else {
+		say(t, "r%d/%s: no example to train on; the arm samples the base", r, arms[a]);
+		model = xstrdup(o->trainee);
+	}
+	json_t *ver = json_array();
+	struct trainee_graded g = {x->c, x->ok, x->tc, x->tok, x->solved, ver, r, {0, 0, 0}};
+	round_key(key, sizeof key, r, arms[a], "sample", NULL);
+	if (!rc)
+		rc = trainee_sample(&t->tr, key, model, 1, 1, o->p.seed + 1000 * r, &g, &e);
+	if (rc)
+		procrun_fail(&t->r, "%s", e.msg);
+	else
+		pool_add(t->pool[a], ver);
+	x->used = g.used;
+	json_decref(ver);
+	free(model);
+	return rc ? -1 : 0;
+}
+
+/* ---- the researcher's evidence and edit ------------------------------------------ */
+
+static void evidence_tasks(struct util_buf *b, const struct htrack *t, int r)
+{
+	const struct arm_round *x = &t->ar[IMP][r - 1];
+	util_buf_printf(b, "\nPer train task, the %s model's %d samples at round %d:\n",
+			r == 1 ? "base" : "trained", t->o->k, r - 1);
+	for (int i = 0; i < t->nt; i++) {
+		int n, d;
+		pool_count(t->pool[IMP], t->r.train.t[i]->name, &n, &d);
+		util_buf_printf(b,
+				"- %s: %.0f of %d verified, mean score %.2f; in the pool now: %d "
+				"kernels, %d distinct\n",
+				t->r.train.t[i]->name, x->tok[i] * t->o->k, t->o->k, x->tc[i], n,
+				d);
+	}
+}
+
+static void evidence_history(struct util_buf *b, const struct htrack *t, int r)
+{
+	if (r < 2)
+		return;
+	util_buf_puts(b, "\nHistory (train split; improved is your harness, frozen keeps "
+			 "round 0's):\n| round | arm | harness | status | examples | distinct "
+			 "| final loss | SFT diversity | train verified |\n|---|---|---|---|---|"
+			 "---|---|---|---|\n");
+	for (int k = 1; k < r; k++)
+		for (int a = 0; a < 2; a++) {
+			const struct arm_round *x = &t->ar[a][k];
+			util_buf_printf(b, "| %d | %s | round-%d | %s | %d | %d | ", k, arms[a],
+					x->version, x->status, x->n_examples, x->n_distinct);
+			util_buf_printf(b, isnan(x->loss) ? "- | " : "%.4f | ", x->loss);
+			util_buf_printf(b, x->diversity < 0 ? "- | " : "%.3f | ", x->diversity);
+			util_buf_printf(b, "%.2f |\n", mean(x->tok, t->nt));
+		}
+}
+
+static void evidence_last_edit(struct util_buf *b, const struct htrack *t, int r)
+{
+	if (r < 2)
+		return;
+	const json_t *ed = json_array_get(t->edits, (size_t)r - 2);
+	const struct arm_round *x = &t->ar[IMP][r - 1];
+	util_buf_printf(b, "\nYour last edit (before round %d) was %s", r - 1,
+			json_is_true(json_object_get(ed, "accepted")) ? "accepted" : "rejected");
+	if (!json_is_true(json_object_get(ed, "accepted")))
+		util_buf_printf(b, ": %s", json_string_value(json_object_get(ed, "reason")));
+	util_buf_printf(b, ". Round %d trained with round-%d's harness (%s%s%s).\n", r - 1,
+			x->version, x->status, x->reason[0] ? ": " : "", x->reason);
+	char *d = linediff_unified(t->hv[r - 2], t->hv[r - 1], "before", "after", NULL, NULL);
+	if (*d)
+		util_buf_printf(b, "What it changed:\n```diff\n%.*s%s```\n", EVIDENCE_DIFF_MAX, d,
+				strlen(d) > EVIDENCE_DIFF_MAX ? "\n[diff truncated]\n" : "");
+	free(d);
+}
+
+static void evidence_current(struct util_buf *b, const struct htrack *t, int r,
+			     const struct harness_result *cur)
+{
+	int n, d;
+	pool_count(t->pool[IMP], NULL, &n, &d);
+	util_buf_printf(b, "\nThe pool for round %d: %d verified train kernels, %d distinct.\n",
+			r, n, d);
+	if (cur->why[0]) {
+		util_buf_printf(b, "The current harness fails on this pool: %s\n", cur->why);
+		return;
+	}
+	util_buf_printf(b,
+			"The current harness on this pool: %d examples (%d selected, %d "
+			"distinct), lr %g, epochs %d, lora_r %d, batch %d, max_examples %d, "
+			"order %s.\n",
+			(int)json_array_size(cur->examples), cur->n_selected, cur->n_distinct,
+			cur->hyper.lr, cur->hyper.epochs, cur->hyper.lora_r, cur->hyper.batch,
+			cur->hyper.max_examples, cur->hyper.as_given ? "as_given" : "shuffle");
+}
+
+/* The evidence before round r (train split only; never a held-out result). */
+static char *evidence(const struct htrack *t, int r, const struct harness_result *cur)
+{
+	struct util_buf b = {0};
+	const struct arm_round *x = &t->ar[IMP][r - 1];
+	if (r == 1)
+		util_buf_puts(&b, "Round 0: the base trainee, untrained, sampled the train "
+				  "tasks; its verified kernels are the pool.\n");
+	else {
+		util_buf_printf(&b,
+				"Round %d: the improved arm trained on %d examples (%d distinct "
+				"kernels) chosen by round-%d's harness",
+				r - 1, x->n_examples, x->n_distinct, x->version);
+		util_buf_printf(&b, isnan(x->loss) ? "; not trained.\n" : "; final loss %.4f.\n",
+				x->loss);
+	}
+	evidence_tasks(&b, t, r);
+	evidence_history(&b, t, r);
+	evidence_last_edit(&b, t, r);
+	evidence_current(&b, t, r, cur);
+	char *s = util_buf_take(&b);
+	return s ? s : xstrdup("");
+}
+
+static char *edit_prompt(const struct htrack *t, int r, const char *ev)
+{
+	char rs[16], budget[16];
+	snprintf(rs, sizeof rs, "%d", r);
+	snprintf(budget, sizeof budget, "%d", t->o->max_examples);
+	json_t *bj = harness_bounds_json(&t->bounds), *dj = harness_hyper_json(&t->defaults);
+	char *bs = json_dumps(bj, JSON_COMPACT), *ds = json_dumps(dj, JSON_COMPACT);
+	const char *keys[] = {"round", "harness", "evidence", "bounds", "defaults", "data_budget"};
+	const char *v[] = {rs, t->hv[r - 1], ev, bs, ds, budget};
+	char *s = procedure_subst(t->edit_tmpl, keys, v, 6);
+	free(bs);
+	free(ds);
+	json_decref(bj);
+	json_decref(dj);
+	return s;
+}
+
+/* The decision on reply (a new one: journaled is NULL) for round r:
+ * accepted (0, *next the new harness) or rejected with why. */
+static int judge_edit(struct htrack *t, int r, const char *reply, const json_t *ctx, char **next,
+		      char *why, size_t cap)
+{
+	*next = NULL;
+	if (harness_parse_edit(reply, next, why, cap))
+		return -1;
+	char name[64];
+	snprintf(name, sizeof name, "round-%d.proposed.lua", r);
+	write_text(t, name, *next);
+	if (harness_validate(*next, &t->box, why, cap))
+		goto bad;
+	struct harness_input in;
+	input_of(t, ctx, r, &in);
+	struct harness_result hr;
+	int rc = harness_run(*next, &in, &hr);
+	if (rc)
+		snprintf(why, cap, "dry run on round %d's pool: %s", r, hr.why);
+	harness_result_free(&hr);
+	if (rc)
+		goto bad;
+	return 0;
+bad:
+	free(*next);
+	*next = NULL;
+	return -1;
+}
+
+/* The researcher's reply of round r (journaled: a resumed run sends
+ * nothing again). 0 with rep (check rep->ok), -1 reported. */
+static int ask_researcher(struct htrack *t, int r, const char *key, const char *ev,
+			  struct journal_reply *rep)
+{
+	struct ka_err e;
+	char *prompt = edit_prompt(t, r, ev);
+	char name[64];
+	snprintf(name, sizeof name, "round-%d.edit-prompt.md", r);
+	write_text(t, name, prompt);
+	int sent = 0;
+	int rc = round_generate(t->r.d.j, t->r.m, key, r * 1000, prompt, NULL, rep, &sent, &e);
+	free(prompt);
+	if (rc) {
+		procrun_fail(&t->r, "%s: %s", key, e.msg);
+		return -1;
+	}
+	t->r.sent += sent;
+	t->spend[r].requests++;
+	t->spend[r].tokens += rep->in_tokens + rep->out_tokens;
+	if (!rep->ok) {
+		procrun_fail(&t->r, "%s: request failed: %s; run the same command again to continue",
+			     key, rep->error ? rep->error : "?");
+		return -1;
+	}
+	snprintf(name, sizeof name, "round-%d.edit-reply.md", r);
+	write_text(t, name, rep->text ? rep->text : "");
+	return 0;
+}
+
+/* The edit before round r: hv[r] is the researcher's new harness when it is
+ * accepted, else hv[r - 1]; the outcome joins t->edits. 0 or -1 reported. */
+static int do_edit(struct htrack *t, int r, const json_t *ctx, const char *ev)
+{
+	char key[ROUND_KEY_MAX];
+	round_key(key, sizeof key, r, "improved", "edit", NULL);
+	struct ka_err e;
+	json_t *done = NULL;
+	if (round_unit_get(t->r.d.j, key, &done, &e) < 0) {
+		procrun_fail(&t->r, "%s", e.msg);
+		return -1;
+	}
+	struct journal_reply rep;
+	if (ask_researcher(t, r, key, ev, &rep)) {
+		journal_reply_free(&rep);
+		json_decref(done);
+		return -1;
+	}
+	char why[600] = "", *next = NULL;
+	int accepted;
+	if (done) {
+		/* a journaled decision stands: the accepted reply is applied
+		 * again, nothing is re-judged */
+		accepted = json_is_true(json_object_get(done, "accepted"));
+		snprintf(why, sizeof why, "%s", json_string_value(json_object_get(done, "reason")));
+		if (accepted && harness_parse_edit(rep.text, &next, why, sizeof why)) {
+			procrun_fail(&t->r, "%s: the journaled edit no longer parses: %s", key,
+				     why);
+			journal_reply_free(&rep);
+			json_decref(done);
+			return -1;
+		}
+	} else {
+		accepted = judge_edit(t, r, rep.text ? rep.text : "", ctx, &next, why,
+				      sizeof why) == 0;
+	}
+	journal_reply_free(&rep);
+	t->hv[r] = accepted ? next : xstrdup(t->hv[r - 1]);
+	int added, removed, rc = 0;
+	save_version(t, r, &added, &removed);
+	json_t *oc = json_pack("{s:b,s:s,s:i,s:i}", "accepted", accepted, "reason",
+			       accepted ? "accepted" : why, "lines_added", added, "lines_removed",
+			       removed);
+	if (!done && round_unit_put(t->r.d.j, key, oc, &e)) {
+		procrun_fail(&t->r, "%s", e.msg);
+		rc = -1;
+	}
+	json_array_append_new(t->edits, oc);
+	if (accepted)
+		say(t, "round %d: edit accepted (+%d -%d lines)", r, added, removed);
+	else
+		say(t, "round %d: edit rejected: %s; round %d keeps round-%d's harness", r, why, r,
+		    r - 1);
+	json_decref(done);
+	return rc;
+}
+
+/* ---- the rounds -------------------------------------------------------------------- */
+
+static struct arm_round *new_rounds(int R, int nh, int nt)
+{
+	struct arm_round *a = xcalloc((size_t)R + 1, sizeof *a);
+	for (int r = 0; r <= R; r++) {
+		a[r].c = xcalloc((size_t)nh + 1, sizeof(double));
+		a[r].ok = xcalloc((size_t)nh + 1, sizeof(double));
+		a[r].solved = xcalloc((size_t)nh + 1, sizeof(int));
+		a[r].tc = xcalloc((size_t)nt + 1, sizeof(double));
+		a[r].tok = xcalloc((size_t)nt + 1, sizeof(double));
+		a[r].diversity = -1;
+		a[r].loss = NAN;
+		a[r].version = r ? -1 : 0;
+		snprintf(a[r].status, sizeof a[r].status, "%s", r ? "failed" : "ok");
+	}
+	return a;
+}
+
+/* Round 0: the base on held-out (C0, both arms) and train (both pools). */
+static int round0(struct htrack *t)
+{
+	struct arm_round *x = &t->ar[IMP][0], *y = &t->ar[FRZ][0];
+	json_t *ver = json_array();
+	struct trainee_graded g = {x->c, x->ok, x->tc, x->tok, x->solved, ver, 0, {0, 0, 0}};
+	char key[ROUND_KEY_MAX];
+	struct ka_err e;
+	round_key(key, sizeof key, 0, "base", "sample", NULL);
+	int rc = trainee_sample(&t->tr, key, t->o->trainee, 1, 1, t->o->p.seed, &g, &e);
+	if (rc) {
+		procrun_fail(&t->r, "%s", e.msg);
+		json_decref(ver);
+		return -1;
+	}
+	memcpy(y->c, x->c, sizeof(double) * (size_t)t->nh);
+	memcpy(y->ok, x->ok, sizeof(double) * (size_t)t->nh);
+	memcpy(y->solved, x->solved, sizeof(int) * (size_t)t->nh);
+	memcpy(y->tc, x->tc, sizeof(double) * (size_t)t->nt);
+	memcpy(y->tok, x->tok, sizeof(double) * (size_t)t->nt);
+	x->used = y->used = g.used;
+	pool_add(t->pool[IMP], ver);
+	pool_add(t->pool[FRZ], ver);
+	x->n_pool = y->n_pool = (int)json_array_size(ver);
+	json_decref(ver);
+	return 0;
+}
+
+/* Round r of the improved arm: the edit, then training and sampling. */
+static int round_improved(struct htrack *t, int r)
+{
+	json_t *ctx = build_ctx(t, IMP, r);
+	struct harness_input in;
+	input_of(t, ctx, r, &in);
+	struct harness_result cur;
+	harness_run(t->hv[r - 1], &in, &cur);
+	char *ev = evidence(t, r, &cur);
+	harness_result_free(&cur);
+	int rc = do_edit(t, r, ctx, ev);
+	free(ev);
+	json_t *ex = NULL;
+	t->ar[IMP][r].n_pool = (int)json_array_size(t->pool[IMP]);
+	if (!rc)
+		rc = harness_unit(t, IMP, r, ctx, &ex);
+	json_decref(ctx);
+	if (!rc)
+		rc = train_and_sample(t, IMP, r, ex);
+	json_decref(ex);
+	return rc;
+}
+
+static int round_frozen(struct htrack *t, int r)
+{
+	json_t *ctx = build_ctx(t, FRZ, r), *ex = NULL;
+	t->ar[FRZ][r].n_pool = (int)json_array_size(t->pool[FRZ]);
+	int rc = harness_unit(t, FRZ, r, ctx, &ex);
+	json_decref(ctx);
+	if (!rc)
+		rc = train_and_sample(t, FRZ, r, ex);
+	json_decref(ex);
+	return rc;
+}
+
+static int run_rounds(struct htrack *t)
+{
+	int added, removed;
+	save_version(t, 0, &added, &removed);
+	if (round0(t))
+		return -1;
+	say(t, "round 0: C0 %.3f on %d held-out tasks; %d verified train kernels", mean(t->ar[IMP][0].c, t->nh), t->nh, t->ar[IMP][0].n_pool);
+	for (int r = 1; r <= t->R; r++) {
+		if (round_improved(t, r) || round_frozen(t, r))
+			return -1;
+		say(t, "round %d: C improved %.3f, C frozen %.3f", r, mean(t->ar[IMP][r].c, t->nh),
+		    mean(t->ar[FRZ][r].c, t->nh));
+	}
+	return 0;
+}
+
+/* ---- the scorecard ------------------------------------------------------------------ */
+
+static struct round_budget allowance(const struct htrack *t)
+{
+	/* per arm: round 0's shared draw, then k per train and held-out task a round */
+	struct round_budget b;
+	b.requests = (int64_t)t->o->k * (t->nh + t->nt) * (t->R + 1);
+	b.checks = b.requests;
+	b.tokens = b.requests * t->o->p.max_tokens;
+	return b;
+}
+
+static json_t *row_json(const struct htrack *t, int a, int r, const struct metrics_figure *c,
+			const struct metrics_figure *ok)
+{
+	const struct arm_round *x = &t->ar[a][r];
+	char h[17];
+	int v = x->version < 0 ? 0 : x->version;
+	harness_hash(a == IMP ? t->hv[v] : t->hv[0], h);
+	json_t *row = json_pack(
+		"{s:i,s:s,s:o,s:o,s:o,s:i,s:i,s:i,s:i,s:o,s:s,s:i,s:s,s:o}", "round", r, "arm",
+		arms[a], "c", scorecard_figure_json(c), "correct", scorecard_figure_json(ok),
+		"diversity", num_or_null(x->diversity), "n_examples", x->n_examples, "n_selected",
+		x->n_selected, "n_distinct", x->n_distinct, "n_pool", x->n_pool, "train_loss",
+		num_or_null(x->loss), "harness", h, "harness_version", x->version,
+		"harness_status", x->status, "budget_used", round_budget_json(&x->used));
+	if (x->reason[0])
+		json_object_set_new(row, "harness_reason", json_string(x->reason));
+	if (x->hyper)
+		json_object_set(row, "hyper", x->hyper);
+	json_object_set_new(row, "train_verified", json_real(mean(x->tok, t->nt)));
+	return row;
+}
+
+/* The rows and the final round's figures (c[arm], ok, d = improved - frozen). */
+static json_t *rows_json(const struct htrack *t, struct metrics_figure c[2],
+			 struct metrics_figure *d)
+{
+	json_t *rows = json_array();
+	uint64_t s0 = (uint64_t)t->o->p.seed;
+	for (int r = 0; r <= t->R; r++) {
+		for (int a = 0; a < 2; a++) {
+			/* round 0 is one evaluation: the same seed gives both arms one CI */
+			uint64_t sd = s0 + 31 * (uint64_t)r + (r ? (uint64_t)a : 0);
+			struct metrics_figure ok;
+			round_mean_figure(t->ar[a][r].c, t->nh, sd, &c[a]);
+			round_mean_figure(t->ar[a][r].ok, t->nh, sd + 7, &ok);
+			json_t *row = row_json(t, a, r, &c[a], &ok);
+			if (a == IMP) {
+				round_paired_diff(t->ar[IMP][r].c, t->ar[FRZ][r].c, t->nh,
+						  s0 + 1001 + (uint64_t)r, d);
+				json_object_set_new(row, "c_minus_frozen", scorecard_figure_json(d));
+				json_object_set_new(row, "improvement_spend",
+						    round_budget_json(&t->spend[r]));
+				if (r > 0) {
+					const json_t *ed = json_array_get(t->edits, (size_t)r - 1);
+					json_int_t n =
+						json_integer_value(json_object_get(ed, "lines_added")) +
+						json_integer_value(json_object_get(ed, "lines_removed"));
+					json_object_set(row, "edit", (json_t *)ed);
+					json_object_set_new(row, "harness_lines_changed",
+							    json_integer(n));
+				}
+			}
+			json_array_append_new(rows, row);
+		}
+	}
+	return rows;
+}
+
+static json_t *build_scorecard(const struct htrack *t)
+{
+	const struct harness_opts *o = t->o;
+	json_t *sc = procrun_scorecard_base(&t->r, "harness_rsi");
+	const char *slash = strrchr(o->trainee, '/');
+	json_object_set_new(sc, "trainee",
+			    json_pack("{s:s,s:s,s:s,s:s}", "spec", o->trainee, "backend",
+				      t->tr.en.name, "name",
+				      slash && slash[1] ? slash + 1 : o->trainee, "kind", "open"));
+	json_object_set_new(sc, "k", json_integer(o->k));
+	struct metrics_figure c[2], d, c0;
+	json_object_set_new(sc, "rounds", rows_json(t, c, &d));
+	round_mean_figure(t->ar[IMP][0].c, t->nh, (uint64_t)o->p.seed, &c0);
+	enum metrics_verdict v = metrics_rsi_verdict(&d, c[IMP].value > c0.value);
+	struct round_budget allow = allowance(t), spend = {0, 0, 0}, used[2];
+	memset(used, 0, sizeof used);
+	int accepted = 0;
+	for (int r = 0; r <= t->R; r++) {
+		round_budget_add(&spend, &t->spend[r]);
+		for (int a = 0; a < 2; a++)
+			round_budget_add(&used[a], &t->ar[a][r].used);
+	}
+	for (size_t i = 0; i < json_array_size(t->edits); i++)
+		accepted += json_is_true(json_object_get(json_array_get(t->edits, i), "accepted"));
+	char h0[17];
+	harness_hash(t->hv[0], h0);
+	json_t *sum = json_pack(
+		"{s:i,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:{s:o,s:o},s:o,s:i,s:i,s:s,s:s,s:i,s:o,s:o,s:i,"
+		"s:i,s:s}",
+		"rounds", t->R, "c0", scorecard_figure_json(&c0), "c_improved",
+		scorecard_figure_json(&c[IMP]), "c_frozen", scorecard_figure_json(&c[FRZ]),
+		"improved_vs_frozen", scorecard_figure_json(&d), "verdict",
+		metrics_verdict_name(v), "verdict_rule", HARNESS_VERDICT_RULE, "budget_allowed",
+		round_budget_json(&allow), "budget_used", "improved", round_budget_json(&used[IMP]),
+		"frozen", round_budget_json(&used[FRZ]), "improvement_spend",
+		round_budget_json(&spend), "n_train", t->nt, "n_heldout", t->nh, "engine",
+		t->tr.en.name, "finetune", o->finetune, "data_budget", o->max_examples, "bounds",
+		harness_bounds_json(&t->bounds), "defaults", harness_hyper_json(&t->defaults),
+		"edits_accepted", accepted, "edits_rejected",
+		(int)json_array_size(t->edits) - accepted, "harness0", h0);
+	json_object_set_new(sc, "summary", sum);
+	return sc;
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+
+static void ht_free(struct htrack *t)
+{
+	for (int a = 0; a < 2; a++) {
+		for (int r = 0; t->ar[a] && r <= t->R; r++) {
+			struct arm_round *x = &t->ar[a][r];
+			free(x->c);
+			free(x->ok);
+			free(x->solved);
+			free(x->tc);
+			free(x->tok);
+			json_decref(x->hyper);
+		}
+		free(t->ar[a]);
+		json_decref(t->pool[a]);
+	}
+	for (int r = 0; t->hv && r <= t->R; r++)
+		free(t->hv[r]);
+	free(t->hv);
+	free(t->spend);
+	free(t->edit_tmpl);
+	free(t->dir_h);
+	json_decref(t->edits);
+	trainee_close(&t->tr);
+	procrun_free(&t->r);
+}
+
+/* Before OUT is touched: the split, the researcher, round 0's harness (it
+ * must load) and the edit template. 0 or -1 (reported). */
+static int ht_prepare(struct htrack *t, const struct harness_opts *o)
+{
+	if (procrun_prepare(&t->r, &o->p, "harness"))
+		return -1;
+	t->R = o->rounds;
+	t->nh = t->r.heldout.n;
+	t->nt = t->r.train.n;
+	t->box = (struct luabox_limits){.instructions = o->p.lua_instructions,
+					.memory = o->p.lua_memory,
+					.wall_s = o->p.lua_wall_s};
+	harness_bounds_default(&t->bounds, o->max_examples);
+	t->defaults = (struct harness_hyper){o->lr, o->epochs, o->lora_r, o->batch,
+					     o->max_examples, 0};
+	struct ka_err e;
+	char why[600];
+	if (harness_hyper_check(&t->defaults, &t->bounds, why, sizeof why)) {
+		procrun_fail(&t->r, "the defaults are out of bounds: %s", why);
+		return -1;
+	}
+	if (trainee_open(&t->tr, &t->r, o->engine, o->engine_timeout_s, o->prompt_style, o->k,
+			 &e)) {
+		procrun_fail(&t->r, "%s", e.msg);
+		return -1;
+	}
+	char *root = xasprintf("%s/harnesses", util_data_root());
+	char *h0 = o->harness ? xstrdup(o->harness) : xasprintf("%s/default.lua", root);
+	char *et = xasprintf("%s/edit.md", o->harnesses ? o->harnesses : root);
+	t->hv = xcalloc((size_t)t->R + 1, sizeof *t->hv);
+	size_t len;
+	int rc = 0;
+	if (util_read_file(h0, HARNESS_FILE_MAX, &t->hv[0], &len, &e) ||
+	    util_read_file(et, 1 << 20, &t->edit_tmpl, &len, &e)) {
+		procrun_fail(&t->r, "%s", e.msg);
+		rc = -1;
+	} else if (harness_validate(t->hv[0], &t->box, why, sizeof why)) {
+		procrun_fail(&t->r, "%s: %s", h0, why);
+		rc = -1;
+	}
+	free(root);
+	free(h0);
+	free(et);
+	if (rc)
+		return -1;
+	struct round_budget allow[2] = {allowance(t), allowance(t)};
+	if (round_budgets_equal(allow, arms, 2, &e)) {
+		procrun_fail(&t->r, "%s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run's identity: what decides its results. */
+static json_t *identity(const struct htrack *t)
+{
+	const struct harness_opts *o = t->o;
+	json_t *args = procrun_identity(&t->r);
+	char h0[17], et[17];
+	harness_hash(t->hv[0], h0);
+	harness_hash(t->edit_tmpl, et);
+	json_object_set_new(args, "trainee", json_string(o->trainee));
+	json_object_set_new(args, "engine", json_string(o->engine));
+	json_object_set_new(args, "k", json_integer(o->k));
+	json_object_set_new(args, "rounds", json_integer(o->rounds));
+	json_object_set_new(args, "harness_hash", json_string(h0));
+	json_object_set_new(args, "edit_template_hash", json_string(et));
+	json_object_set_new(args, "finetune", json_string(o->finetune));
+	json_object_set_new(args, "prompt_style", json_string(o->prompt_style));
+	json_object_set_new(args, "defaults", harness_hyper_json(&t->defaults));
+	json_object_set_new(args, "lua_instructions", json_integer((json_int_t)o->p.lua_instructions));
+	json_object_set_new(args, "lua_memory", json_integer((json_int_t)o->p.lua_memory));
+	return args;
+}
+
+static void print_summary(const struct htrack *t, const json_t *sc, const char *path)
+{
+	printf("scorecard: %s\n", path);
+	if (t->o->p.quiet)
+		return;
+	const json_t *s = json_object_get(sc, "summary");
+	struct metrics_figure f[4];
+	static const char *const keys[] = {"c0", "c_improved", "c_frozen", "improved_vs_frozen"};
+	for (int i = 0; i < 4; i++)
+		scorecard_figure_get(json_object_get(s, keys[i]), &f[i]);
+	printf("  C0 %.3f  C improved %.3f  C frozen %.3f  improved - frozen %+.3f [%+.3f, "
+	       "%+.3f]  %s\n",
+	       f[0].value, f[1].value, f[2].value, f[3].value, f[3].lo, f[3].hi,
+	       json_string_value(json_object_get(s, "verdict")));
+	printf("  edits accepted %d, rejected %d; engine calls run by this process: %d; "
+	       "researcher requests sent: %d\n",
+	       (int)json_integer_value(json_object_get(s, "edits_accepted")),
+	       (int)json_integer_value(json_object_get(s, "edits_rejected")), t->tr.calls_run,
+	       t->r.sent);
+}
+
+int track_harness_run(const struct harness_opts *o)
+{
+	struct htrack t;
+	memset(&t, 0, sizeof t);
+	t.o = o;
+	signal(SIGPIPE, SIG_IGN);
+	int rc = KA_EXIT_USAGE;
+	struct ka_err e;
+	if (ht_prepare(&t, o))
+		goto out;
+	json_t *args = identity(&t);
+	rc = procrun_open(&t.r, args);
+	json_decref(args);
+	if (rc)
+		goto out;
+	rc = KA_EXIT_FAIL;
+	t.dir_h = xasprintf("%s/harness", o->p.out);
+	if (util_mkdirs(t.dir_h, &e) || trainee_mkdirs(&t.tr, &e)) {
+		procrun_fail(&t.r, "%s", e.msg);
+		goto out;
+	}
+	for (int a = 0; a < 2; a++) {
+		t.ar[a] = new_rounds(t.R, t.nh, t.nt);
+		t.pool[a] = json_array();
+	}
+	t.edits = json_array();
+	t.spend = xcalloc((size_t)t.R + 1, sizeof *t.spend);
+	say(&t, "harness track in %s: %d train, %d held-out tasks, %d rounds", o->p.out, t.nt, t.nh,
+	    t.R);
+	if (run_rounds(&t))
+		goto out;
+	json_t *sc = build_scorecard(&t);
+	char *path = NULL;
+	if (procrun_write_scorecard(&t.r, sc, &path) == 0) {
+		print_summary(&t, sc, path);
+		rc = KA_EXIT_OK;
+	}
+	free(path);
+	json_decref(sc);
+out:
+	ht_free(&t);
+	return rc;
+}
