@@ -93,8 +93,7 @@ static void print_hunk(struct util_buf *o, const char *ops, size_t h0, size_t h1
 		na += ops[k] != '+';
 		nb += ops[k] != '-';
 	}
-	util_buf_printf(o, "@@ -%zu,%zu +%zu,%zu @@\n", na ? ai + 1 : ai, na, nb ? bj + 1 : bj,
-			nb);
+	util_buf_printf(o, "@@ -%zu,%zu +%zu,%zu @@\n", na ? ai + 1 : ai, na, nb ? bj + 1 : bj, nb);
 	for (size_t k = h0; k < h1; k++) {
 		const struct lines *l = ops[k] == '+' ? b : a;
 		size_t at = ops[k] == '+' ? bj : ai;

@@ -1271,8 +1271,8 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 static void page_harness(struct util_buf *b, const struct card *c)
 {
 	const json_t *rounds = json_object_get(c->sc, "rounds");
-	static const char *const cols[] = {"round",    "arm",	     "harness", "status",
-					   "examples", "distinct",   "pool",	"train loss",
+	static const char *const cols[] = {"round",    "arm",	      "harness", "status",
+					   "examples", "distinct",    "pool",	 "train loss",
 					   "edit",     "edit reason", NULL};
 	util_buf_printf(b, "<h2>Harness versions</h2>\n<p>Each version is kept in the run's "
 			   "<code>OUT/harness/round-N.lua</code> with its diff "
@@ -1299,12 +1299,11 @@ static void page_harness(struct util_buf *b, const struct card *c)
 					json_number_value(loss), json_number_value(loss));
 		else
 			util_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
-		td_text(b, !ed ? NULL
-			: json_is_true(json_object_get(ed, "accepted")) ? "accepted"
-									: "rejected");
-		td_text(b, ed && !json_is_true(json_object_get(ed, "accepted"))
-				   ? jstr(ed, "reason")
-				   : NULL);
+		td_text(b, !ed						   ? NULL
+			   : json_is_true(json_object_get(ed, "accepted")) ? "accepted"
+									   : "rejected");
+		td_text(b, ed && !json_is_true(json_object_get(ed, "accepted")) ? jstr(ed, "reason")
+										: NULL);
 		util_buf_printf(b, "</tr>\n");
 	}
 	table_close(b);

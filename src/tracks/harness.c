@@ -46,8 +46,8 @@ int harness_hyper_check(const struct harness_hyper *h, const struct harness_boun
 			 b->lr_max);
 		return -1;
 	}
-	return int_in("epochs", h->epochs, b->epochs_min, b->epochs_max, why, cap) ||
-			       int_in("lora_r", h->lora_r, b->lora_r_min, b->lora_r_max, why, cap) ||
+	return int_in("epochs", h->epochs, b->epochs_min, b->epochs_max, why,
+		      cap) || int_in("lora_r", h->lora_r, b->lora_r_min, b->lora_r_max, why, cap) ||
 			       int_in("batch", h->batch, b->batch_min, b->batch_max, why, cap) ||
 			       int_in("max_examples", h->max_examples, 1, b->max_examples_max, why,
 				      cap)
@@ -58,9 +58,9 @@ int harness_hyper_check(const struct harness_hyper *h, const struct harness_boun
 json_t *harness_bounds_json(const struct harness_bounds *b)
 {
 	return json_pack("{s:[f,f],s:[i,i],s:[i,i],s:[i,i],s:[i,i],s:[i,i]}", "lr", b->lr_min,
-			 b->lr_max, "epochs", b->epochs_min, b->epochs_max, "lora_r",
-			 b->lora_r_min, b->lora_r_max, "batch", b->batch_min, b->batch_max,
-			 "max_examples", 1, b->max_examples_max, "weight", 1, b->weight_max);
+			 b->lr_max, "epochs", b->epochs_min, b->epochs_max, "lora_r", b->lora_r_min,
+			 b->lora_r_max, "batch", b->batch_min, b->batch_max, "max_examples", 1,
+			 b->max_examples_max, "weight", 1, b->weight_max);
 }
 
 json_t *harness_hyper_json(const struct harness_hyper *h)
@@ -85,9 +85,7 @@ static void push_json(lua_State *L, const json_t *j, int depth)
 		return;
 	}
 	switch (json_typeof(j)) {
-	case JSON_STRING:
-		lua_pushlstring(L, json_string_value(j), json_string_length(j));
-		return;
+	case JSON_STRING: lua_pushlstring(L, json_string_value(j), json_string_length(j)); return;
 	case JSON_INTEGER: lua_pushinteger(L, (lua_Integer)json_integer_value(j)); return;
 	case JSON_REAL: lua_pushnumber(L, json_real_value(j)); return;
 	case JSON_TRUE: lua_pushboolean(L, 1); return;
@@ -245,8 +243,9 @@ static int hyper_field(lua_State *L, struct harness_hyper *h, struct harness_res
 		*slot[i] = (int)v;
 		return 0;
 	}
-	return reject(out, "hyper.%.40s is not a hyperparameter (lr, epochs, lora_r, batch, "
-			   "max_examples)",
+	return reject(out,
+		      "hyper.%.40s is not a hyperparameter (lr, epochs, lora_r, batch, "
+		      "max_examples)",
 		      k);
 }
 
@@ -316,8 +315,9 @@ static int check_completion(const char *c, size_t len, const json_t *x, const ch
 	const char *code = json_string_value(json_object_get(x, "code"));
 	size_t clen = code ? strlen(code) : 0;
 	if (len > clen + HARNESS_EXTRA_MAX)
-		return reject(out, "examples[%d].completion has %zu bytes beyond its kernel (at "
-				   "most %zu)",
+		return reject(out,
+			      "examples[%d].completion has %zu bytes beyond its kernel (at "
+			      "most %zu)",
 			      i, len - clen, HARNESS_EXTRA_MAX);
 	if (fences(c) > 2)
 		return reject(out, "examples[%d].completion has more than one fenced block", i);
@@ -325,8 +325,9 @@ static int check_completion(const char *c, size_t len, const json_t *x, const ch
 	int same = got && code && !strcmp(got, code);
 	free(got);
 	if (!same)
-		return reject(out, "examples[%d].completion: the kernel in it is not pool entry "
-				   "%lld's verified kernel",
+		return reject(out,
+			      "examples[%d].completion: the kernel in it is not pool entry "
+			      "%lld's verified kernel",
 			      i, (long long)json_integer_value(json_object_get(x, "id")));
 	return 0;
 }
@@ -344,8 +345,9 @@ static int example_keys(lua_State *L, int idx, int i, struct harness_result *out
 		lua_pop(L, 1);
 		if (!known) {
 			lua_pop(L, 1);
-			return reject(out, "examples[%d] has a field other than id, prompt, "
-					   "completion, weight",
+			return reject(out,
+				      "examples[%d] has a field other than id, prompt, "
+				      "completion, weight",
 				      i);
 		}
 	}
@@ -448,8 +450,8 @@ static int read_output(lua_State *L, int idx, const struct harness_input *in,
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
 		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-		int known = k && (!strcmp(k, "examples") || !strcmp(k, "hyper") ||
-				  !strcmp(k, "order"));
+		int known =
+			k && (!strcmp(k, "examples") || !strcmp(k, "hyper") || !strcmp(k, "order"));
 		lua_pop(L, 1);
 		if (!known) {
 			lua_pop(L, 1);

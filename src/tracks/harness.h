@@ -28,13 +28,13 @@
 
 #include "luabox.h"
 
-#define HARNESS_FILE_MAX ((size_t)64 << 10)	 /* bytes of harness.lua */
-#define HARNESS_LOG_MAX ((size_t)64 << 10)	 /* bytes of its log */
-#define HARNESS_PROMPT_MAX ((size_t)64 << 10)	 /* bytes of one example's prompt */
-#define HARNESS_EXTRA_MAX ((size_t)4 << 10)	 /* completion bytes beyond its kernel */
-#define HARNESS_EXAMPLES_MAX 100000		 /* entries of examples, before weights */
+#define HARNESS_FILE_MAX ((size_t)64 << 10)	   /* bytes of harness.lua */
+#define HARNESS_LOG_MAX ((size_t)64 << 10)	   /* bytes of its log */
+#define HARNESS_PROMPT_MAX ((size_t)64 << 10)	   /* bytes of one example's prompt */
+#define HARNESS_EXTRA_MAX ((size_t)1 << 10)	   /* completion bytes beyond its kernel */
+#define HARNESS_EXAMPLES_MAX 100000		   /* entries of examples, before weights */
 #define HARNESS_MEMORY_DEFAULT ((size_t)256 << 20) /* the Lua heap cap by default */
-#define HARNESS_WALL_DEFAULT 30.0		 /* seconds of one run by default */
+#define HARNESS_WALL_DEFAULT 30.0		   /* seconds of one run by default */
 
 /* Hyperparameters of one training call. */
 struct harness_hyper {

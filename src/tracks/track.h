@@ -154,15 +154,15 @@ int track_rsi_run(const struct rsi_opts *o);
  * Lua caps); p.model is the researcher's model spec. Strings are borrowed. */
 struct harness_opts {
 	struct procedure_opts p;
-	const char *trainee;	  /* HF id or local folder of the open trainee, required */
-	const char *engine;	  /* engine name or path, default "torch" */
-	const char *finetune;	  /* auto (default), full, lora */
-	const char *prompt_style; /* solver (default) or short ("task: NAME") */
-	const char *harness;	  /* round-0 harness.lua, NULL = harnesses/default.lua */
-	const char *harnesses;	  /* folder of edit.md, NULL = <data root>/harnesses */
-	int k;			  /* trainee samples per task per round, default 3 */
-	int rounds;		  /* default 3 */
-	int max_examples;	  /* the data budget: SFT examples per training, default 256 */
+	const char *trainee;	   /* HF id or local folder of the open trainee, required */
+	const char *engine;	   /* engine name or path, default "torch" */
+	const char *finetune;	   /* auto (default), full, lora */
+	const char *prompt_style;  /* solver (default) or short ("task: NAME") */
+	const char *harness;	   /* round-0 harness.lua, NULL = harnesses/default.lua */
+	const char *harnesses;	   /* folder of edit.md, NULL = <data root>/harnesses */
+	int k;			   /* trainee samples per task per round, default 3 */
+	int rounds;		   /* default 3 */
+	int max_examples;	   /* the data budget: SFT examples per training, default 256 */
 	int epochs, batch, lora_r; /* the defaults a harness sees: 2, 8, 16 */
 	double lr;		   /* default 1e-4 */
 	double engine_timeout_s;   /* per engine call, default 86400 */

@@ -92,9 +92,9 @@ struct htrack {
 	char *edit_tmpl, *dir_h;
 	char **hv; /* [R + 1]: the improved arm's harness of round r (hv[0]: round 0's) */
 	int R, nh, nt;
-	struct arm_round *ar[2]; /* [R + 1] */
-	json_t *pool[2];	 /* verified train kernels per arm, ids 1.. */
-	json_t *edits;		 /* [R]: the edit outcome of round r at r - 1 */
+	struct arm_round *ar[2];    /* [R + 1] */
+	json_t *pool[2];	    /* verified train kernels per arm, ids 1.. */
+	json_t *edits;		    /* [R]: the edit outcome of round r at r - 1 */
 	struct round_budget *spend; /* the researcher's, per round */
 	struct harness_bounds bounds;
 	struct harness_hyper defaults;
@@ -186,12 +186,11 @@ static json_t *tasks_json(const struct htrack *t, int a, int r)
 		int n, d;
 		pool_count(t->pool[a], k->name, &n, &d);
 		char *p = trainee_prompt(&t->tr, &t->r.train, i);
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name",
-						     k->name, "tier", k->tier, "description",
-						     k->description ? k->description : "",
-						     "prompt", p, "last_ok", last->tok[i],
-						     "last_score", last->tc[i], "in_pool", n,
-						     "distinct_in_pool", d));
+		json_array_append_new(
+			arr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name", k->name, "tier",
+				       k->tier, "description", k->description ? k->description : "",
+				       "prompt", p, "last_ok", last->tok[i], "last_score",
+				       last->tc[i], "in_pool", n, "distinct_in_pool", d));
 		free(p);
 	}
 	return arr;
@@ -200,17 +199,15 @@ static json_t *tasks_json(const struct htrack *t, int a, int r)
 /* The argument of harness(ctx) for arm a at round r (new reference). */
 static json_t *build_ctx(const struct htrack *t, int a, int r)
 {
-	json_t *ctx = json_pack("{s:i,s:i,s:s,s:s,s:O,s:o,s:o,s:o,s:o}", "round", r, "rounds",
-				t->R, "target", t->r.target, "language",
-				prompt_fence_lang(t->r.target), "pool", t->pool[a], "tasks",
-				tasks_json(t, a, r), "history", history_json(t, a, r),
-				"defaults", harness_hyper_json(&t->defaults), "bounds",
-				harness_bounds_json(&t->bounds));
+	json_t *ctx = json_pack("{s:i,s:i,s:s,s:s,s:O,s:o,s:o,s:o,s:o}", "round", r, "rounds", t->R,
+				"target", t->r.target, "language", prompt_fence_lang(t->r.target),
+				"pool", t->pool[a], "tasks", tasks_json(t, a, r), "history",
+				history_json(t, a, r), "defaults", harness_hyper_json(&t->defaults),
+				"bounds", harness_bounds_json(&t->bounds));
 	return ctx;
 }
 
-static void input_of(const struct htrack *t, const json_t *ctx, int r,
-		     struct harness_input *in)
+static void input_of(const struct htrack *t, const json_t *ctx, int r, struct harness_input *in)
 {
 	memset(in, 0, sizeof *in);
 	in->ctx = ctx;
@@ -256,8 +253,8 @@ static void write_log(const struct htrack *t, int a, int r, int version,
 	char *path = xasprintf("%s/r%d_%s_harness-round-%d.log", dir, r, arms[a], version);
 	struct util_buf b = {0};
 	struct ka_err e;
-	util_buf_printf(&b, "harness round-%d on %s's pool at round %d: %s%s%s\n", version,
-			arms[a], r, hr->why[0] ? "rejected: " : "ok", hr->why, "");
+	util_buf_printf(&b, "harness round-%d on %s's pool at round %d: %s%s%s\n", version, arms[a],
+			r, hr->why[0] ? "rejected: " : "ok", hr->why, "");
 	util_buf_puts(&b, hr->log ? hr->log : "");
 	if (!util_mkdirs(dir, &e))
 		util_write_file(path, b.s ? b.s : "", b.len, &e);
@@ -342,8 +339,9 @@ static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_
 		memset(&hr, 0, sizeof hr);
 		hr.examples = json_array();
 		if (x->version >= 0 && run_version(t, a, r, x->version, ctx, &hr)) {
-			procrun_fail(&t->r, "%s: the journaled harness round-%d now fails: %s; use "
-					    "--fresh",
+			procrun_fail(&t->r,
+				     "%s: the journaled harness round-%d now fails: %s; use "
+				     "--fresh",
 				     key, x->version, hr.why);
 			goto bad;
 		}
@@ -355,8 +353,8 @@ static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_
 	x->n_distinct = hr.n_distinct;
 	x->diversity = trainee_diversity(hr.examples);
 	x->hyper = harness_hyper_json(&hr.hyper);
-	json_object_set_new(x->hyper, "order", json_string(hr.hyper.as_given ? "as_given"
-									      : "shuffle"));
+	json_object_set_new(x->hyper, "order",
+			    json_string(hr.hyper.as_given ? "as_given" : "shuffle"));
 	char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, arms[a]);
 	char h[17];
 	int rc = trainee_write_sft(sft, hr.examples, &e);
@@ -369,12 +367,13 @@ static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_
 	}
 	const char *jh = json_string_value(json_object_get(done, "sft_hash"));
 	if (have == 0 && (!jh || strcmp(h, jh))) {
-		procrun_fail(&t->r, "%s: the harness gives other examples than journaled; use --fresh",
+		procrun_fail(&t->r,
+			     "%s: the harness gives other examples than journaled; use --fresh",
 			     key);
 		goto bad;
 	}
 	if (have != 0) {
-		json_t *oc = json_pack("{s:i,s:s,s:s,s:s,s:i,s:O}", "version", x->version,
+		json_t *oc = json_pack("{s:i,s:s,s:s,s:s,s:i,s:O?}", "version", x->version,
 				       "status", x->status, "reason", x->reason, "sft_hash", h,
 				       "n_examples", x->n_examples, "hyper", x->hyper);
 		rc = round_unit_put(t->r.d.j, key, oc, &e);
@@ -392,6 +391,16 @@ bad:
 	harness_result_free(&hr);
 	json_decref(done);
 	return -1;
+}
+
+/* "round-N" for a harness version, "no harness" for -1, into buf. */
+static const char *vname(int v, char *buf, size_t cap)
+{
+	if (v < 0)
+		snprintf(buf, cap, "no harness");
+	else
+		snprintf(buf, cap, "round-%d", v);
+	return buf;
 }
 
 /* ---- training and sampling ------------------------------------------------------ */
@@ -481,8 +490,10 @@ static void evidence_history(struct util_buf *b, const struct htrack *t, int r)
 	for (int k = 1; k < r; k++)
 		for (int a = 0; a < 2; a++) {
 			const struct arm_round *x = &t->ar[a][k];
-			util_buf_printf(b, "| %d | %s | round-%d | %s | %d | %d | ", k, arms[a],
-					x->version, x->status, x->n_examples, x->n_distinct);
+			char vn[32];
+			util_buf_printf(b, "| %d | %s | %s | %s | %d | %d | ", k, arms[a],
+					vname(x->version, vn, sizeof vn), x->status, x->n_examples,
+					x->n_distinct);
 			util_buf_printf(b, isnan(x->loss) ? "- | " : "%.4f | ", x->loss);
 			util_buf_printf(b, x->diversity < 0 ? "- | " : "%.3f | ", x->diversity);
 			util_buf_printf(b, "%.2f |\n", mean(x->tok, t->nt));
@@ -499,8 +510,10 @@ static void evidence_last_edit(struct util_buf *b, const struct htrack *t, int r
 			json_is_true(json_object_get(ed, "accepted")) ? "accepted" : "rejected");
 	if (!json_is_true(json_object_get(ed, "accepted")))
 		util_buf_printf(b, ": %s", json_string_value(json_object_get(ed, "reason")));
-	util_buf_printf(b, ". Round %d trained with round-%d's harness (%s%s%s).\n", r - 1,
-			x->version, x->status, x->reason[0] ? ": " : "", x->reason);
+	char vn[32];
+	util_buf_printf(b, ". Round %d trained with %s's harness (%s%s%s).\n", r - 1,
+			vname(x->version, vn, sizeof vn), x->status, x->reason[0] ? ": " : "",
+			x->reason);
 	char *d = linediff_unified(t->hv[r - 2], t->hv[r - 1], "before", "after", NULL, NULL);
 	if (*d)
 		util_buf_printf(b, "What it changed:\n```diff\n%.*s%s```\n", EVIDENCE_DIFF_MAX, d,
@@ -513,8 +526,8 @@ static void evidence_current(struct util_buf *b, const struct htrack *t, int r,
 {
 	int n, d;
 	pool_count(t->pool[IMP], NULL, &n, &d);
-	util_buf_printf(b, "\nThe pool for round %d: %d verified train kernels, %d distinct.\n",
-			r, n, d);
+	util_buf_printf(b, "\nThe pool for round %d: %d verified train kernels, %d distinct.\n", r,
+			n, d);
 	if (cur->why[0]) {
 		util_buf_printf(b, "The current harness fails on this pool: %s\n", cur->why);
 		return;
@@ -533,14 +546,16 @@ static char *evidence(const struct htrack *t, int r, const struct harness_result
 {
 	struct util_buf b = {0};
 	const struct arm_round *x = &t->ar[IMP][r - 1];
+	char vn[32];
 	if (r == 1)
 		util_buf_puts(&b, "Round 0: the base trainee, untrained, sampled the train "
 				  "tasks; its verified kernels are the pool.\n");
 	else {
 		util_buf_printf(&b,
 				"Round %d: the improved arm trained on %d examples (%d distinct "
-				"kernels) chosen by round-%d's harness",
-				r - 1, x->n_examples, x->n_distinct, x->version);
+				"kernels) chosen by %s's harness",
+				r - 1, x->n_examples, x->n_distinct,
+				vname(x->version, vn, sizeof vn));
 		util_buf_printf(&b, isnan(x->loss) ? "; not trained.\n" : "; final loss %.4f.\n",
 				x->loss);
 	}
@@ -619,8 +634,9 @@ static int ask_researcher(struct htrack *t, int r, const char *key, const char *
 	t->spend[r].requests++;
 	t->spend[r].tokens += rep->in_tokens + rep->out_tokens;
 	if (!rep->ok) {
-		procrun_fail(&t->r, "%s: request failed: %s; run the same command again to continue",
-			     key, rep->error ? rep->error : "?");
+		procrun_fail(&t->r,
+			     "%s: request failed: %s; run the same command again to continue", key,
+			     rep->error ? rep->error : "?");
 		return -1;
 	}
 	snprintf(name, sizeof name, "round-%d.edit-reply.md", r);
@@ -773,7 +789,8 @@ static int run_rounds(struct htrack *t)
 	save_version(t, 0, &added, &removed);
 	if (round0(t))
 		return -1;
-	say(t, "round 0: C0 %.3f on %d held-out tasks; %d verified train kernels", mean(t->ar[IMP][0].c, t->nh), t->nh, t->ar[IMP][0].n_pool);
+	say(t, "round 0: C0 %.3f on %d held-out tasks; %d verified train kernels",
+	    mean(t->ar[IMP][0].c, t->nh), t->nh, t->ar[IMP][0].n_pool);
 	for (int r = 1; r <= t->R; r++) {
 		if (round_improved(t, r) || round_frozen(t, r))
 			return -1;
@@ -799,15 +816,15 @@ static json_t *row_json(const struct htrack *t, int a, int r, const struct metri
 			const struct metrics_figure *ok)
 {
 	const struct arm_round *x = &t->ar[a][r];
-	char h[17];
-	int v = x->version < 0 ? 0 : x->version;
-	harness_hash(a == IMP ? t->hv[v] : t->hv[0], h);
+	char h[17] = "";
+	if (x->version >= 0)
+		harness_hash(t->hv[x->version], h);
 	json_t *row = json_pack(
 		"{s:i,s:s,s:o,s:o,s:o,s:i,s:i,s:i,s:i,s:o,s:s,s:i,s:s,s:o}", "round", r, "arm",
 		arms[a], "c", scorecard_figure_json(c), "correct", scorecard_figure_json(ok),
 		"diversity", num_or_null(x->diversity), "n_examples", x->n_examples, "n_selected",
 		x->n_selected, "n_distinct", x->n_distinct, "n_pool", x->n_pool, "train_loss",
-		num_or_null(x->loss), "harness", h, "harness_version", x->version,
+		num_or_null(x->loss), "harness", h[0] ? h : "none", "harness_version", x->version,
 		"harness_status", x->status, "budget_used", round_budget_json(&x->used));
 	if (x->reason[0])
 		json_object_set_new(row, "harness_reason", json_string(x->reason));
@@ -834,14 +851,16 @@ static json_t *rows_json(const struct htrack *t, struct metrics_figure c[2],
 			if (a == IMP) {
 				round_paired_diff(t->ar[IMP][r].c, t->ar[FRZ][r].c, t->nh,
 						  s0 + 1001 + (uint64_t)r, d);
-				json_object_set_new(row, "c_minus_frozen", scorecard_figure_json(d));
+				json_object_set_new(row, "c_minus_frozen",
+						    scorecard_figure_json(d));
 				json_object_set_new(row, "improvement_spend",
 						    round_budget_json(&t->spend[r]));
 				if (r > 0) {
 					const json_t *ed = json_array_get(t->edits, (size_t)r - 1);
-					json_int_t n =
-						json_integer_value(json_object_get(ed, "lines_added")) +
-						json_integer_value(json_object_get(ed, "lines_removed"));
+					json_int_t n = json_integer_value(
+							       json_object_get(ed, "lines_added")) +
+						       json_integer_value(json_object_get(
+							       ed, "lines_removed"));
 					json_object_set(row, "edit", (json_t *)ed);
 					json_object_set_new(row, "harness_lines_changed",
 							    json_integer(n));
@@ -884,12 +903,12 @@ static json_t *build_scorecard(const struct htrack *t)
 		"s:i,s:s}",
 		"rounds", t->R, "c0", scorecard_figure_json(&c0), "c_improved",
 		scorecard_figure_json(&c[IMP]), "c_frozen", scorecard_figure_json(&c[FRZ]),
-		"improved_vs_frozen", scorecard_figure_json(&d), "verdict",
-		metrics_verdict_name(v), "verdict_rule", HARNESS_VERDICT_RULE, "budget_allowed",
-		round_budget_json(&allow), "budget_used", "improved", round_budget_json(&used[IMP]),
-		"frozen", round_budget_json(&used[FRZ]), "improvement_spend",
-		round_budget_json(&spend), "n_train", t->nt, "n_heldout", t->nh, "engine",
-		t->tr.en.name, "finetune", o->finetune, "data_budget", o->max_examples, "bounds",
+		"improved_vs_frozen", scorecard_figure_json(&d), "verdict", metrics_verdict_name(v),
+		"verdict_rule", HARNESS_VERDICT_RULE, "budget_allowed", round_budget_json(&allow),
+		"budget_used", "improved", round_budget_json(&used[IMP]), "frozen",
+		round_budget_json(&used[FRZ]), "improvement_spend", round_budget_json(&spend),
+		"n_train", t->nt, "n_heldout", t->nh, "engine", t->tr.en.name, "finetune",
+		o->finetune, "data_budget", o->max_examples, "bounds",
 		harness_bounds_json(&t->bounds), "defaults", harness_hyper_json(&t->defaults),
 		"edits_accepted", accepted, "edits_rejected",
 		(int)json_array_size(t->edits) - accepted, "harness0", h0);
@@ -938,8 +957,8 @@ static int ht_prepare(struct htrack *t, const struct harness_opts *o)
 					.memory = o->p.lua_memory,
 					.wall_s = o->p.lua_wall_s};
 	harness_bounds_default(&t->bounds, o->max_examples);
-	t->defaults = (struct harness_hyper){o->lr, o->epochs, o->lora_r, o->batch,
-					     o->max_examples, 0};
+	t->defaults =
+		(struct harness_hyper){o->lr, o->epochs, o->lora_r, o->batch, o->max_examples, 0};
 	struct ka_err e;
 	char why[600];
 	if (harness_hyper_check(&t->defaults, &t->bounds, why, sizeof why)) {
@@ -995,7 +1014,8 @@ static json_t *identity(const struct htrack *t)
 	json_object_set_new(args, "finetune", json_string(o->finetune));
 	json_object_set_new(args, "prompt_style", json_string(o->prompt_style));
 	json_object_set_new(args, "defaults", harness_hyper_json(&t->defaults));
-	json_object_set_new(args, "lua_instructions", json_integer((json_int_t)o->p.lua_instructions));
+	json_object_set_new(args, "lua_instructions",
+			    json_integer((json_int_t)o->p.lua_instructions));
 	json_object_set_new(args, "lua_memory", json_integer((json_int_t)o->p.lua_memory));
 	return args;
 }

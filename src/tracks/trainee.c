@@ -101,13 +101,13 @@ static int grade_one(struct trainee *t, const char *path, json_t *o, struct trai
 		snprintf(h, sizeof h, "%016llx",
 			 (unsigned long long)util_hash64(code, strlen(code), 1));
 		char *p = trainee_prompt(t, s, i);
-		json_array_append_new(
-			g->verified,
-			json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:I,s:I,s:i}", "task",
-				  s->t[i]->name, "tier", s->t[i]->tier, "prompt", p, "completion",
-				  text, "code", code, "hash", h, "score", gr.score, "sample",
-				  json_integer_value(json_object_get(o, "sample")), "tokens_out",
-				  tout, "round", g->round));
+		json_array_append_new(g->verified,
+				      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:I,s:I,s:i}", "task",
+						s->t[i]->name, "tier", s->t[i]->tier, "prompt", p,
+						"completion", text, "code", code, "hash", h,
+						"score", gr.score, "sample",
+						json_integer_value(json_object_get(o, "sample")),
+						"tokens_out", tout, "round", g->round));
 		free(p);
 	}
 	round_grade_free(&gr);
@@ -202,9 +202,8 @@ int trainee_write_sft(const char *path, const json_t *examples, struct ka_err *e
 int trainee_train(struct trainee *t, const char *key, const char *base, const char *sft,
 		  json_t *hyper, int64_t seed, const char *out, json_t **result, struct ka_err *e)
 {
-	json_t *m = json_pack("{s:s,s:s,s:s,s:O,s:I,s:s}", "op", "train", "base", base,
-			      "examples", sft, "hyper", hyper, "seed", (json_int_t)seed, "out",
-			      out);
+	json_t *m = json_pack("{s:s,s:s,s:s,s:O,s:I,s:s}", "op", "train", "base", base, "examples",
+			      sft, "hyper", hyper, "seed", (json_int_t)seed, "out", out);
 	const char *ins[] = {sft, NULL}, *outs[] = {out, NULL};
 	int ran = 0;
 	*result = NULL;

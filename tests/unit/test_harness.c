@@ -31,9 +31,9 @@ static json_t *make_ctx(void)
 		snprintf(h, sizeof h, "%016llx",
 			 (unsigned long long)util_hash64(codes[i], strlen(codes[i]), 1));
 		json_array_append_new(pool, json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:f}", "id", i + 1,
-						      "task", tasks[i], "code", codes[i], "hash",
-						      h, "prompt", "task: x\n", "completion",
-						      comp, "score", 0.5 + 0.01 * i));
+						      "task", tasks[i], "code", codes[i], "hash", h,
+						      "prompt", "task: x\n", "completion", comp,
+						      "score", 0.5 + 0.01 * i));
 		free(comp);
 	}
 	struct harness_hyper d = {1e-4, 2, 16, 8, 5, 0};
@@ -44,11 +44,12 @@ static json_t *make_ctx(void)
 static int run(const char *lua, struct harness_result *out)
 {
 	json_t *ctx = make_ctx();
-	struct harness_input in = {.ctx = ctx,
-				   .defaults = {1e-4, 2, 16, 8, 5, 0},
-				   .lang = "opencl",
-				   .box = {.instructions = 5000000, .memory = 16u << 20, .wall_s = 5},
-				   .seed = 1};
+	struct harness_input in = {
+		.ctx = ctx,
+		.defaults = {1e-4, 2, 16, 8, 5, 0},
+		.lang = "opencl",
+		.box = {.instructions = 5000000, .memory = 16u << 20, .wall_s = 5},
+		.seed = 1};
 	harness_bounds_default(&in.bounds, 5);
 	int rc = harness_run(lua, &in, out);
 	json_decref(ctx);
@@ -79,9 +80,9 @@ static void test_default_harness(void)
 	CHECK_EQ_INT(r.n_selected, 5);
 	CHECK_EQ_INT(r.n_distinct, 2);
 	CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(r.examples, 4), "id")), 5);
-	CHECK(strstr(json_string_value(json_object_get(json_array_get(r.examples, 0),
-						       "completion")),
-		     "Here it is."));
+	CHECK(strstr(
+		json_string_value(json_object_get(json_array_get(r.examples, 0), "completion")),
+		"Here it is."));
 	CHECK_NEAR(r.hyper.lr, 1e-4, 1e-12);
 	CHECK_EQ_INT(r.hyper.as_given, 0);
 	CHECK(strstr(r.log, "[ka.log] round 1: 5 of 6 pool entries"));
@@ -191,9 +192,9 @@ static void test_completions(void)
 			    "'```\\n'}}} end",
 			    "more than one fenced block"));
 	CHECK(rejected_with("function harness(c) return {examples = {{id = 1, completion = "
-			    "string.rep('x', 5000) .. '\\n```opencl\\n' .. c.pool[1].code .. "
+			    "string.rep('x', 2000) .. '\\n```opencl\\n' .. c.pool[1].code .. "
 			    "'```\\n'}}} end",
-			    "bytes beyond its kernel (at most 4096)"));
+			    "bytes beyond its kernel (at most 1024)"));
 	/* reformatted with the same kernel, a new prompt, a weight and a curriculum */
 	struct harness_result r;
 	CHECK(run("function harness(c) return {order = 'as_given', hyper = {lr = 1e-3}, "
@@ -207,9 +208,9 @@ static void test_completions(void)
 	CHECK_EQ_INT(r.hyper.epochs, 2);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(r.examples, 1), "prompt")),
 		  "P: t1");
-	CHECK(!strncmp(json_string_value(json_object_get(json_array_get(r.examples, 0),
-							 "completion")),
-		       "Kernel:", 7));
+	CHECK(!strncmp(
+		json_string_value(json_object_get(json_array_get(r.examples, 0), "completion")),
+		"Kernel:", 7));
 	harness_result_free(&r);
 	/* a metatable on the output is not consulted (raw reads only) */
 	CHECK(run("function harness(c) return setmetatable({}, {__index = function() "

@@ -1,7 +1,8 @@
 /* test_linediff.c: the unified line diff (src/linediff.h): equal texts give
  * nothing; a changed line, an insertion at the start and a deletion at the
  * end give the hunks `diff -u` prints, with three lines of context; far
- * apart changes make two hunks (each as GNU diff -u prints it); a missing final newline is not a change. */
+ * apart changes make two hunks (each as GNU diff -u prints it); a missing final newline is not a
+ * change. */
 #include <stdlib.h>
 #include <string.h>
 
