@@ -407,14 +407,19 @@ def fsolver(st, prompt):
     return solution_of(st, prompt) or WRONG
 
 
-def proposer(st, prompt):
-    m = PROPOSAL_RE.search(prompt)
-    d = st.frontier_fixtures
-    files = sorted(f for f in os.listdir(d) if f.endswith(".md")) if d else []
+def nth_fixture(d, ext, m):
+    """The text of the m.group(1)-th file (1-based, sorted, cycling) of d
+    ending in ext, or None when there is no match or no such file."""
+    files = sorted(f for f in os.listdir(d) if f.endswith(ext)) if d else []
     if not m or not files:
-        return "I have no proposal."
+        return None
     with open(os.path.join(d, files[(int(m.group(1)) - 1) % len(files)])) as f:
         return f.read()
+
+
+def proposer(st, prompt):
+    text = nth_fixture(st.frontier_fixtures, ".md", PROPOSAL_RE.search(prompt))
+    return text if text is not None else "I have no proposal."
 
 
 PERSONAS.update({"fsolver": fsolver, "proposer": proposer})
@@ -425,13 +430,9 @@ HARNESS_EDIT_RE = re.compile(r"# Harness edit request \(round (\d+)\)")
 
 
 def hresearcher(st, prompt):
-    m = HARNESS_EDIT_RE.search(prompt)
-    d = st.harness_fixtures
-    files = sorted(f for f in os.listdir(d) if f.endswith(".lua")) if d else []
-    if not m or not files:
+    body = nth_fixture(st.harness_fixtures, ".lua", HARNESS_EDIT_RE.search(prompt))
+    if body is None:
         return "I have no edit."
-    with open(os.path.join(d, files[(int(m.group(1)) - 1) % len(files)])) as f:
-        body = f.read()
     return "Here is the new harness.\n=== file: harness.lua ===\n" + body + "=== end ===\n"
 
 

@@ -126,26 +126,6 @@ static struct run_ctx *ctx_of(lua_State *L)
 	return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-static int ka_log(lua_State *L)
-{
-	struct run_ctx *c = ctx_of(L);
-	int n = lua_gettop(L);
-	luaL_Buffer lb;
-	luaL_buffinit(L, &lb);
-	luaL_addstring(&lb, "[ka.log] ");
-	for (int i = 1; i <= n; i++) {
-		if (i > 1)
-			luaL_addchar(&lb, ' ');
-		luaL_tolstring(L, i, NULL);
-		luaL_addvalue(&lb);
-	}
-	luaL_pushresult(&lb);
-	size_t len;
-	const char *s = lua_tolstring(L, -1, &len);
-	luabox_log_line(c->box, s, len);
-	return 0;
-}
-
 static int ka_hash(lua_State *L)
 {
 	size_t len;
@@ -171,14 +151,9 @@ static int ka_extract(lua_State *L)
 static void setup_box(struct luabox *b, struct run_ctx *c, uint64_t seed)
 {
 	static const luaL_Reg fns[] = {
-		{"log", ka_log}, {"hash", ka_hash}, {"extract", ka_extract}, {NULL, NULL}};
+		{"log", luabox_lua_log}, {"hash", ka_hash}, {"extract", ka_extract}, {NULL, NULL}};
 	luabox_register(b, "ka", fns, c);
-	lua_State *L = luabox_state(b);
-	lua_getglobal(L, "math");
-	lua_getfield(L, -1, "randomseed");
-	lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffull));
-	lua_call(L, 1, 0);
-	lua_pop(L, 1);
+	luabox_seed_random(b, seed);
 }
 
 /* ---- reading the output --------------------------------------------------------- */
@@ -564,27 +539,7 @@ int harness_validate(const char *lua, const struct luabox_limits *lim, char *why
 		snprintf(why, cap, "harness.lua is over %zu bytes", HARNESS_FILE_MAX);
 		return -1;
 	}
-	struct luabox *b = luabox_new(lim, 4096);
-	if (!b) {
-		snprintf(why, cap, "cannot create the Lua box");
-		return -1;
-	}
-	char w[400] = "";
-	int rc = 0;
-	if (luabox_run(b, lua, strlen(lua), "=harness.lua", w, sizeof w) != LUABOX_OK) {
-		snprintf(why, cap, "harness.lua: %s", w);
-		rc = -1;
-	} else {
-		lua_State *L = luabox_state(b);
-		lua_getglobal(L, "harness");
-		if (!lua_isfunction(L, -1)) {
-			snprintf(why, cap, "harness.lua defines no function harness(ctx)");
-			rc = -1;
-		}
-		lua_pop(L, 1);
-	}
-	luabox_free(b);
-	return rc;
+	return luabox_check_script(lim, lua, "harness.lua", "harness", "harness(ctx)", why, cap);
 }
 
 int harness_parse_edit(const char *reply, char **lua, char *why, size_t cap)

@@ -20,7 +20,8 @@
  * time falls back to the one before it, down to round 0's; when none works
  * the arm trains on nothing that round. Every engine call, the researcher's
  * reply, the edit decision and each harness run are journaled: the same
- * command continues a killed run. */
+ * command continues a killed run. The researcher's side (the evidence, the
+ * edit request and its decision) is harness_edit.c. */
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -29,19 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
 #include "linediff.h"
 #include "metrics.h"
-#include "procedure.h"
 #include "prompt.h"
 #include "scorecard.h"
-#include "track.h"
-#include "trainee.h"
+#include "track_harness.h"
 
-#define IMP 0
-#define FRZ 1
-#define EVIDENCE_DIFF_MAX 3000
-static const char *const arms[2] = {"improved", "frozen"};
+#define IMP TH_IMP
+#define FRZ TH_FRZ
+const char *const th_arms[2] = {"improved", "frozen"};
 
 static const char HARNESS_VERDICT_RULE[] =
 	"The key difference D is the task-level paired difference of held-out mean C, "
@@ -71,38 +68,7 @@ void harness_opts_default(struct harness_opts *o)
 	o->engine_timeout_s = 86400;
 }
 
-/* One arm's round. */
-struct arm_round {
-	double *c, *ok, *tc, *tok; /* per held-out task / per train task */
-	int *solved;
-	int n_examples, n_selected, n_distinct, n_pool;
-	double diversity; /* -1: none */
-	double loss;	  /* NAN: not trained */
-	int version;	  /* harness version used (round number), -1 none */
-	char status[12];  /* ok, fallback, failed */
-	char reason[512];
-	json_t *hyper; /* with "order" */
-	struct round_budget used;
-};
-
-struct htrack {
-	const struct harness_opts *o;
-	struct procrun r;
-	struct trainee tr;
-	char *edit_tmpl, *dir_h;
-	char **hv; /* [R + 1]: the improved arm's harness of round r (hv[0]: round 0's) */
-	int R, nh, nt;
-	struct arm_round *ar[2];    /* [R + 1] */
-	json_t *pool[2];	    /* verified train kernels per arm, ids 1.. */
-	json_t *edits;		    /* [R]: the edit outcome of round r at r - 1 */
-	struct round_budget *spend; /* the researcher's, per round */
-	struct harness_bounds bounds;
-	struct harness_hyper defaults;
-	struct luabox_limits box;
-};
-
-static void say(const struct htrack *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct htrack *t, const char *fmt, ...)
+void th_say(const struct htrack *t, const char *fmt, ...)
 {
 	if (t->o->p.quiet)
 		return;
@@ -130,7 +96,7 @@ static void pool_add(json_t *pool, const json_t *ver)
 }
 
 /* Count of pool entries of task (all, and distinct kernels). */
-static void pool_count(const json_t *pool, const char *task, int *n, int *distinct)
+void th_pool_count(const json_t *pool, const char *task, int *n, int *distinct)
 {
 	json_t *seen = json_object();
 	size_t i;
@@ -152,7 +118,7 @@ static json_t *num_or_null(double x)
 	return isnan(x) || x < 0 ? json_null() : json_real(x);
 }
 
-static double mean(const double *x, int n)
+double th_mean(const double *x, int n)
 {
 	double s = 0;
 	for (int i = 0; i < n; i++)
@@ -171,7 +137,7 @@ static json_t *history_json(const struct htrack *t, int a, int r)
 				     "harness", x->version, "status", x->status, "n_examples",
 				     x->n_examples, "n_distinct", x->n_distinct, "final_loss",
 				     num_or_null(x->loss), "diversity", num_or_null(x->diversity),
-				     "train_ok", mean(x->tok, t->nt), "hyper", x->hyper));
+				     "train_ok", th_mean(x->tok, t->nt), "hyper", x->hyper));
 	}
 	return h;
 }
@@ -184,7 +150,7 @@ static json_t *tasks_json(const struct htrack *t, int a, int r)
 	for (int i = 0; i < t->nt; i++) {
 		const struct ka_task *k = t->r.train.t[i];
 		int n, d;
-		pool_count(t->pool[a], k->name, &n, &d);
+		th_pool_count(t->pool[a], k->name, &n, &d);
 		char *p = trainee_prompt(&t->tr, &t->r.train, i);
 		json_array_append_new(
 			arr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name", k->name, "tier",
@@ -207,7 +173,7 @@ static json_t *build_ctx(const struct htrack *t, int a, int r)
 	return ctx;
 }
 
-static void input_of(const struct htrack *t, const json_t *ctx, int r, struct harness_input *in)
+void th_input_of(const struct htrack *t, const json_t *ctx, int r, struct harness_input *in)
 {
 	memset(in, 0, sizeof *in);
 	in->ctx = ctx;
@@ -220,28 +186,27 @@ static void input_of(const struct htrack *t, const json_t *ctx, int r, struct ha
 
 /* ---- the harness files --------------------------------------------------------- */
 
-static void write_text(const struct htrack *t, const char *name, const char *text)
+void th_write_text(const struct htrack *t, const char *name, const char *text)
 {
 	struct ka_err e;
 	char *path = xasprintf("%s/%s", t->dir_h, name);
 	if (util_write_file(path, text, strlen(text), &e))
-		say(t, "%s", e.msg);
+		th_say(t, "%s", e.msg);
 	free(path);
 }
 
-/* OUT/harness/round-r.lua and, for r > 0, round-r.diff against round r - 1. */
-static void save_version(struct htrack *t, int r, int *added, int *removed)
+void th_save_version(struct htrack *t, int r, int *added, int *removed)
 {
 	char name[64], prev[64];
 	snprintf(name, sizeof name, "round-%d.lua", r);
-	write_text(t, name, t->hv[r]);
+	th_write_text(t, name, t->hv[r]);
 	*added = *removed = 0;
 	if (r == 0)
 		return;
 	snprintf(prev, sizeof prev, "round-%d.lua", r - 1);
 	char *d = linediff_unified(t->hv[r - 1], t->hv[r], prev, name, added, removed);
 	snprintf(name, sizeof name, "round-%d.diff", r);
-	write_text(t, name, d);
+	th_write_text(t, name, d);
 	free(d);
 }
 
@@ -250,11 +215,11 @@ static void write_log(const struct htrack *t, int a, int r, int version,
 		      const struct harness_result *hr)
 {
 	char *dir = xasprintf("%s/logs", t->o->p.out);
-	char *path = xasprintf("%s/r%d_%s_harness-round-%d.log", dir, r, arms[a], version);
+	char *path = xasprintf("%s/r%d_%s_harness-round-%d.log", dir, r, th_arms[a], version);
 	struct util_buf b = {0};
 	struct ka_err e;
-	util_buf_printf(&b, "harness round-%d on %s's pool at round %d: %s%s%s\n", version, arms[a],
-			r, hr->why[0] ? "rejected: " : "ok", hr->why, "");
+	util_buf_printf(&b, "harness round-%d on %s's pool at round %d: %s%s%s\n", version,
+			th_arms[a], r, hr->why[0] ? "rejected: " : "ok", hr->why, "");
 	util_buf_puts(&b, hr->log ? hr->log : "");
 	if (!util_mkdirs(dir, &e))
 		util_write_file(path, b.s ? b.s : "", b.len, &e);
@@ -270,7 +235,7 @@ static int run_version(struct htrack *t, int a, int r, int v, const json_t *ctx,
 		       struct harness_result *hr)
 {
 	struct harness_input in;
-	input_of(t, ctx, r, &in);
+	th_input_of(t, ctx, r, &in);
 	int rc = harness_run(t->hv[v], &in, hr);
 	write_log(t, a, r, v, hr);
 	return rc;
@@ -320,7 +285,7 @@ static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_
 {
 	struct arm_round *x = &t->ar[a][r];
 	char key[ROUND_KEY_MAX];
-	round_key(key, sizeof key, r, arms[a], "harness", NULL);
+	round_key(key, sizeof key, r, th_arms[a], "harness", NULL);
 	struct ka_err e;
 	json_t *done = NULL;
 	int have = round_unit_get(t->r.d.j, key, &done, &e);
@@ -355,7 +320,7 @@ static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_
 	x->hyper = harness_hyper_json(&hr.hyper);
 	json_object_set_new(x->hyper, "order",
 			    json_string(hr.hyper.as_given ? "as_given" : "shuffle"));
-	char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, arms[a]);
+	char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, th_arms[a]);
 	char h[17];
 	int rc = trainee_write_sft(sft, hr.examples, &e);
 	if (!rc)
@@ -393,8 +358,7 @@ bad:
 	return -1;
 }
 
-/* "round-N" for a harness version, "no harness" for -1, into buf. */
-static const char *vname(int v, char *buf, size_t cap)
+const char *th_vname(int v, char *buf, size_t cap)
 {
 	if (v < 0)
 		snprintf(buf, cap, "no harness");
@@ -430,9 +394,9 @@ static int train_and_sample(struct htrack *t, int a, int r, const json_t *exampl
 	int rc = 0;
 	x->loss = NAN;
 	if (json_array_size(examples)) {
-		round_key(key, sizeof key, r, arms[a], "train", NULL);
-		char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, arms[a]);
-		model = xasprintf("%s/%s/r%d", t->tr.dir_models, arms[a], r);
+		round_key(key, sizeof key, r, th_arms[a], "train", NULL);
+		char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, th_arms[a]);
+		model = xasprintf("%s/%s/r%d", t->tr.dir_models, th_arms[a], r);
 		json_t *hyper = train_hyper(t, x), *res = NULL;
 		rc = trainee_train(&t->tr, key, o->trainee, sft, hyper, o->p.seed + 7919 * r, model,
 				   &res, &e);
@@ -443,12 +407,13 @@ static int train_and_sample(struct htrack *t, int a, int r, const json_t *exampl
 		json_decref(res);
 		free(sft);
 	} else {
-		say(t, "r%d/%s: no example to train on; the arm samples the base", r, arms[a]);
+		th_say(t, "r%d/%s: no example to train on; the arm samples the base", r,
+		       th_arms[a]);
 		model = xstrdup(o->trainee);
 	}
 	json_t *ver = json_array();
 	struct trainee_graded g = {x->c, x->ok, x->tc, x->tok, x->solved, ver, r, {0, 0, 0}};
-	round_key(key, sizeof key, r, arms[a], "sample", NULL);
+	round_key(key, sizeof key, r, th_arms[a], "sample", NULL);
 	if (!rc)
 		rc = trainee_sample(&t->tr, key, model, 1, 1, o->p.seed + 1000 * r, &g, &e);
 	if (rc)
@@ -459,246 +424,6 @@ static int train_and_sample(struct htrack *t, int a, int r, const json_t *exampl
 	json_decref(ver);
 	free(model);
 	return rc ? -1 : 0;
-}
-
-/* ---- the researcher's evidence and edit ------------------------------------------ */
-
-static void evidence_tasks(struct util_buf *b, const struct htrack *t, int r)
-{
-	const struct arm_round *x = &t->ar[IMP][r - 1];
-	util_buf_printf(b, "\nPer train task, the %s model's %d samples at round %d:\n",
-			r == 1 ? "base" : "trained", t->o->k, r - 1);
-	for (int i = 0; i < t->nt; i++) {
-		int n, d;
-		pool_count(t->pool[IMP], t->r.train.t[i]->name, &n, &d);
-		util_buf_printf(b,
-				"- %s: %.0f of %d verified, mean score %.2f; in the pool now: %d "
-				"kernels, %d distinct\n",
-				t->r.train.t[i]->name, x->tok[i] * t->o->k, t->o->k, x->tc[i], n,
-				d);
-	}
-}
-
-static void evidence_history(struct util_buf *b, const struct htrack *t, int r)
-{
-	if (r < 2)
-		return;
-	util_buf_puts(b, "\nHistory (train split; improved is your harness, frozen keeps "
-			 "round 0's):\n| round | arm | harness | status | examples | distinct "
-			 "| final loss | SFT diversity | train verified |\n|---|---|---|---|---|"
-			 "---|---|---|---|\n");
-	for (int k = 1; k < r; k++)
-		for (int a = 0; a < 2; a++) {
-			const struct arm_round *x = &t->ar[a][k];
-			char vn[32];
-			util_buf_printf(b, "| %d | %s | %s | %s | %d | %d | ", k, arms[a],
-					vname(x->version, vn, sizeof vn), x->status, x->n_examples,
-					x->n_distinct);
-			util_buf_printf(b, isnan(x->loss) ? "- | " : "%.4f | ", x->loss);
-			util_buf_printf(b, x->diversity < 0 ? "- | " : "%.3f | ", x->diversity);
-			util_buf_printf(b, "%.2f |\n", mean(x->tok, t->nt));
-		}
-}
-
-static void evidence_last_edit(struct util_buf *b, const struct htrack *t, int r)
-{
-	if (r < 2)
-		return;
-	const json_t *ed = json_array_get(t->edits, (size_t)r - 2);
-	const struct arm_round *x = &t->ar[IMP][r - 1];
-	util_buf_printf(b, "\nYour last edit (before round %d) was %s", r - 1,
-			json_is_true(json_object_get(ed, "accepted")) ? "accepted" : "rejected");
-	if (!json_is_true(json_object_get(ed, "accepted")))
-		util_buf_printf(b, ": %s", json_string_value(json_object_get(ed, "reason")));
-	char vn[32];
-	util_buf_printf(b, ". Round %d trained with %s's harness (%s%s%s).\n", r - 1,
-			vname(x->version, vn, sizeof vn), x->status, x->reason[0] ? ": " : "",
-			x->reason);
-	char *d = linediff_unified(t->hv[r - 2], t->hv[r - 1], "before", "after", NULL, NULL);
-	if (*d)
-		util_buf_printf(b, "What it changed:\n```diff\n%.*s%s```\n", EVIDENCE_DIFF_MAX, d,
-				strlen(d) > EVIDENCE_DIFF_MAX ? "\n[diff truncated]\n" : "");
-	free(d);
-}
-
-static void evidence_current(struct util_buf *b, const struct htrack *t, int r,
-			     const struct harness_result *cur)
-{
-	int n, d;
-	pool_count(t->pool[IMP], NULL, &n, &d);
-	util_buf_printf(b, "\nThe pool for round %d: %d verified train kernels, %d distinct.\n", r,
-			n, d);
-	if (cur->why[0]) {
-		util_buf_printf(b, "The current harness fails on this pool: %s\n", cur->why);
-		return;
-	}
-	util_buf_printf(b,
-			"The current harness on this pool: %d examples (%d selected, %d "
-			"distinct), lr %g, epochs %d, lora_r %d, batch %d, max_examples %d, "
-			"order %s.\n",
-			(int)json_array_size(cur->examples), cur->n_selected, cur->n_distinct,
-			cur->hyper.lr, cur->hyper.epochs, cur->hyper.lora_r, cur->hyper.batch,
-			cur->hyper.max_examples, cur->hyper.as_given ? "as_given" : "shuffle");
-}
-
-/* The evidence before round r (train split only; never a held-out result). */
-static char *evidence(const struct htrack *t, int r, const struct harness_result *cur)
-{
-	struct util_buf b = {0};
-	const struct arm_round *x = &t->ar[IMP][r - 1];
-	char vn[32];
-	if (r == 1)
-		util_buf_puts(&b, "Round 0: the base trainee, untrained, sampled the train "
-				  "tasks; its verified kernels are the pool.\n");
-	else {
-		util_buf_printf(&b,
-				"Round %d: the improved arm trained on %d examples (%d distinct "
-				"kernels) chosen by %s's harness",
-				r - 1, x->n_examples, x->n_distinct,
-				vname(x->version, vn, sizeof vn));
-		util_buf_printf(&b, isnan(x->loss) ? "; not trained.\n" : "; final loss %.4f.\n",
-				x->loss);
-	}
-	evidence_tasks(&b, t, r);
-	evidence_history(&b, t, r);
-	evidence_last_edit(&b, t, r);
-	evidence_current(&b, t, r, cur);
-	char *s = util_buf_take(&b);
-	return s ? s : xstrdup("");
-}
-
-static char *edit_prompt(const struct htrack *t, int r, const char *ev)
-{
-	char rs[16], budget[16];
-	snprintf(rs, sizeof rs, "%d", r);
-	snprintf(budget, sizeof budget, "%d", t->o->max_examples);
-	json_t *bj = harness_bounds_json(&t->bounds), *dj = harness_hyper_json(&t->defaults);
-	char *bs = json_dumps(bj, JSON_COMPACT), *ds = json_dumps(dj, JSON_COMPACT);
-	const char *keys[] = {"round", "harness", "evidence", "bounds", "defaults", "data_budget"};
-	const char *v[] = {rs, t->hv[r - 1], ev, bs, ds, budget};
-	char *s = procedure_subst(t->edit_tmpl, keys, v, 6);
-	free(bs);
-	free(ds);
-	json_decref(bj);
-	json_decref(dj);
-	return s;
-}
-
-/* The decision on reply (a new one: journaled is NULL) for round r:
- * accepted (0, *next the new harness) or rejected with why. */
-static int judge_edit(struct htrack *t, int r, const char *reply, const json_t *ctx, char **next,
-		      char *why, size_t cap)
-{
-	*next = NULL;
-	if (harness_parse_edit(reply, next, why, cap))
-		return -1;
-	char name[64];
-	snprintf(name, sizeof name, "round-%d.proposed.lua", r);
-	write_text(t, name, *next);
-	if (harness_validate(*next, &t->box, why, cap))
-		goto bad;
-	struct harness_input in;
-	input_of(t, ctx, r, &in);
-	struct harness_result hr;
-	int rc = harness_run(*next, &in, &hr);
-	if (rc)
-		snprintf(why, cap, "dry run on round %d's pool: %s", r, hr.why);
-	harness_result_free(&hr);
-	if (rc)
-		goto bad;
-	return 0;
-bad:
-	free(*next);
-	*next = NULL;
-	return -1;
-}
-
-/* The researcher's reply of round r (journaled: a resumed run sends
- * nothing again). 0 with rep (check rep->ok), -1 reported. */
-static int ask_researcher(struct htrack *t, int r, const char *key, const char *ev,
-			  struct journal_reply *rep)
-{
-	struct ka_err e;
-	char *prompt = edit_prompt(t, r, ev);
-	char name[64];
-	snprintf(name, sizeof name, "round-%d.edit-prompt.md", r);
-	write_text(t, name, prompt);
-	int sent = 0;
-	int rc = round_generate(t->r.d.j, t->r.m, key, r * 1000, prompt, NULL, rep, &sent, &e);
-	free(prompt);
-	if (rc) {
-		procrun_fail(&t->r, "%s: %s", key, e.msg);
-		return -1;
-	}
-	t->r.sent += sent;
-	t->spend[r].requests++;
-	t->spend[r].tokens += rep->in_tokens + rep->out_tokens;
-	if (!rep->ok) {
-		procrun_fail(&t->r,
-			     "%s: request failed: %s; run the same command again to continue", key,
-			     rep->error ? rep->error : "?");
-		return -1;
-	}
-	snprintf(name, sizeof name, "round-%d.edit-reply.md", r);
-	write_text(t, name, rep->text ? rep->text : "");
-	return 0;
-}
-
-/* The edit before round r: hv[r] is the researcher's new harness when it is
- * accepted, else hv[r - 1]; the outcome joins t->edits. 0 or -1 reported. */
-static int do_edit(struct htrack *t, int r, const json_t *ctx, const char *ev)
-{
-	char key[ROUND_KEY_MAX];
-	round_key(key, sizeof key, r, "improved", "edit", NULL);
-	struct ka_err e;
-	json_t *done = NULL;
-	if (round_unit_get(t->r.d.j, key, &done, &e) < 0) {
-		procrun_fail(&t->r, "%s", e.msg);
-		return -1;
-	}
-	struct journal_reply rep;
-	if (ask_researcher(t, r, key, ev, &rep)) {
-		journal_reply_free(&rep);
-		json_decref(done);
-		return -1;
-	}
-	char why[600] = "", *next = NULL;
-	int accepted;
-	if (done) {
-		/* a journaled decision stands: the accepted reply is applied
-		 * again, nothing is re-judged */
-		accepted = json_is_true(json_object_get(done, "accepted"));
-		snprintf(why, sizeof why, "%s", json_string_value(json_object_get(done, "reason")));
-		if (accepted && harness_parse_edit(rep.text, &next, why, sizeof why)) {
-			procrun_fail(&t->r, "%s: the journaled edit no longer parses: %s", key,
-				     why);
-			journal_reply_free(&rep);
-			json_decref(done);
-			return -1;
-		}
-	} else {
-		accepted = judge_edit(t, r, rep.text ? rep.text : "", ctx, &next, why,
-				      sizeof why) == 0;
-	}
-	journal_reply_free(&rep);
-	t->hv[r] = accepted ? next : xstrdup(t->hv[r - 1]);
-	int added, removed, rc = 0;
-	save_version(t, r, &added, &removed);
-	json_t *oc = json_pack("{s:b,s:s,s:i,s:i}", "accepted", accepted, "reason",
-			       accepted ? "accepted" : why, "lines_added", added, "lines_removed",
-			       removed);
-	if (!done && round_unit_put(t->r.d.j, key, oc, &e)) {
-		procrun_fail(&t->r, "%s", e.msg);
-		rc = -1;
-	}
-	json_array_append_new(t->edits, oc);
-	if (accepted)
-		say(t, "round %d: edit accepted (+%d -%d lines)", r, added, removed);
-	else
-		say(t, "round %d: edit rejected: %s; round %d keeps round-%d's harness", r, why, r,
-		    r - 1);
-	json_decref(done);
-	return rc;
 }
 
 /* ---- the rounds -------------------------------------------------------------------- */
@@ -752,14 +477,7 @@ static int round0(struct htrack *t)
 static int round_improved(struct htrack *t, int r)
 {
 	json_t *ctx = build_ctx(t, IMP, r);
-	struct harness_input in;
-	input_of(t, ctx, r, &in);
-	struct harness_result cur;
-	harness_run(t->hv[r - 1], &in, &cur);
-	char *ev = evidence(t, r, &cur);
-	harness_result_free(&cur);
-	int rc = do_edit(t, r, ctx, ev);
-	free(ev);
+	int rc = th_edit(t, r, ctx);
 	json_t *ex = NULL;
 	t->ar[IMP][r].n_pool = (int)json_array_size(t->pool[IMP]);
 	if (!rc)
@@ -786,16 +504,16 @@ static int round_frozen(struct htrack *t, int r)
 static int run_rounds(struct htrack *t)
 {
 	int added, removed;
-	save_version(t, 0, &added, &removed);
+	th_save_version(t, 0, &added, &removed);
 	if (round0(t))
 		return -1;
-	say(t, "round 0: C0 %.3f on %d held-out tasks; %d verified train kernels",
-	    mean(t->ar[IMP][0].c, t->nh), t->nh, t->ar[IMP][0].n_pool);
+	th_say(t, "round 0: C0 %.3f on %d held-out tasks; %d verified train kernels",
+	       th_mean(t->ar[IMP][0].c, t->nh), t->nh, t->ar[IMP][0].n_pool);
 	for (int r = 1; r <= t->R; r++) {
 		if (round_improved(t, r) || round_frozen(t, r))
 			return -1;
-		say(t, "round %d: C improved %.3f, C frozen %.3f", r, mean(t->ar[IMP][r].c, t->nh),
-		    mean(t->ar[FRZ][r].c, t->nh));
+		th_say(t, "round %d: C improved %.3f, C frozen %.3f", r,
+		       th_mean(t->ar[IMP][r].c, t->nh), th_mean(t->ar[FRZ][r].c, t->nh));
 	}
 	return 0;
 }
@@ -821,7 +539,7 @@ static json_t *row_json(const struct htrack *t, int a, int r, const struct metri
 		harness_hash(t->hv[x->version], h);
 	json_t *row = json_pack(
 		"{s:i,s:s,s:o,s:o,s:o,s:i,s:i,s:i,s:i,s:o,s:s,s:i,s:s,s:o}", "round", r, "arm",
-		arms[a], "c", scorecard_figure_json(c), "correct", scorecard_figure_json(ok),
+		th_arms[a], "c", scorecard_figure_json(c), "correct", scorecard_figure_json(ok),
 		"diversity", num_or_null(x->diversity), "n_examples", x->n_examples, "n_selected",
 		x->n_selected, "n_distinct", x->n_distinct, "n_pool", x->n_pool, "train_loss",
 		num_or_null(x->loss), "harness", h[0] ? h : "none", "harness_version", x->version,
@@ -830,7 +548,7 @@ static json_t *row_json(const struct htrack *t, int a, int r, const struct metri
 		json_object_set_new(row, "harness_reason", json_string(x->reason));
 	if (x->hyper)
 		json_object_set(row, "hyper", x->hyper);
-	json_object_set_new(row, "train_verified", json_real(mean(x->tok, t->nt)));
+	json_object_set_new(row, "train_verified", json_real(th_mean(x->tok, t->nt)));
 	return row;
 }
 
@@ -990,7 +708,7 @@ static int ht_prepare(struct htrack *t, const struct harness_opts *o)
 	if (rc)
 		return -1;
 	struct round_budget allow[2] = {allowance(t), allowance(t)};
-	if (round_budgets_equal(allow, arms, 2, &e)) {
+	if (round_budgets_equal(allow, th_arms, 2, &e)) {
 		procrun_fail(&t->r, "%s", e.msg);
 		return -1;
 	}
@@ -1068,8 +786,8 @@ int track_harness_run(const struct harness_opts *o)
 	}
 	t.edits = json_array();
 	t.spend = xcalloc((size_t)t.R + 1, sizeof *t.spend);
-	say(&t, "harness track in %s: %d train, %d held-out tasks, %d rounds", o->p.out, t.nt, t.nh,
-	    t.R);
+	th_say(&t, "harness track in %s: %d train, %d held-out tasks, %d rounds", o->p.out, t.nt,
+	       t.nh, t.R);
 	if (run_rounds(&t))
 		goto out;
 	json_t *sc = build_scorecard(&t);

@@ -27,6 +27,7 @@
 #include "prompt.h"
 #include "scorecard.h"
 #include "track.h"
+#include "trainee.h"
 
 #define N_ARMS 3
 #define SELF 0
@@ -249,61 +250,6 @@ static json_t *capped(const struct rtrack *t, const json_t *ex)
 	return out;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Share of distinct byte 4-grams among all 4-grams of the completions. */
-static double diversity(const json_t *ex)
-{
-	size_t n = 0, cap = 0, i;
-	uint64_t *h = NULL;
-	json_t *x;
-	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
-		const char *s = json_string_value(json_object_get(x, "completion"));
-		size_t len = s ? strlen(s) : 0;
-		for (size_t k = 0; k + 4 <= len; k++) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 4096;
-				h = xrealloc(h, cap * sizeof *h);
-			}
-			h[n++] = util_hash64(s + k, 4, 7);
-		}
-	}
-	if (!n)
-		return -1;
-	size_t d = 0;
-	qsort(h, n, sizeof *h, cmp_u64);
-	for (size_t a = 0; a < n; a++)
-		if (!a || h[a] != h[a - 1])
-			d++;
-	free(h);
-	return (double)d / (double)n;
-}
-
-/* Write examples as the SFT JSONL at path. */
-static int write_examples(const char *path, const json_t *ex, struct ka_err *e)
-{
-	struct util_buf b;
-	memset(&b, 0, sizeof b);
-	size_t i;
-	json_t *x;
-	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
-		json_t *one = json_pack("{s:O,s:O}", "prompt", json_object_get(x, "prompt"),
-					"completion", json_object_get(x, "completion"));
-		char *s = json_dumps(one, JSON_COMPACT);
-		util_buf_add(&b, s, strlen(s));
-		util_buf_add(&b, "\n", 1);
-		free(s);
-		json_decref(one);
-	}
-	int rc = util_write_file(path, b.s ? b.s : "", b.len, e);
-	util_buf_free(&b);
-	return rc;
-}
-
 /* Train arm on examples ex from base (or from the arm's previous model) as
  * unit r<round>/<arm>/train; *model is the new model folder (caller frees),
  * or from itself when ex is empty (no call). */
@@ -328,7 +274,7 @@ static int train(struct rtrack *t, int round, int arm, const json_t *ex, const c
 		rc = 0;
 		goto out;
 	}
-	if (write_examples(exp, ex, e))
+	if (trainee_write_sft(exp, ex, e))
 		goto out;
 	m = json_pack("{s:s,s:s,s:s,s:{s:s,s:i,s:f,s:i},s:I,s:s}", "op", "train", "base", from,
 		      "examples", exp, "hyper", "method", o->finetune, "epochs", o->epochs, "lr",
@@ -433,7 +379,7 @@ static int run_rounds(struct rtrack *t, struct ka_err *e)
 			}
 			json_decref(fresh_ver);
 			ar->n_examples = (int)json_array_size(ex);
-			ar->diversity = diversity(ex);
+			ar->diversity = trainee_diversity(ex);
 			const char *from = o->cont && prev[a] ? prev[a] : base;
 			char *model = NULL;
 			rc = train(t, r, a, ex, from, &model, e);

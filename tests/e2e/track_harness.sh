@@ -49,19 +49,8 @@ jval() { "$PY" -c 'import json, sys; s = json.load(open(sys.argv[1])); print(eva
 calls() { sed -n 's/.*engine calls run by this process: \([0-9]*\).*/\1/p' "$1"; }
 sent() { sed -n 's/.*researcher requests sent: \([0-9]*\).*/\1/p' "$1"; }
 
-BANK=$tmp/bank
-mkdir -p "$BANK/L1"
-for t in row_max row_sum mish softplus; do cp -r bank/public/L1/$t "$BANK/L1/"; done
-cp -r bank/lib "$BANK/lib"
-
-t0=$(date +%s)
-if "$PY" tools/make_tiny_model.py --bank "$BANK" --out "$tmp/tiny" --steps 150 >"$tmp/make.log" 2>&1 &&
-	[ -f "$tmp/tiny/config.json" ]; then
-	pass "make_tiny_model ($(($(date +%s) - t0))s)"
-else
-	fail make_tiny_model "$(tail -3 "$tmp/make.log" | tr '\n' ' ')"
-	exit 0
-fi
+. tests/e2e/lib/tiny_trainee.sh
+tiny_setup
 
 mkfifo "$tmp/ctl"
 "$PY" tools/fakeserver.py --bank "$BANK" --exit-on-stdin-eof <"$tmp/ctl" >"$tmp/port" &
@@ -79,19 +68,7 @@ RUN=("$KA" --track harness --researcher "$R" --trainee "$tmp/tiny" --rounds 2 --
 t0=$(date +%s)
 "${RUN[@]}" >"$tmp/run1.out" 2>&1 &
 kapid=$!
-killed=0
-for _ in $(seq 1 1500); do
-	if [ -f "$OUT/engine/r1_improved_train.manifest.json" ]; then
-		sleep 1
-		if [ ! -f "$OUT/engine/r1_improved_train.result.json" ] && kill -9 "$kapid" 2>/dev/null; then
-			killed=1
-		fi
-		break
-	fi
-	kill -0 "$kapid" 2>/dev/null || break
-	sleep 0.2
-done
-wait "$kapid" 2>/dev/null
+kill_in_call "$kapid" "$OUT" r1_improved_train
 kapid=
 expect "kill -9 inside the r1 improved train call" "$killed" 1
 [ -d "$OUT/models/improved/r1" ] && fail "killed train left no finished output" "models/improved/r1 exists" ||
