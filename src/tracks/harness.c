@@ -347,9 +347,21 @@ static int example_int(lua_State *L, int idx, const char *key, int i, lua_Intege
 	return rc;
 }
 
+/* What the examples read so far add up to. */
+struct tally {
+	int total;    /* examples, weights counted */
+	size_t bytes; /* of their prompts and completions, weights counted */
+	json_t *seen; /* "task/hash" of each distinct kernel */
+};
+
+static size_t text_len(const char *s, const json_t *dflt)
+{
+	return s ? strlen(s) : json_string_length(dflt);
+}
+
 /* The example at idx (the i-th, 1-based) appended weight times to out. */
 static int read_example(lua_State *L, int idx, int i, const struct harness_input *in,
-			const json_t *pool, json_t *seen, int *total, struct harness_result *out)
+			const json_t *pool, struct tally *ty, struct harness_result *out)
 {
 	if (lua_type(L, idx) != LUA_TTABLE)
 		return reject(out, "examples[%d] is a %s, not a table", i, type_of(L, idx));
@@ -368,20 +380,27 @@ static int read_example(lua_State *L, int idx, int i, const struct harness_input
 		return reject(out, "examples[%d].prompt is over %zu bytes", i, HARNESS_PROMPT_MAX);
 	if (c && check_completion(c, clen, x, in->lang, i, out))
 		return -1;
-	*total += (int)w;
-	if (*total > out->hyper.max_examples)
+	ty->total += (int)w;
+	if (ty->total > out->hyper.max_examples)
 		return reject(out, "more than hyper.max_examples = %d examples (weights count)",
 			      out->hyper.max_examples);
+	ty->bytes += (size_t)w * (text_len(p, json_object_get(x, "prompt")) +
+				  text_len(c, json_object_get(x, "completion")));
+	if (ty->bytes > HARNESS_SFT_MAX)
+		return reject(out, "the examples hold more than %zu MiB of text (weights count)",
+			      HARNESS_SFT_MAX >> 20);
 	const char *task = json_string_value(json_object_get(x, "task"));
 	char key[300];
 	snprintf(key, sizeof key, "%s/%s", task ? task : "",
 		 json_string_value(json_object_get(x, "hash")));
-	if (!json_object_get(seen, key)) {
-		json_object_set_new(seen, key, json_true());
-		out->n_distinct++;
-	}
 	json_t *one = json_pack("{s:I,s:s,s:s?,s:s?}", "id", (json_int_t)id, "task",
 				task ? task : "", "prompt", p, "completion", c);
+	if (!one)
+		return reject(out, "examples[%d]: its prompt or completion is not UTF-8 text", i);
+	if (!json_object_get(ty->seen, key)) {
+		json_object_set_new(ty->seen, key, json_true());
+		out->n_distinct++;
+	}
 	if (!p)
 		json_object_set(one, "prompt", json_object_get(x, "prompt"));
 	if (!c)
@@ -405,14 +424,14 @@ static int read_examples(lua_State *L, int idx, const struct harness_input *in,
 		return reject(out, "examples has %llu entries (at most %d)", (unsigned long long)n,
 			      HARNESS_EXAMPLES_MAX);
 	const json_t *pool = json_object_get(in->ctx, "pool");
-	json_t *seen = json_object();
-	int total = 0, rc = 0;
+	struct tally ty = {0, 0, json_object()};
+	int rc = 0;
 	for (lua_Unsigned i = 1; i <= n && !rc; i++) {
 		lua_rawgeti(L, idx, (lua_Integer)i);
-		rc = read_example(L, lua_gettop(L), (int)i, in, pool, seen, &total, out);
+		rc = read_example(L, lua_gettop(L), (int)i, in, pool, &ty, out);
 		lua_pop(L, 1);
 	}
-	json_decref(seen);
+	json_decref(ty.seen);
 	return rc;
 }
 

@@ -17,7 +17,8 @@
  * completion carries must be that entry's verified kernel, byte for byte;
  * weights repeat an example (1..bounds.weight_max); hyperparameters lie in
  * the documented bounds; the weighted count is at most hyper.max_examples,
- * itself at most the run's data budget. It knows nothing of models, engines
+ * itself at most the run's data budget, and the weighted text at most
+ * HARNESS_SFT_MAX. It knows nothing of models, engines
  * or the grader. */
 #ifndef KA_HARNESS_H
 #define KA_HARNESS_H
@@ -33,6 +34,7 @@
 #define HARNESS_PROMPT_MAX ((size_t)64 << 10)	   /* bytes of one example's prompt */
 #define HARNESS_EXTRA_MAX ((size_t)1 << 10)	   /* completion bytes beyond its kernel */
 #define HARNESS_EXAMPLES_MAX 100000		   /* entries of examples, before weights */
+#define HARNESS_SFT_MAX ((size_t)256 << 20)	   /* text of the examples, weights counted */
 #define HARNESS_MEMORY_DEFAULT ((size_t)256 << 20) /* the Lua heap cap by default */
 #define HARNESS_WALL_DEFAULT 30.0		   /* seconds of one run by default */
 

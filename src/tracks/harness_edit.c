@@ -18,7 +18,6 @@
 
 #define EVIDENCE_DIFF_MAX 3000
 
-
 static void evidence_tasks(struct util_buf *b, const struct htrack *t, int r)
 {
 	const struct arm_round *x = &t->ar[TH_IMP][r - 1];
@@ -48,8 +47,8 @@ static void evidence_history(struct util_buf *b, const struct htrack *t, int r)
 			const struct arm_round *x = &t->ar[a][k];
 			char vn[32];
 			util_buf_printf(b, "| %d | %s | %s | %s | %d | %d | ", k, th_arms[a],
-					th_vname(x->version, vn, sizeof vn), x->status, x->n_examples,
-					x->n_distinct);
+					th_vname(x->version, vn, sizeof vn), x->status,
+					x->n_examples, x->n_distinct);
 			util_buf_printf(b, isnan(x->loss) ? "- | " : "%.4f | ", x->loss);
 			util_buf_printf(b, x->diversity < 0 ? "- | " : "%.3f | ", x->diversity);
 			util_buf_printf(b, "%.2f |\n", th_mean(x->tok, t->nt));
@@ -251,8 +250,8 @@ static int do_edit(struct htrack *t, int r, const json_t *ctx, const char *ev)
 	if (accepted)
 		th_say(t, "round %d: edit accepted (+%d -%d lines)", r, added, removed);
 	else
-		th_say(t, "round %d: edit rejected: %s; round %d keeps round-%d's harness", r, why, r,
-		    r - 1);
+		th_say(t, "round %d: edit rejected: %s; round %d keeps round-%d's harness", r, why,
+		       r, r - 1);
 	json_decref(done);
 	return rc;
 }

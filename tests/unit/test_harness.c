@@ -5,9 +5,10 @@
  * os, require, string.dump, a binary chunk, an endless loop, a huge table)
  * and every output out of bounds (each hyperparameter, weights, ids, the
  * count, a completion carrying another kernel or smuggling a second block,
- * unknown fields) is rejected with its one-line reason; formatted
- * completions that carry the entry's kernel and a curriculum order are
- * accepted; edits are parsed from the reply's file block. */
+ * text that is not UTF-8, unknown fields) is rejected with its one-line
+ * reason; formatted completions that carry the entry's kernel and a
+ * curriculum order are accepted; edits are parsed from the reply's file
+ * block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,9 @@ static void test_bounds_rejected(void)
 			    "examples[1] has no id"));
 	CHECK(rejected_with("function harness(c) return {examples = {{id = 1, code = 'x'}}} end",
 			    "examples[1] has a field other than id"));
+	CHECK(rejected_with("function harness(c) return {examples = {{id = 1, prompt = '\\255'}}} "
+			    "end",
+			    "examples[1]: its prompt or completion is not UTF-8 text"));
 	CHECK(rejected_with("function harness(c) return {examples = {5}} end",
 			    "examples[1] is a number, not a table"));
 	CHECK(rejected_with("function harness(c) return {order = 'random'} end",
