@@ -74,6 +74,15 @@ void harness_hash(const char *lua, char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)util_hash64(lua, strlen(lua), 0x68726e73));
 }
 
+/* s as printable ASCII in place: a reason quotes the script's own strings
+ * (error messages, file names), which go into JSON and onto a terminal. */
+static void printable(char *s)
+{
+	for (unsigned char *c = (unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c >= 0x7f)
+			*c = '?';
+}
+
 /* ---- ctx as Lua tables ------------------------------------------------------- */
 
 /* Push j as a Lua value: objects and arrays as tables (arrays 1-based),
@@ -541,6 +550,7 @@ int harness_run(const char *lua, const struct harness_input *in, struct harness_
 		json_array_clear(out->examples);
 		out->n_selected = out->n_distinct = 0;
 	}
+	printable(out->why);
 	return a.rc;
 }
 
@@ -558,10 +568,12 @@ int harness_validate(const char *lua, const struct luabox_limits *lim, char *why
 		snprintf(why, cap, "harness.lua is over %zu bytes", HARNESS_FILE_MAX);
 		return -1;
 	}
-	return luabox_check_script(lim, lua, "harness.lua", "harness", "harness(ctx)", why, cap);
+	int rc = luabox_check_script(lim, lua, "harness.lua", "harness", "harness(ctx)", why, cap);
+	printable(why);
+	return rc;
 }
 
-int harness_parse_edit(const char *reply, char **lua, char *why, size_t cap)
+static int parse_edit(const char *reply, char **lua, char *why, size_t cap)
 {
 	static const char open_tag[] = "=== file: ", end_tag[] = "=== end ===";
 	*lua = NULL;
@@ -597,4 +609,12 @@ int harness_parse_edit(const char *reply, char **lua, char *why, size_t cap)
 	memcpy(*lua, body, blen);
 	(*lua)[blen] = 0;
 	return 0;
+}
+
+int harness_parse_edit(const char *reply, char **lua, char *why, size_t cap)
+{
+	int rc = parse_edit(reply ? reply : "", lua, why, cap);
+	if (rc)
+		printable(why);
+	return rc;
 }

@@ -93,9 +93,9 @@ struct harness_result {
 };
 
 /* Run lua's harness(ctx) on in and check its output. 0 with out filled when
- * it is accepted; -1 when it is rejected (out->why says why in one line: a
- * parse error, a Lua error such as a sandbox escape attempt, a cap, a field
- * out of bounds). out is always fit for harness_result_free. */
+ * it is accepted; -1 when it is rejected (out->why says why in one line of
+ * printable ASCII: a parse error, a Lua error such as a sandbox escape
+ * attempt, a cap, a field out of bounds). out is always fit for harness_result_free. */
 int harness_run(const char *lua, const struct harness_input *in, struct harness_result *out);
 void harness_result_free(struct harness_result *r);
 

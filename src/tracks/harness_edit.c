@@ -16,7 +16,8 @@
 #include "procedure.h"
 #include "track_harness.h"
 
-#define EVIDENCE_DIFF_MAX 3000
+#define EVIDENCE_DIFF_MAX 3000 /* bytes of the last edit's diff shown */
+#define EVIDENCE_LOG_MAX 1500  /* bytes of the current harness's log shown */
 
 static void evidence_tasks(struct util_buf *b, const struct htrack *t, int r)
 {
@@ -83,6 +84,11 @@ static void evidence_current(struct util_buf *b, const struct htrack *t, int r,
 	th_pool_count(t->pool[TH_IMP], NULL, &n, &d);
 	util_buf_printf(b, "\nThe pool for round %d: %d verified train kernels, %d distinct.\n", r,
 			n, d);
+	if (cur->log && *cur->log)
+		util_buf_printf(
+			b, "The current harness's log on it (ka.log, print):\n```\n%.*s%s```\n",
+			EVIDENCE_LOG_MAX, cur->log,
+			strlen(cur->log) > EVIDENCE_LOG_MAX ? "\n[log truncated]\n" : "");
 	if (cur->why[0]) {
 		util_buf_printf(b, "The current harness fails on this pool: %s\n", cur->why);
 		return;

@@ -140,6 +140,8 @@ static void test_escapes_rejected(void)
 	CHECK(rejected_with("x = (", "harness.lua:1:"));
 	CHECK(rejected_with("y = 1", "no function harness(ctx)"));
 	CHECK(rejected_with("function harness(c) error('mine') end", "harness.lua:1: mine"));
+	/* the reason is printable ASCII whatever the script's message holds */
+	CHECK(rejected_with("function harness(c) error('a\\255\\nb') end", "harness.lua:1: a?"));
 }
 
 static void test_bounds_rejected(void)
