@@ -279,83 +279,116 @@ static void choose(struct htrack *t, int a, int r, const json_t *ctx, struct har
 	json_array_clear(hr->examples);
 }
 
-/* The journaled harness run of arm a at round r, or a new one: the SFT
- * set in OUT/data/r<r>_<arm>_sft.jsonl and x filled. 0 or -1 (reported). */
-static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx, json_t **examples)
+/* The figures of a harness run into x (hyper only when a harness ran). */
+static void take_result(struct arm_round *x, const struct harness_result *hr)
+{
+	x->n_examples = (int)json_array_size(hr->examples);
+	x->n_selected = hr->n_selected;
+	x->n_distinct = hr->n_distinct;
+	x->diversity = trainee_diversity(hr->examples);
+	json_decref(x->hyper);
+	x->hyper = NULL;
+	if (x->version >= 0) {
+		x->hyper = harness_hyper_json(&hr->hyper);
+		json_object_set_new(x->hyper, "order",
+				    json_string(hr->hyper.as_given ? "as_given" : "shuffle"));
+	}
+}
+
+/* The unit's journaled outcome of x and the SFT set's hash h (new reference). */
+static json_t *unit_json(const struct arm_round *x, const char *h)
+{
+	return json_pack("{s:i,s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:O?}", "version", x->version, "status",
+			 x->status, "reason", x->reason, "sft_hash", h, "n_examples", x->n_examples,
+			 "n_selected", x->n_selected, "n_distinct", x->n_distinct, "diversity",
+			 x->diversity, "hyper", x->hyper);
+}
+
+/* x as the journaled outcome done says. */
+static void unit_restore(struct arm_round *x, const json_t *done)
+{
+	x->version = (int)json_integer_value(json_object_get(done, "version"));
+	snprintf(x->status, sizeof x->status, "%s",
+		 json_string_value(json_object_get(done, "status")));
+	snprintf(x->reason, sizeof x->reason, "%s",
+		 json_string_value(json_object_get(done, "reason")));
+	x->n_examples = (int)json_integer_value(json_object_get(done, "n_examples"));
+	x->n_selected = (int)json_integer_value(json_object_get(done, "n_selected"));
+	x->n_distinct = (int)json_integer_value(json_object_get(done, "n_distinct"));
+	x->diversity = json_number_value(json_object_get(done, "diversity"));
+	json_decref(x->hyper);
+	x->hyper = json_incref(json_object_get(done, "hyper"));
+}
+
+/* Write hr's examples as the SFT set at sft and hash it into h. 0 or -1. */
+static int write_sft(const char *sft, const struct harness_result *hr, char h[17])
+{
+	struct ka_err e;
+	return trainee_write_sft(sft, hr->examples, &e) || engine_hash_path(sft, h) ? -1 : 0;
+}
+
+/* The harness run of arm a at round r: as journaled, when the journal holds
+ * it and its SFT set (OUT/data/r<r>_<arm>_sft.jsonl) is on disk as it was
+ * (a harness is not re-run: Lua's pairs order is not fixed from one run to
+ * the next); the journaled version re-run when the set is gone (it must
+ * give the same set); else chosen now (choose), written and journaled. x is
+ * filled. 0 or -1 (reported). */
+static int harness_unit(struct htrack *t, int a, int r, const json_t *ctx)
 {
 	struct arm_round *x = &t->ar[a][r];
-	char key[ROUND_KEY_MAX];
+	char key[ROUND_KEY_MAX], h[17] = "";
 	round_key(key, sizeof key, r, th_arms[a], "harness", NULL);
 	struct ka_err e;
 	json_t *done = NULL;
-	int have = round_unit_get(t->r.d.j, key, &done, &e);
+	int have = round_unit_get(t->r.d.j, key, &done, &e), rc = -1;
 	if (have < 0) {
 		procrun_fail(&t->r, "%s", e.msg);
 		return -1;
 	}
+	char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, th_arms[a]);
+	const char *jh = json_string_value(json_object_get(done, "sft_hash"));
 	struct harness_result hr;
+	memset(&hr, 0, sizeof hr);
 	if (have == 0) {
-		/* as journaled: the same version on the same pool */
-		x->version = (int)json_integer_value(json_object_get(done, "version"));
-		snprintf(x->status, sizeof x->status, "%s",
-			 json_string_value(json_object_get(done, "status")));
-		snprintf(x->reason, sizeof x->reason, "%s",
-			 json_string_value(json_object_get(done, "reason")));
-		memset(&hr, 0, sizeof hr);
-		hr.examples = json_array();
+		unit_restore(x, done);
+		if (!engine_hash_path(sft, h) && jh && !strcmp(h, jh)) {
+			rc = 0;
+			goto out;
+		}
 		if (x->version >= 0 && run_version(t, a, r, x->version, ctx, &hr)) {
 			procrun_fail(&t->r,
 				     "%s: the journaled harness round-%d now fails: %s; use "
 				     "--fresh",
 				     key, x->version, hr.why);
-			goto bad;
+			goto out;
 		}
 	} else {
 		choose(t, a, r, ctx, &hr);
+		take_result(x, &hr);
 	}
-	x->n_examples = (int)json_array_size(hr.examples);
-	x->n_selected = hr.n_selected;
-	x->n_distinct = hr.n_distinct;
-	x->diversity = trainee_diversity(hr.examples);
-	x->hyper = harness_hyper_json(&hr.hyper);
-	json_object_set_new(x->hyper, "order",
-			    json_string(hr.hyper.as_given ? "as_given" : "shuffle"));
-	char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, th_arms[a]);
-	char h[17];
-	int rc = trainee_write_sft(sft, hr.examples, &e);
-	if (!rc)
-		rc = engine_hash_path(sft, h);
-	free(sft);
-	if (rc) {
-		procrun_fail(&t->r, "%s: cannot write the SFT set", key);
-		goto bad;
+	if (!hr.examples)
+		hr.examples = json_array();
+	if (write_sft(sft, &hr, h)) {
+		procrun_fail(&t->r, "%s: cannot write the SFT set %s", key, sft);
+		goto out;
 	}
-	const char *jh = json_string_value(json_object_get(done, "sft_hash"));
 	if (have == 0 && (!jh || strcmp(h, jh))) {
 		procrun_fail(&t->r,
 			     "%s: the harness gives other examples than journaled; use --fresh",
 			     key);
-		goto bad;
+		goto out;
 	}
-	if (have != 0) {
-		json_t *oc = json_pack("{s:i,s:s,s:s,s:s,s:i,s:O?}", "version", x->version,
-				       "status", x->status, "reason", x->reason, "sft_hash", h,
-				       "n_examples", x->n_examples, "hyper", x->hyper);
-		rc = round_unit_put(t->r.d.j, key, oc, &e);
-		json_decref(oc);
-		if (rc) {
-			procrun_fail(&t->r, "%s", e.msg);
-			goto bad;
-		}
-	}
-	*examples = json_incref(hr.examples);
+	json_t *oc = have ? unit_json(x, h) : NULL;
+	if (oc && round_unit_put(t->r.d.j, key, oc, &e))
+		procrun_fail(&t->r, "%s", e.msg);
+	else
+		rc = 0;
+	json_decref(oc);
+out:
 	harness_result_free(&hr);
 	json_decref(done);
-	return 0;
-bad:
-	harness_result_free(&hr);
-	json_decref(done);
-	return -1;
+	free(sft);
+	return rc;
 }
 
 const char *th_vname(int v, char *buf, size_t cap)
@@ -380,11 +413,11 @@ static json_t *train_hyper(const struct htrack *t, const struct arm_round *x)
 			 json_object_get(h, "order"));
 }
 
-/* Arm a at round r: train the base on examples (none: the base stays as
- * it is) and sample the model on the held-out and train prompts; its
- * verified train replies join the arm's pool. Both arms use the same seeds,
- * so equal SFT sets give equal models. 0 or -1 (reported). */
-static int train_and_sample(struct htrack *t, int a, int r, const json_t *examples)
+/* Arm a at round r: train the base on the round's SFT set (none: the base
+ * stays as it is) and sample the model on the held-out and train prompts;
+ * its verified train replies join the arm's pool. Both arms use the same
+ * seeds, so equal SFT sets give equal models. 0 or -1 (reported). */
+static int train_and_sample(struct htrack *t, int a, int r)
 {
 	const struct harness_opts *o = t->o;
 	struct arm_round *x = &t->ar[a][r];
@@ -393,7 +426,7 @@ static int train_and_sample(struct htrack *t, int a, int r, const json_t *exampl
 	char *model = NULL;
 	int rc = 0;
 	x->loss = NAN;
-	if (json_array_size(examples)) {
+	if (x->n_examples > 0) {
 		round_key(key, sizeof key, r, th_arms[a], "train", NULL);
 		char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, th_arms[a]);
 		model = xasprintf("%s/%s/r%d", t->tr.dir_models, th_arms[a], r);
@@ -478,27 +511,20 @@ static int round_improved(struct htrack *t, int r)
 {
 	json_t *ctx = build_ctx(t, IMP, r);
 	int rc = th_edit(t, r, ctx);
-	json_t *ex = NULL;
 	t->ar[IMP][r].n_pool = (int)json_array_size(t->pool[IMP]);
 	if (!rc)
-		rc = harness_unit(t, IMP, r, ctx, &ex);
+		rc = harness_unit(t, IMP, r, ctx);
 	json_decref(ctx);
-	if (!rc)
-		rc = train_and_sample(t, IMP, r, ex);
-	json_decref(ex);
-	return rc;
+	return rc ? rc : train_and_sample(t, IMP, r);
 }
 
 static int round_frozen(struct htrack *t, int r)
 {
-	json_t *ctx = build_ctx(t, FRZ, r), *ex = NULL;
+	json_t *ctx = build_ctx(t, FRZ, r);
 	t->ar[FRZ][r].n_pool = (int)json_array_size(t->pool[FRZ]);
-	int rc = harness_unit(t, FRZ, r, ctx, &ex);
+	int rc = harness_unit(t, FRZ, r, ctx);
 	json_decref(ctx);
-	if (!rc)
-		rc = train_and_sample(t, FRZ, r, ex);
-	json_decref(ex);
-	return rc;
+	return rc ? rc : train_and_sample(t, FRZ, r);
 }
 
 static int run_rounds(struct htrack *t)

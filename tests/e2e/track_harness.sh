@@ -7,7 +7,8 @@
 #   (a) killed with kill -9 inside the first `train` call, then the same
 #       command: it finishes; the journaled round-0 sample call and the
 #       journaled researcher reply are not redone; a third run runs no
-#       engine call and sends no request;
+#       engine call and sends no request; with an SFT set removed, the
+#       journaled harness is re-run and gives the same set;
 #   (b) edit 1 (deduplicate the pool) is accepted: round-1.lua is that
 #       file, round-1.diff shows the change, and the improved arm trains on
 #       distinct kernels only while the frozen arm's SFT set repeats them;
@@ -89,10 +90,18 @@ echo "# track_harness: loop $(($(date +%s) - t0))s"
 "${RUN[@]}" >"$tmp/run3.out" 2>&1
 expect "third run: no engine call" "$(calls "$tmp/run3.out")" 0
 expect "third run: no request" "$(sent "$tmp/run3.out")" 0
-cmp -s <(jval "$OUT/scorecard.json" "s['summary']") <(
-	"${RUN[@]}" >/dev/null 2>&1
-	jval "$OUT/scorecard.json" "s['summary']"
-) && pass "the same command again writes the same summary" || fail "same summary" "differs"
+# an SFT set removed from OUT/data: the journaled harness is re-run and
+# must give the same set (or the train call's inputs would differ)
+cp "$OUT/data/r1_improved_sft.jsonl" "$tmp/sft1"
+rm "$OUT/data/r1_improved_sft.jsonl" "$OUT/data/r2_frozen_sft.jsonl"
+jval "$OUT/scorecard.json" "s['summary']" >"$tmp/sum1"
+"${RUN[@]}" >"$tmp/run4.out" 2>&1
+expect "an SFT set removed: the run still exits 0" "$?" 0
+cmp -s "$tmp/sft1" "$OUT/data/r1_improved_sft.jsonl" && pass "the re-run harness gives the same SFT set" ||
+	fail "re-run harness" "$(tail -3 "$tmp/run4.out" | tr '\n' ' ')"
+expect "an SFT set removed: no engine call" "$(calls "$tmp/run4.out")" 0
+jval "$OUT/scorecard.json" "s['summary']" >"$tmp/sum2"
+cmp -s "$tmp/sum1" "$tmp/sum2" && pass "the same command again writes the same summary" || fail "same summary" "differs"
 
 SC=$OUT/scorecard.json
 row() { jval "$SC" "[r for r in s['rounds'] if r['round'] == $1 and r['arm'] == '$2'][0]$3"; }
