@@ -802,6 +802,8 @@ int track_harness_run(const struct harness_opts *o)
 		goto out;
 	rc = KA_EXIT_FAIL;
 	t.dir_h = xasprintf("%s/harness", o->p.out);
+	if (o->p.fresh) /* no version of an earlier run may pass for this one's */
+		util_rmtree(t.dir_h);
 	if (util_mkdirs(t.dir_h, &e) || trainee_mkdirs(&t.tr, &e)) {
 		procrun_fail(&t.r, "%s", e.msg);
 		goto out;
