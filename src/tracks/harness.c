@@ -569,7 +569,8 @@ int harness_validate(const char *lua, const struct luabox_limits *lim, char *why
 		return -1;
 	}
 	int rc = luabox_check_script(lim, lua, "harness.lua", "harness", "harness(ctx)", why, cap);
-	printable(why);
+	if (rc)
+		printable(why);
 	return rc;
 }
 

@@ -9,7 +9,7 @@
 #include "extract.h"
 #include "prompt.h"
 
-#define REPLY_LINE_CAP ((size_t)64 << 20)
+#define REPLIES_CAP ((size_t)1 << 30) /* bytes of one sample call's replies */
 
 int trainee_open(struct trainee *t, struct procrun *r, const char *engine, double timeout_s,
 		 const char *prompt_style, int k, struct ka_err *e)
@@ -115,28 +115,31 @@ static int grade_one(struct trainee *t, const char *path, json_t *o, struct trai
 	return rc;
 }
 
+/* The replies file, read whole before any reply is graded (grading forks
+ * compilers and recorders; nothing of the file is then shared with them),
+ * one JSON object a line. */
 static int grade_file(struct trainee *t, const char *path, struct trainee_graded *g,
 		      struct ka_err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return ka_err_set(e, "cannot read the replies %s", path);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int rc = 0;
-	while (!rc && (len = getline(&line, &cap, f)) > 0) {
-		if ((size_t)len > REPLY_LINE_CAP) {
-			rc = ka_err_set(e, "%s: a reply line over the cap", path);
-			break;
-		}
+	char *text = NULL;
+	size_t len;
+	if (util_read_file(path, REPLIES_CAP, &text, &len, e))
+		return -1;
+	int rc = 0, n = 0;
+	for (char *line = text; !rc && *line; n++) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
 		json_error_t je;
 		json_t *o = json_loads(line, 0, &je);
-		rc = grade_one(t, path, o, g, e);
+		if (!o)
+			rc = ka_err_set(e, "%s: line %d is not JSON: %s", path, n + 1, je.text);
+		else
+			rc = grade_one(t, path, o, g, e);
 		json_decref(o);
+		line = nl ? nl + 1 : line + strlen(line);
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	return rc;
 }
 
