@@ -55,8 +55,8 @@ static void usage(FILE *f)
 	      "  --quiet            no progress line, only the scorecard path\n"
 	      "  --verbose          one line per graded sample, and timing totals\n\n"
 	      "tracks: capability, procedure, controls (ka --track procedure --help),\n"
-	      "frontier (ka --track frontier --help), rsi (ka --track rsi --help). Not\n"
-	      "available in this version: harness.\n"
+	      "frontier (ka --track frontier --help), rsi (ka --track rsi --help),\n"
+	      "harness (ka --track harness --help).\n"
 	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
 	      "continue), 2 bad usage or bad input.\n",
 	      f);
@@ -673,6 +673,162 @@ static int run_rsi(int argc, char **argv)
 	return track_rsi_run(&o);
 }
 
+static void usage_harness(FILE *f)
+{
+	fputs("usage: ka --track harness --researcher SPEC --trainee HF_ID|FOLDER [--rounds 3]\n"
+	      "                [--k 3] [--engine torch] [--harness FILE] [options]\n\n"
+	      "Track 4, harness RSI: a researcher model with fixed weights rewrites the\n"
+	      "training harness (harness.lua, a sandboxed Lua script that picks, formats and\n"
+	      "weights the SFT examples and sets the hyperparameters within bounds) of an open\n"
+	      "trainee each round, from the train-split evidence. Arms: improved (the\n"
+	      "researcher's harness) and frozen (round 0's), the same trainee, seeds, data and\n"
+	      "generation budgets; both retrain the base each round and are scored on the\n"
+	      "held-out split. Every harness version is kept in OUT/harness/ with its diff; a\n"
+	      "failed edit is rejected with its reason and the round keeps the previous\n"
+	      "harness. Every step is journaled: the same command continues a killed run\n"
+	      "(docs/harness.md).\n\n"
+	      "options:\n"
+	      "  --researcher SPEC  the researcher model (docs/models.md)\n"
+	      "  --trainee M        the open trainee: an HF id or a local folder\n"
+	      "  --rounds N         training rounds (default 3)\n"
+	      "  --k K              trainee samples per task per round and arm (default 3)\n"
+	      "  --harness FILE     round 0's harness (default harnesses/default.lua)\n"
+	      "  --harnesses DIR    folder of the researcher's edit.md (default harnesses/)\n"
+	      "  --max-examples N   the data budget: SFT examples per training (default 256)\n"
+	      "  --epochs N, --batch N, --lr X, --lora-r N   the defaults a harness sees\n"
+	      "                     (default 2, 8, 1e-4, 16; bounds in docs/harness.md)\n"
+	      "  --engine E         engine name (engines/E/engine.py) or path (default torch)\n"
+	      "  --finetune F       auto (full below 100M parameters, else LoRA), full, lora\n"
+	      "  --prompt-style S   solver (default) or short (\"task: NAME\", the tiny model's)\n"
+	      "  --engine-timeout S wall-clock cap of one engine call (default 86400)\n"
+	      "  --lua-seconds S    wall-clock cap of one harness run (default 30)\n"
+	      "  --bank, --train-pct, --train/--heldout, --tier, --target, --out, --fresh,\n"
+	      "  --gpu, --platform, --seed, --temperature, --max-tokens, --prices,\n"
+	      "  --model-kind, --quiet, --verbose, --max-seconds, --min-samples,\n"
+	      "  --max-samples, --no-timing   as the procedure track\n"
+	      "exit codes: 0 done, 1 the run failed or is incomplete (run it again to\n"
+	      "continue), 2 bad usage or bad input.\n",
+	      f);
+}
+
+/* One option of the harness track into opts (a struct harness_opts): its
+ * own, else the procedure track's. 0 or a reported usage error's code. */
+static int harness_option(int c, const char *arg, void *opts)
+{
+	struct harness_opts *o = opts;
+	int64_t v = 0;
+	int rc = 0, *ints[] = {&o->k, &o->max_examples, &o->epochs, &o->batch, &o->lora_r};
+	/* the whole-number options and their ranges (docs/harness.md's bounds) */
+	static const int codes[] = {'k', 'Y', 'Z', 'z', 'I'};
+	static const char *const names[] = {"--k", "--max-examples", "--epochs", "--batch",
+					    "--lora-r"};
+	static const int64_t hi[] = {1000, 100000, 10, 64, 256};
+	for (int i = 0; i < 5; i++)
+		if (c == codes[i]) {
+			if ((rc = cli_opt_int(CMD, names[i], arg, 1, hi[i], &v)))
+				return rc;
+			*ints[i] = (int)v;
+			return 0;
+		}
+	switch (c) {
+	case 'Q': o->trainee = arg; break;
+	case 'E': o->engine = arg; break;
+	case 'p': o->harness = arg; break;
+	case 'D': o->harnesses = arg; break;
+	case 'U':
+		if (strcmp(arg, "auto") && strcmp(arg, "full") && strcmp(arg, "lora"))
+			return cli_usage_error(CMD, "--finetune must be auto, full or lora");
+		o->finetune = arg;
+		break;
+	case 'l': rc = cli_opt_double(CMD, "--lr", arg, 1e-6, 1e-2, 0, &o->lr); break;
+	case 'y':
+		if (strcmp(arg, "solver") && strcmp(arg, "short"))
+			return cli_usage_error(CMD, "--prompt-style must be solver or short");
+		o->prompt_style = arg;
+		break;
+	case 'X':
+		rc = cli_opt_double(CMD, "--engine-timeout", arg, 0, 30 * 86400, 0,
+				    &o->engine_timeout_s);
+		break;
+	default: rc = procedure_option(c, arg, &o->p); break;
+	}
+	return rc;
+}
+
+/* ka --track harness. */
+static int run_harness(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"researcher", required_argument, 0, 'm'},
+		{"model-kind", required_argument, 0, 'K'},
+		{"trainee", required_argument, 0, 'Q'},
+		{"rounds", required_argument, 0, 'R'},
+		{"k", required_argument, 0, 'k'},
+		{"harness", required_argument, 0, 'p'},
+		{"harnesses", required_argument, 0, 'D'},
+		{"max-examples", required_argument, 0, 'Y'},
+		{"epochs", required_argument, 0, 'Z'},
+		{"batch", required_argument, 0, 'z'},
+		{"lr", required_argument, 0, 'l'},
+		{"lora-r", required_argument, 0, 'I'},
+		{"engine", required_argument, 0, 'E'},
+		{"finetune", required_argument, 0, 'U'},
+		{"prompt-style", required_argument, 0, 'y'},
+		{"engine-timeout", required_argument, 0, 'X'},
+		{"lua-seconds", required_argument, 0, 'L'},
+		{"bank", required_argument, 0, 'b'},
+		{"train", required_argument, 0, 'A'},
+		{"heldout", required_argument, 0, 'H'},
+		{"train-pct", required_argument, 0, 'C'},
+		{"tier", required_argument, 0, 't'},
+		{"target", required_argument, 0, 'T'},
+		{"out", required_argument, 0, 'o'},
+		{"fresh", no_argument, 0, 'F'},
+		{"gpu", required_argument, 0, 'g'},
+		{"platform", required_argument, 0, 'P'},
+		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'e'},
+		{"max-tokens", required_argument, 0, 'x'},
+		{"prices", required_argument, 0, 'r'},
+		{"quiet", no_argument, 0, 'q'},
+		{"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},
+		CLI_PROTOCOL_OPTIONS,
+		{0, 0, 0, 0},
+	};
+	struct harness_opts o;
+	harness_opts_default(&o);
+	optind = 1;
+	opterr = 0;
+	int c, rc;
+	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage_harness(stdout);
+			return KA_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(CMD, c, argv);
+		if ((rc = harness_option(c, optarg, &o)))
+			return rc;
+	}
+	if (optind < argc)
+		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!o.p.model || !*o.p.model)
+		return cli_usage_error(CMD, "--researcher (a model spec) is required");
+	if (!o.trainee || !*o.trainee)
+		return cli_usage_error(CMD, "--trainee (an HF id or a local folder) is required");
+	o.rounds = o.p.rounds;
+	if ((rc = cli_protocol_check(CMD, &o.p.proto)))
+		return rc;
+	if (!o.p.train != !o.p.heldout)
+		return cli_usage_error(CMD, "--train and --heldout go together");
+	if (o.p.train && o.p.bank)
+		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if (o.p.quiet && o.p.verbose)
+		return cli_usage_error(CMD, "--quiet and --verbose together");
+	return track_harness_run(&o);
+}
+
 int cmd_track(int argc, char **argv)
 {
 	/* argv: ka --track NAME opts... or ka --track=NAME opts... */
@@ -696,16 +852,18 @@ int cmd_track(int argc, char **argv)
 	int ctrl = !strcmp(name, "controls");
 	int fron = !strcmp(name, "frontier");
 	int rsi = !strcmp(name, "rsi") || !strcmp(name, "weight_rsi");
-	int avail = proc || ctrl || fron || rsi ? 1 : track_available(name);
+	int har = !strcmp(name, "harness") || !strcmp(name, "harness_rsi");
+	int avail = proc || ctrl || fron || rsi || har ? 1 : track_available(name);
 	if (avail < 0)
 		return cli_usage_error(CMD,
 				       "unknown track '%s' (this version has: capability, "
-				       "procedure, controls, frontier, rsi)",
+				       "procedure, controls, frontier, rsi, harness)",
 				       name);
 	if (avail == 0)
 		return cli_bad_input(CMD,
 				     "the '%s' track is not available in this version of ka (this "
-				     "version has: capability, procedure, controls, frontier, rsi)",
+				     "version has: capability, procedure, controls, frontier, rsi, "
+				     "harness)",
 				     name);
 	/* Hand getopt an argv whose [0] names the command. */
 	int n = argc - first + 1;
@@ -717,6 +875,7 @@ int cmd_track(int argc, char **argv)
 		 : ctrl ? run_procedure(n, sub, 1)
 		 : fron ? run_frontier(n, sub)
 		 : rsi	? run_rsi(n, sub)
+		 : har	? run_harness(n, sub)
 			: run_capability(n, sub);
 	free(sub);
 	return rc;

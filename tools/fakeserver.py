@@ -38,8 +38,12 @@ and the personas of the frontier track's tests (docs/frontier.md):
             not compile
   proposer  answers "# Proposal N of M" with the N-th file (sorted, cycling)
             of --frontier-fixtures (tests/data/frontier/*.md)
+and the persona of the harness track's tests (docs/harness.md):
+  hresearcher  answers "# Harness edit request (round N)" with the N-th file
+            (sorted, cycling) of --harness-fixtures (tests/data/harness/*.lua)
+            as the new harness.lua
 Usage: fakeserver.py [--port 0] [--fixtures DIR] [--bank DIR]
-[--frontier-fixtures DIR] [--exit-on-stdin-eof]; prints the port on its first line, then serves until
+[--frontier-fixtures DIR] [--harness-fixtures DIR] [--exit-on-stdin-eof]; prints the port on its first line, then serves until
 killed (or until its stdin closes). Test tooling only: it
 trusts its input and binds 127.0.0.1.
 """
@@ -403,17 +407,36 @@ def fsolver(st, prompt):
     return solution_of(st, prompt) or WRONG
 
 
-def proposer(st, prompt):
-    m = PROPOSAL_RE.search(prompt)
-    d = st.frontier_fixtures
-    files = sorted(f for f in os.listdir(d) if f.endswith(".md")) if d else []
+def nth_fixture(d, ext, m):
+    """The text of the m.group(1)-th file (1-based, sorted, cycling) of d
+    ending in ext, or None when there is no match or no such file."""
+    files = sorted(f for f in os.listdir(d) if f.endswith(ext)) if d else []
     if not m or not files:
-        return "I have no proposal."
+        return None
     with open(os.path.join(d, files[(int(m.group(1)) - 1) % len(files)])) as f:
         return f.read()
 
 
+def proposer(st, prompt):
+    text = nth_fixture(st.frontier_fixtures, ".md", PROPOSAL_RE.search(prompt))
+    return text if text is not None else "I have no proposal."
+
+
 PERSONAS.update({"fsolver": fsolver, "proposer": proposer})
+
+
+# ---- the persona of the harness track's tests ----------------------------------
+HARNESS_EDIT_RE = re.compile(r"# Harness edit request \(round (\d+)\)")
+
+
+def hresearcher(st, prompt):
+    body = nth_fixture(st.harness_fixtures, ".lua", HARNESS_EDIT_RE.search(prompt))
+    if body is None:
+        return "I have no edit."
+    return "Here is the new harness.\n=== file: harness.lua ===\n" + body + "=== end ===\n"
+
+
+PERSONAS["hresearcher"] = hresearcher
 
 
 def scan_solutions(bank):
@@ -456,12 +479,17 @@ def main():
     ap.add_argument("--frontier-fixtures", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "frontier"),
         help="the proposer persona's replies (*.md, sorted)")
+    ap.add_argument("--harness-fixtures", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "harness"),
+        help="the hresearcher persona's harness.lua edits (*.lua, sorted)")
     args = ap.parse_args()
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args.fixtures)
     srv.state.solutions = scan_solutions(args.bank)
     srv.state.frontier_fixtures = (args.frontier_fixtures
                                    if os.path.isdir(args.frontier_fixtures) else None)
+    srv.state.harness_fixtures = (args.harness_fixtures
+                                  if os.path.isdir(args.harness_fixtures) else None)
     print(srv.server_address[1], flush=True)
     if args.exit_on_stdin_eof:
         def watch():

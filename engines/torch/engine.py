@@ -8,7 +8,9 @@ line). Ops:
   sample  model, prompts [{id, text}], k, temperature, max_tokens, seed, out
           -> out is JSONL, one line per (prompt, sample):
              {"id", "sample", "text", "tokens_in", "tokens_out"}
-  train   base, examples (JSONL of {"prompt", "completion"}), hyper, seed, out
+  train   base, examples (JSONL of {"prompt", "completion"}), hyper (method,
+          epochs, lr, batch, lora_r, lora_alpha, max_len, order "shuffle" or
+          "as_given"), seed, out
           -> out is a folder: a full checkpoint (method "full") or a peft
              LoRA adapter (method "lora"); written to out.tmp, then renamed
   merge   base, adapter, out -> a full checkpoint with the adapter merged
@@ -147,9 +149,11 @@ def op_train(m):
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: max(0.0, 1 - s / max(1, steps)))
     rng = random.Random(int(m["seed"]))
     t0, ntok, step, loss_v = time.time(), 0, 0, float("nan")
+    as_given = h.get("order", "shuffle") == "as_given"  # a curriculum: the file's order
     for _ in range(epochs):
         order = list(range(len(rows)))
-        rng.shuffle(order)
+        if not as_given:
+            rng.shuffle(order)
         for b0 in range(0, len(order), bs):
             batch = [rows[i] for i in order[b0:b0 + bs]]
             L = max(len(r[0]) for r in batch)

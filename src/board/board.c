@@ -1327,6 +1327,50 @@ static void page_rounds(struct util_buf *b, const struct card *c)
 	table_close(b);
 }
 
+/* Harness RSI: which harness each arm trained with in each round, what it
+ * chose and how the researcher's edit was decided (the rows' harness
+ * fields, docs/harness.md). */
+static void page_harness(struct util_buf *b, const struct card *c)
+{
+	const json_t *rounds = json_object_get(c->sc, "rounds");
+	static const char *const cols[] = {"round",    "arm",	      "harness", "status",
+					   "examples", "distinct",    "pool",	 "train loss",
+					   "edit",     "edit reason", NULL};
+	util_buf_printf(b, "<h2>Harness versions</h2>\n<p>Each version is kept in the run's "
+			   "<code>OUT/harness/round-N.lua</code> with its diff "
+			   "<code>round-N.diff</code>.</p>\n");
+	table_open(b, "t-harness", cols, "ntttnnnntt", -1);
+	for (size_t i = 0; i < json_array_size(rounds); i++) {
+		const json_t *r = json_array_get(rounds, i);
+		const json_t *ed = json_object_get(r, "edit");
+		char ver[48];
+		snprintf(ver, sizeof ver, "round-%lld (%s)",
+			 (long long)json_integer_value(json_object_get(r, "harness_version")),
+			 jstr(r, "harness"));
+		util_buf_printf(b, "<tr>");
+		td_int(b, (long long)json_integer_value(json_object_get(r, "round")));
+		td_text(b, jstr(r, "arm"));
+		td_text(b, ver);
+		td_text(b, jstr(r, "harness_status"));
+		static const char *const ints[] = {"n_examples", "n_distinct", "n_pool"};
+		for (int k = 0; k < 3; k++)
+			td_int(b, (long long)json_integer_value(json_object_get(r, ints[k])));
+		const json_t *loss = json_object_get(r, "train_loss");
+		if (json_is_number(loss))
+			util_buf_printf(b, "<td class=\"num\" data-v=\"%.17g\">%.4f</td>",
+					json_number_value(loss), json_number_value(loss));
+		else
+			util_buf_printf(b, "<td class=\"num\" data-v=\"\">\xe2\x80\x94</td>");
+		td_text(b, !ed						   ? NULL
+			   : json_is_true(json_object_get(ed, "accepted")) ? "accepted"
+									   : "rejected");
+		td_text(b, ed && !json_is_true(json_object_get(ed, "accepted")) ? jstr(ed, "reason")
+										: NULL);
+		util_buf_printf(b, "</tr>\n");
+	}
+	table_close(b);
+}
+
 static int write_card_page(const struct site *s, const struct card *c, struct ka_err *e)
 {
 	struct util_buf b = {0};
@@ -1344,6 +1388,8 @@ static int write_card_page(const struct site *s, const struct card *c, struct ka
 		page_capability(&b, s, c);
 	if (c->track != SCORECARD_TRACK_CAPABILITY)
 		page_rounds(&b, c);
+	if (c->track == SCORECARD_TRACK_HARNESS_RSI)
+		page_harness(&b, c);
 	page_close(&b);
 	char *rel = xasprintf("m/%s.html", c->id);
 	int rc = write_buf(s, rel, &b, e);

@@ -99,23 +99,38 @@ void luabox_log_line(struct luabox *b, const char *line, size_t len)
 	b->log[b->log_len] = 0;
 }
 
-/* print(...): tostring of each argument, tab-separated, into the log. */
-static int box_print(lua_State *L)
+/* Push the arguments 1..n of the running C function as one string, each
+ * through tostring, sep between them, after prefix. */
+static const char *join_args(lua_State *L, const char *prefix, char sep, size_t *len)
 {
-	struct luabox *b = box_of(L);
 	int n = lua_gettop(L); /* before the buffer takes a stack slot */
 	luaL_Buffer lb;
 	luaL_buffinit(L, &lb);
+	luaL_addstring(&lb, prefix);
 	for (int i = 1; i <= n; i++) {
 		if (i > 1)
-			luaL_addchar(&lb, '\t');
+			luaL_addchar(&lb, sep);
 		luaL_tolstring(L, i, NULL);
 		luaL_addvalue(&lb);
 	}
 	luaL_pushresult(&lb);
+	return lua_tolstring(L, -1, len);
+}
+
+/* print(...): tostring of each argument, tab-separated, into the log. */
+static int box_print(lua_State *L)
+{
 	size_t len;
-	const char *s = lua_tolstring(L, -1, &len);
-	luabox_log_line(b, s, len);
+	const char *s = join_args(L, "", '\t', &len);
+	luabox_log_line(box_of(L), s, len);
+	return 0;
+}
+
+int luabox_lua_log(lua_State *L)
+{
+	size_t len;
+	const char *s = join_args(L, "[ka.log] ", ' ', &len);
+	luabox_log_line(box_of(L), s, len);
 	return 0;
 }
 
@@ -217,6 +232,15 @@ lua_State *luabox_state(struct luabox *b)
 	return b->L;
 }
 
+void luabox_seed_random(struct luabox *b, uint64_t seed)
+{
+	lua_getglobal(b->L, "math");
+	lua_getfield(b->L, -1, "randomseed");
+	lua_pushinteger(b->L, (lua_Integer)(seed & 0x7fffffffffffffffull));
+	lua_call(b->L, 1, 0);
+	lua_pop(b->L, 1);
+}
+
 void luabox_register(struct luabox *b, const char *name, const luaL_Reg *fns, void *host)
 {
 	lua_newtable(b->L);
@@ -307,6 +331,37 @@ enum luabox_status luabox_call(struct luabox *b, const char *fn, int nargs, int 
 		return LUABOX_ERROR;
 	}
 	lua_insert(L, -1 - nargs);
+	return box_pcall(b, nargs, nres, why, cap);
+}
+
+int luabox_check_script(const struct luabox_limits *lim, const char *src, const char *name,
+			const char *fn, const char *sig, char *why, size_t cap)
+{
+	struct luabox *b = luabox_new(lim, 4096);
+	if (!b) {
+		snprintf(why, cap, "cannot create the Lua box");
+		return -1;
+	}
+	char chunk[80], w[400] = "";
+	snprintf(chunk, sizeof chunk, "=%s", name);
+	int rc = 0;
+	if (luabox_run(b, src, strlen(src), chunk, w, sizeof w) != LUABOX_OK) {
+		snprintf(why, cap, "%s: %s", name, w);
+		rc = -1;
+	} else {
+		lua_getglobal(b->L, fn);
+		if (!lua_isfunction(b->L, -1)) {
+			snprintf(why, cap, "%s defines no function %s", name, sig);
+			rc = -1;
+		}
+		lua_pop(b->L, 1);
+	}
+	luabox_free(b);
+	return rc;
+}
+
+enum luabox_status luabox_pcall(struct luabox *b, int nargs, int nres, char *why, size_t cap)
+{
 	return box_pcall(b, nargs, nres, why, cap);
 }
 

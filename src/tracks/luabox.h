@@ -47,6 +47,9 @@ void luabox_free(struct luabox *b);
  * host must not open libraries on it. */
 lua_State *luabox_state(struct luabox *b);
 
+/* Seed the box's math.random with seed (a fresh box, before any script). */
+void luabox_seed_random(struct luabox *b, uint64_t seed);
+
 /* Set global table `name` to the functions in fns (NULL-name ended), each
  * given `host` as its first upvalue (lua_upvalueindex(1), a light userdata). */
 void luabox_register(struct luabox *b, const char *name, const luaL_Reg *fns, void *host);
@@ -65,6 +68,19 @@ enum luabox_status luabox_run(struct luabox *b, const char *src, size_t len, con
 enum luabox_status luabox_call(struct luabox *b, const char *fn, int nargs, int nres, char *why,
 			       size_t cap);
 
+/* The static check of a script: src loaded as chunk name in a fresh box
+ * with lim (its top level runs and meets the caps; no host API is there)
+ * must define a global function fn. 0, or -1 with why ("name: <error>",
+ * "name defines no function <sig>"). */
+int luabox_check_script(const struct luabox_limits *lim, const char *src, const char *name,
+			const char *fn, const char *sig, char *why, size_t cap);
+
+/* Call the function the host pushed below its nargs arguments, with the
+ * same limits and why as luabox_run (nres results left on LUABOX_OK). A
+ * host runs its own C function this way when it allocates in the box (a
+ * memory error outside a protected call would end the process). */
+enum luabox_status luabox_pcall(struct luabox *b, int nargs, int nres, char *why, size_t cap);
+
 /* The log so far (NUL-terminated, owned by the box) and the instructions
  * and peak memory used so far. */
 const char *luabox_log(const struct luabox *b);
@@ -73,6 +89,10 @@ size_t luabox_peak_memory(const struct luabox *b);
 
 /* Append a line to the box's log (host messages, ka.log). */
 void luabox_log_line(struct luabox *b, const char *line, size_t len);
+
+/* ka.log(...) for a host's API table: tostring of each argument,
+ * space-separated, as one line "[ka.log] ..." in the box's log. */
+int luabox_lua_log(lua_State *L);
 
 /* The status a host API function reports by raising an error: the host's C
  * function calls luabox_abort to stop the script for a reason of its own

@@ -359,26 +359,6 @@ static int ka_submit(lua_State *L)
 	return 1;
 }
 
-static int ka_log(lua_State *L)
-{
-	struct solve_ctx *c = ctx_of(L);
-	int n = lua_gettop(L);
-	luaL_Buffer lb;
-	luaL_buffinit(L, &lb);
-	luaL_addstring(&lb, "[ka.log] ");
-	for (int i = 1; i <= n; i++) {
-		if (i > 1)
-			luaL_addchar(&lb, ' ');
-		luaL_tolstring(L, i, NULL);
-		luaL_addvalue(&lb);
-	}
-	luaL_pushresult(&lb);
-	size_t len;
-	const char *s = lua_tolstring(L, -1, &len);
-	luabox_log_line(c->box, s, len);
-	return 0;
-}
-
 static int ka_prompt(lua_State *L)
 {
 	struct solve_ctx *c = ctx_of(L);
@@ -450,7 +430,7 @@ static void register_api(struct luabox *b, struct solve_ctx *c)
 {
 	static const luaL_Reg fns[] = {
 		{"task", ka_task},     {"generate", ka_generate}, {"extract", ka_extract},
-		{"check", ka_check},   {"submit", ka_submit},	  {"log", ka_log},
+		{"check", ka_check},   {"submit", ka_submit},	  {"log", luabox_lua_log},
 		{"prompt", ka_prompt}, {"budget", ka_budget},	  {NULL, NULL},
 	};
 	luabox_register(b, "ka", fns, c);
@@ -468,16 +448,6 @@ static void register_api(struct luabox *b, struct solve_ctx *c)
 	lua_pop(L, 1);
 }
 
-static void seed_random(struct luabox *b, uint64_t seed)
-{
-	lua_State *L = luabox_state(b);
-	lua_getglobal(L, "math");
-	lua_getfield(L, -1, "randomseed");
-	lua_pushinteger(L, (lua_Integer)(seed & 0x7fffffffffffffffull));
-	lua_call(L, 1, 0);
-	lua_pop(L, 1);
-}
-
 int procedure_solve(const struct procedure *p, const struct procedure_host *h,
 		    const struct procedure_env *env, struct procedure_outcome *out)
 {
@@ -491,7 +461,7 @@ int procedure_solve(const struct procedure *p, const struct procedure_host *h,
 		return 0;
 	}
 	register_api(c.box, &c);
-	seed_random(c.box, env->seed);
+	luabox_seed_random(c.box, env->seed);
 	char why[512] = "";
 	out->status = luabox_run(c.box, p->lua, strlen(p->lua), "=procedure.lua", why, sizeof why);
 	if (out->status == LUABOX_OK) {
@@ -546,31 +516,9 @@ int procedure_validate(const struct procedure *p, const struct luabox_limits *li
 		snprintf(why, cap, "archive.json is not a JSON array");
 		return -1;
 	}
-	struct luabox *b = luabox_new(lim, 4096);
-	if (!b) {
-		snprintf(why, cap, "cannot create the Lua box");
-		return -1;
-	}
 	/* Loading runs the top level: whatever the script does there meets
 	 * the box's caps now, before any task. The ka table is not there. */
-	char w[400] = "";
-	enum luabox_status st =
-		luabox_run(b, p->lua, strlen(p->lua), "=procedure.lua", w, sizeof w);
-	int rc = 0;
-	if (st != LUABOX_OK) {
-		snprintf(why, cap, "procedure.lua: %s", w);
-		rc = -1;
-	} else {
-		lua_State *L = luabox_state(b);
-		lua_getglobal(L, "solve");
-		if (!lua_isfunction(L, -1)) {
-			snprintf(why, cap, "procedure.lua defines no function solve()");
-			rc = -1;
-		}
-		lua_pop(L, 1);
-	}
-	luabox_free(b);
-	return rc;
+	return luabox_check_script(lim, p->lua, "procedure.lua", "solve", "solve()", why, cap);
 }
 
 int procedure_mode_known(const char *mode)

@@ -150,6 +150,35 @@ void rsi_opts_default(struct rsi_opts *o);
  * OUT/scorecard.json (weight_rsi). Exit codes as track_capability_run. */
 int track_rsi_run(const struct rsi_opts *o);
 
+/* Settings of a harness-RSI run (track 4, docs/harness.md); start from
+ * harness_opts_default. p carries what the procedure track shares (bank and
+ * split, target, out, seed, temperature, max_tokens, grader protocol, the
+ * Lua caps); p.model is the researcher's model spec. Strings are borrowed. */
+struct harness_opts {
+	struct procedure_opts p;
+	const char *trainee;	   /* HF id or local folder of the open trainee, required */
+	const char *engine;	   /* engine name or path, default "torch" */
+	const char *finetune;	   /* auto (default), full, lora */
+	const char *prompt_style;  /* solver (default) or short ("task: NAME") */
+	const char *harness;	   /* round-0 harness.lua, NULL = harnesses/default.lua */
+	const char *harnesses;	   /* folder of edit.md, NULL = <data root>/harnesses */
+	int k;			   /* trainee samples per task per round, default 3 */
+	int rounds;		   /* default 3 */
+	int max_examples;	   /* the data budget: SFT examples per training, default 256 */
+	int epochs, batch, lora_r; /* the defaults a harness sees: 2, 8, 16 */
+	double lr;		   /* default 1e-4 */
+	double engine_timeout_s;   /* per engine call, default 86400 */
+};
+
+void harness_opts_default(struct harness_opts *o);
+
+/* Track 4, harness RSI: arms improved (the researcher rewrites harness.lua
+ * each round from the train-split evidence) and frozen (round 0's harness),
+ * the same trainee, engine, seeds and budgets, both scored on the held-out
+ * split every round; every harness version under OUT/harness/;
+ * OUT/scorecard.json (harness_rsi). Exit codes as track_capability_run. */
+int track_harness_run(const struct harness_opts *o);
+
 /* Tracks this version knows by name (NULL-terminated). track_available
  * (track_capability.c) says only "capability" is; cmd_track.c dispatches
  * "procedure", "controls" and "frontier" before asking it. */

@@ -41,6 +41,7 @@
 #include "rsi_diag.h"
 #include "scorecard.h"
 #include "track.h"
+#include "trainee.h"
 
 #define N_ARMS 4
 #define SELF 0
@@ -285,27 +286,6 @@ static json_t *capped(const struct rtrack *t, const json_t *ex)
 	return out;
 }
 
-/* Write examples as the SFT JSONL at path. */
-static int write_examples(const char *path, const json_t *ex, struct ka_err *e)
-{
-	struct util_buf b;
-	memset(&b, 0, sizeof b);
-	size_t i;
-	json_t *x;
-	for (i = 0; i < json_array_size(ex) && (x = json_array_get(ex, i)); i++) {
-		json_t *one = json_pack("{s:O,s:O}", "prompt", json_object_get(x, "prompt"),
-					"completion", json_object_get(x, "completion"));
-		char *s = json_dumps(one, JSON_COMPACT);
-		util_buf_add(&b, s, strlen(s));
-		util_buf_add(&b, "\n", 1);
-		free(s);
-		json_decref(one);
-	}
-	int rc = util_write_file(path, b.s ? b.s : "", b.len, e);
-	util_buf_free(&b);
-	return rc;
-}
-
 /* Train arm on examples ex from base (or from the arm's previous model) as
  * unit r<round>/<arm>/train; *model is the new model folder (caller frees),
  * or from itself when ex is empty (no call). */
@@ -330,7 +310,7 @@ static int train(struct rtrack *t, int round, int arm, const json_t *ex, const c
 		rc = 0;
 		goto out;
 	}
-	if (write_examples(exp, ex, e))
+	if (trainee_write_sft(exp, ex, e))
 		goto out;
 	m = json_pack("{s:s,s:s,s:s,s:{s:s,s:i,s:f,s:i},s:I,s:s}", "op", "train", "base", from,
 		      "examples", exp, "hyper", "method", o->finetune, "epochs", o->epochs, "lr",

@@ -81,7 +81,7 @@ check track_bad_backend 2 "unknown backend 'foo'" -- "$KA" --track capability --
 one_line track_bad_backend_one_line
 check track_bad_flag 2 "unknown option '--bogus'" -- "$KA" --track capability --model archive:bank/public --bogus
 one_line track_bad_flag_one_line
-check track_harness 2 "the 'harness' track is not available in this version" -- "$KA" --track harness --model x --rounds 5
+check track_harness 2 "--researcher (a model spec) is required" -- "$KA" --track harness --trainee x --rounds 5
 one_line track_harness_one_line
 check track_unknown 2 "unknown track 'nope'" -- "$KA" --track nope
 check track_help 0 "usage: ka --track capability --api-model SPEC" -- "$KA" --track capability --help

@@ -41,19 +41,8 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
 
-BANK=$tmp/bank
-mkdir -p "$BANK/L1"
-for t in row_max row_sum mish softplus; do cp -r bank/public/L1/$t "$BANK/L1/"; done
-cp -r bank/lib "$BANK/lib"
-
-t0=$(date +%s)
-if "$PY" tools/make_tiny_model.py --bank "$BANK" --out "$tmp/tiny" --steps 150 >"$tmp/make.log" 2>&1 &&
-	[ -f "$tmp/tiny/config.json" ]; then
-	pass "make_tiny_model ($(($(date +%s) - t0))s: $(tail -1 "$tmp/make.log" | cut -c1-100))"
-else
-	fail make_tiny_model "$(tail -3 "$tmp/make.log" | tr '\n' ' ')"
-	exit 0
-fi
+. tests/e2e/lib/tiny_trainee.sh
+tiny_setup
 
 # the standardized bank: every task kept (the anchor solves them all)
 STD=$tmp/std
@@ -71,19 +60,7 @@ RUN=("$KA" --track rsi --model "$tmp/tiny" --rounds 2 --k 2 --engine torch --ban
 t0=$(date +%s)
 "${RUN[@]}" >"$tmp/run1.out" 2>&1 &
 kapid=$!
-killed=0
-for _ in $(seq 1 1200); do
-	if [ -f "$OUT/engine/r1_self_train.manifest.json" ]; then
-		sleep 1
-		if [ ! -f "$OUT/engine/r1_self_train.result.json" ] && kill -9 "$kapid" 2>/dev/null; then
-			killed=1
-		fi
-		break
-	fi
-	kill -0 "$kapid" 2>/dev/null || break
-	sleep 0.2
-done
-wait "$kapid" 2>/dev/null
+kill_in_call "$kapid" "$OUT" r1_self_train
 kapid=
 expect "kill -9 inside the r1 self train call" "$killed" 1
 [ -d "$OUT/models/self/r1" ] && fail "killed train left no finished output" "models/self/r1 exists" ||
