@@ -68,6 +68,7 @@ endif
 ifeq ($(HAVE_OPENCL),1)
 PROGS += $(BUILD)/ka-run-opencl $(BUILD)/ka-clc
 endif
+PROGS += $(BUILD)/ka-cudaphases
 ifeq ($(HAVE_NVCC),1)
 ifneq ($(wildcard src/runner/run_cuda.cu),)
 PROGS += $(BUILD)/ka-run-cuda
@@ -114,6 +115,11 @@ $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMO
 # (PoCL here) and prints the build log: bank validation uses it.
 $(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c)
 	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
+
+# ka-cudaphases: trusted helper that runs nvcc's phases in parallel inside the
+# compile jail (the split CUDA compile, docs/compile.md).
+$(BUILD)/ka-cudaphases: $(call obj,tools/cudaphases.c src/common/util.c src/common/jail.c)
+	$(CC) $(LDSAN) -o $@ $^
 
 # The CUDA runner: CUDA C++ built by nvcc, linked against the driver (the
 # toolkit's stub library at build time), CUPTI and the runtime; jansson is
