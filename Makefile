@@ -184,10 +184,12 @@ san-unit:
 	+$(SAN_MAKE) all $(patsubst $(BUILD)/%,$(SAN_BUILD)/%,$(TEST_BINS))
 	@BUILD=$(SAN_BUILD) tests/run.sh unit
 
-# GPU figures (docs/PERF.md): tools/bench_gpu.sh says so and exits 0 where
-# there is no NVIDIA GPU.
+# Figures of docs/PERF.md: compile latency (tools/bench_compile.sh, split
+# path beside nvcc; record stage only where there is no GPU) and the GPU
+# figures (tools/bench_gpu.sh says so and exits 0 where there is no GPU).
 BENCH_OUT ?= out/bench
 bench: all
+	@tools/bench_compile.sh $(BENCH_OUT)/compile
 	@tools/bench_gpu.sh $(BENCH_OUT)
 
 # Not formatted: bank/ and tests/data/ (task sources and fixtures: expected

@@ -192,6 +192,14 @@ static int adapt(struct cudaplan *p, int i, struct ka_err *e)
 	}
 	case CUDAPHASE_CUDAFE:
 	case CUDAPHASE_CICC: {
+		/* nvcc's dryrun names the source as given, its run by its
+		 * absolute path: give the phases what the run would */
+		for (int k = 0; k + 1 < ph->argc; k++)
+			if (!strcmp(w[k], "--orig_src_path_name") && w[k + 1][0] != '/') {
+				char *abs = xasprintf("%s/%s", p->src_dir, w[k + 1]);
+				free(w[k + 1]);
+				w[k + 1] = abs;
+			}
 		const char *mid = after(w, ph->argc, "--module_id_file_name");
 		if (!mid)
 			return ka_err_set(e, "%s has no --module_id_file_name", ph->name);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "cudaplan.h"
@@ -59,13 +60,15 @@ static uint64_t argv_key(char *const *argv)
 
 static void driver_init(void)
 {
-	const char *dirs[] = {util_exe_dir(), "/..", NULL};
-	snprintf(driver, sizeof driver, "%s/ka-cudaphases", dirs[0]);
-	if (access(driver, X_OK) == 0)
-		return;
-	snprintf(driver, sizeof driver, "%s%s/ka-cudaphases", dirs[0], dirs[1]);
-	if (access(driver, X_OK) != 0)
-		driver[0] = 0;
+	static const char *const where[] = {"", "/..", NULL};
+	for (int i = 0; where[i]; i++) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof path, "%s%s/ka-cudaphases", util_exe_dir(), where[i]);
+		/* resolved: the jail binds it by this path */
+		if (access(path, X_OK) == 0 && realpath(path, driver))
+			return;
+	}
+	driver[0] = 0;
 }
 
 /* ka-cudaphases beside this program (or one folder up, for the unit tests
@@ -79,11 +82,49 @@ static const char *driver_path(void)
 
 /* ---- the plan ---- */
 
-/* nvcc --dryrun of nvcc_argv in a fresh folder under cache_dir, with the
- * jail's environment (so PATH is the one the phases will see), parsed into
- * slot. 0, or -1 with e. */
+static int run_dryrun(char *const *nvcc_argv, const char *cache_dir, const char *kept,
+		      struct plan_slot *slot, struct ka_err *e);
+
+/* The file that keeps nvcc's dryrun for nvcc_argv under cache_dir: keyed
+ * by the command line and nvcc's file (size and time), so that another
+ * toolkit is another file. Caller frees. */
+static char *dryrun_file(char *const *nvcc_argv, const char *cache_dir)
+{
+	struct stat st;
+	char *real = realpath(nvcc_argv[0], NULL);
+	uint64_t h = argv_key(nvcc_argv);
+	if (real && stat(real, &st) == 0) {
+		h = util_hash64(real, strlen(real), h);
+		h = util_hash64(&st.st_size, sizeof st.st_size, h);
+		h = util_hash64(&st.st_mtime, sizeof st.st_mtime, h);
+	}
+	free(real);
+	return xasprintf("%s/split-dryrun-%016llx.txt", cache_dir, (unsigned long long)h);
+}
+
+/* nvcc --dryrun of nvcc_argv, from the cache folder's copy or run in a
+ * fresh folder under cache_dir with the jail's environment (so PATH is the
+ * one the phases will see, and no PWD, as in the jail), parsed into slot. 0,
+ * or -1 with e. */
 static int read_plan(char *const *nvcc_argv, const char *cache_dir, struct plan_slot *slot,
 		     struct ka_err *e)
+{
+	char *kept = dryrun_file(nvcc_argv, cache_dir), *text = NULL;
+	size_t len = 0;
+	if (util_read_file(kept, 1 << 20, &text, &len, NULL) == 0) {
+		int rc = cudaplan_parse(text, "/nonexistent", &slot->plan, e);
+		free(text);
+		free(kept);
+		return rc;
+	}
+	int rc = run_dryrun(nvcc_argv, cache_dir, kept, slot, e);
+	free(kept);
+	return rc;
+}
+
+/* Run nvcc --dryrun (see read_plan), parse it, and keep its text in kept. */
+static int run_dryrun(char *const *nvcc_argv, const char *cache_dir, const char *kept,
+		      struct plan_slot *slot, struct ka_err *e)
 {
 	char *dir = xasprintf("%s/dryrun-XXXXXX", cache_dir);
 	if (util_mkdirs(cache_dir, e)) {
@@ -115,6 +156,13 @@ static int read_plan(char *const *nvcc_argv, const char *cache_dir, struct plan_
 		rc = cudaplan_parse(out, dir, &slot->plan, e);
 	else if (st > 0)
 		ka_err_set(e, "nvcc --dryrun exited with %d", st);
+	/* kept only when it names no folder of its own (nvcc saw no PWD) */
+	if (rc == 0 && !strstr(out, dir)) {
+		char *t = xasprintf("%s.tmp%d", kept, (int)getpid());
+		if (util_write_file(t, out, strlen(out), NULL) == 0)
+			rename(t, kept);
+		free(t);
+	}
 	free(out);
 	free(home);
 	util_rmtree(dir);
