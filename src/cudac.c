@@ -437,8 +437,8 @@ static void nvcc_argv(const char *nvcc, const char *archflag, char **argv)
  * candidate.so, deps.d, keep/ *.s). 0 with rr filled (the caller frees
  * it), or -1 with e. */
 static int run_compiler(const char *nvcc, const char *work, const char *src, size_t len,
-			const struct cudac_opts *o, int split, double limit,
-			struct cudac_result *r, struct util_run_result *rr, struct ka_err *e)
+			const struct cudac_opts *o, int split, double limit, struct cudac_result *r,
+			struct util_run_result *rr, struct ka_err *e)
 {
 	char *archflag = xasprintf("-arch=%s", o->arch);
 	char *argv[32];
@@ -453,10 +453,8 @@ static int run_compiler(const char *nvcc, const char *work, const char *src, siz
 		r->split = 1;
 	} else {
 		struct jail_opts jo;
-		struct util_run_opts ro = {.timeout_s = limit,
-					   .out_cap = CUDAC_MAX_LOG,
-					   .merge_err = 1,
-					   .jail = &jo};
+		struct util_run_opts ro = {
+			.timeout_s = limit, .out_cap = CUDAC_MAX_LOG, .merge_err = 1, .jail = &jo};
 		if (jail_opts_compiler(&jo, nvcc, work, limit, e) == 0)
 			ran = util_run_child(argv, &ro, rr, e);
 	}

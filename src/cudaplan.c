@@ -39,8 +39,7 @@ static int expand_var(const struct cudaplan *p, const char **s, struct util_buf 
 
 /* Split one command into words: blanks separate, "..." groups (the quotes
  * go), $NAME expands. Returns the word count, or -1 with e. */
-static int split_words(const struct cudaplan *p, const char *s, char **w, int cap,
-		       struct ka_err *e)
+static int split_words(const struct cudaplan *p, const char *s, char **w, int cap, struct ka_err *e)
 {
 	int n = 0;
 	while (*s) {
@@ -137,8 +136,8 @@ static int kind_of(char *const *w, int n)
 	return -1;
 }
 
-static const char *const kind_names[] = {"cpp",	 "cudafe++", "cicc",   "ptxas",
-					 "fatbinary", "as",	     "host cc", "link"};
+static const char *const kind_names[] = {"cpp",	      "cudafe++", "cicc",    "ptxas",
+					 "fatbinary", "as",	  "host cc", "link"};
 
 static void add_word(struct cudaphase *ph, const char *word)
 {
@@ -226,8 +225,7 @@ static int adapt(struct cudaplan *p, int i, struct ka_err *e)
 		return p->fatbin && p->fatbin_c
 			       ? 0
 			       : ka_err_set(e, "fatbinary without --create or --embedded-fatbin");
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -402,9 +400,10 @@ static int check_deps_found(const struct cudaplan *p, struct ka_err *e)
 {
 	for (int i = 0; i < p->n; i++) {
 		const struct cudaphase *ph = &p->ph[i];
-		int need = ph->kind == CUDAPHASE_CPP ? 0 : ph->kind == CUDAPHASE_HOSTCC ? 2
-			   : ph->kind == CUDAPHASE_LINK					? 2
-											: 1;
+		int need = ph->kind == CUDAPHASE_CPP	  ? 0
+			   : ph->kind == CUDAPHASE_HOSTCC ? 2
+			   : ph->kind == CUDAPHASE_LINK	  ? 2
+							  : 1;
 		if (ph->n_deps < need)
 			return ka_err_set(e, "%s: its input comes from no earlier phase", ph->name);
 	}

@@ -31,9 +31,9 @@
 
 #include "util.h"
 
-#define CUDAPLAN_MAX 24	     /* steps */
-#define CUDAPLAN_MAX_DEPS 6  /* dependencies of one step */
-#define CUDAPLAN_MAX_ENV 32  /* variables nvcc sets for its phases */
+#define CUDAPLAN_MAX 24	    /* steps */
+#define CUDAPLAN_MAX_DEPS 6 /* dependencies of one step */
+#define CUDAPLAN_MAX_ENV 32 /* variables nvcc sets for its phases */
 #define CUDAPLAN_FATBIN_O "fatbin.o"
 #define CUDAPLAN_FATBIN_S "fatbin.s"
 
@@ -54,9 +54,9 @@ struct cudaphase {
 	int argc;
 	int deps[CUDAPLAN_MAX_DEPS]; /* earlier steps */
 	int n_deps;
-	const char *senv;   /* NAME=VALUE for this step only, or NULL */
-	const char *input;  /* HOSTCC: the file it compiles (an argv entry) */
-	char name[48];	    /* "cicc compute_90a", for logs and reports */
+	const char *senv;  /* NAME=VALUE for this step only, or NULL */
+	const char *input; /* HOSTCC: the file it compiles (an argv entry) */
+	char name[48];	   /* "cicc compute_90a", for logs and reports */
 };
 
 struct cudaplan {

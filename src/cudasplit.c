@@ -19,9 +19,9 @@
 #include "cudaplan.h"
 #include "jail.h"
 
-#define JOBS 3	       /* phases at once: the plan is at most ~4 wide */
-#define MAX_PLANS 4    /* nvcc command lines (archs) kept per process */
-#define MAX_PCH 8      /* cache folders with a precompiled prefix */
+#define JOBS 3	    /* phases at once: the plan is at most ~4 wide */
+#define MAX_PLANS 4 /* nvcc command lines (archs) kept per process */
+#define MAX_PCH 8   /* cache folders with a precompiled prefix */
 #define SENTINEL "__ka_pch_sentinel"
 #define RESULT_CAP (64u << 10)
 
@@ -298,8 +298,8 @@ static size_t prefix_len(const char *text)
 /* In the fresh folder tmp: the sentinel through cudafe++, the prefix of its
  * output as P.h, precompiled as P.h.gch by the host compile's own flags. 0,
  * or -1 with e. */
-static int make_prefix(const struct cudaplan *p, const char *nvcc, const char *tmp,
-		       double limit_s, struct ka_err *e)
+static int make_prefix(const struct cudaplan *p, const char *nvcc, const char *tmp, double limit_s,
+		       struct ka_err *e)
 {
 	int fe = cudaplan_find(p, CUDAPHASE_CUDAFE), cc = cudaplan_find(p, CUDAPHASE_HOSTCC);
 	uint64_t mem = jail_mem_limit(NULL);
@@ -320,7 +320,8 @@ static int make_prefix(const struct cudaplan *p, const char *nvcc, const char *t
 		goto out;
 	if (rr.code != 0 || util_read_file(gen, 256u << 20, &out, &len, e) ||
 	    !(pl = prefix_len(out))) {
-		ka_err_set(e, "the prefix source does not go through cudafe++ (status %d)", rr.code);
+		ka_err_set(e, "the prefix source does not go through cudafe++ (status %d)",
+			   rr.code);
 		goto out;
 	}
 	free(text);
@@ -350,8 +351,8 @@ out:
 /* Build the prefix folder dir: in a fresh folder beside it, renamed into
  * place, so that concurrent builders (other ka processes) never see half of
  * one. 0 when dir holds a prefix afterwards, or -1 with e. */
-static int build_prefix(const struct cudaplan *p, const char *nvcc, const char *dir,
-			double limit_s, struct ka_err *e)
+static int build_prefix(const struct cudaplan *p, const char *nvcc, const char *dir, double limit_s,
+			struct ka_err *e)
 {
 	char *tmp = xasprintf("%s.tmp-XXXXXX", dir);
 	if (!mkdtemp(tmp)) {
@@ -405,8 +406,8 @@ static const char *get_prefix(const struct cudaplan *p, uint64_t key, const char
 	snprintf(s->dir, sizeof s->dir, "%s/pch-%016llx", real, (unsigned long long)key);
 	char *gch = xasprintf("%s/P.h.gch", s->dir);
 	struct ka_err e;
-	s->state = access(gch, R_OK) == 0 || build_prefix(p, nvcc, s->dir, limit_s, &e) == 0 ? 1
-												: -1;
+	s->state =
+		access(gch, R_OK) == 0 || build_prefix(p, nvcc, s->dir, limit_s, &e) == 0 ? 1 : -1;
 	if (s->state < 0)
 		fprintf(stderr, "ka: note: no precompiled prefix for the CUDA host compile: %s\n",
 			e.msg);
@@ -457,9 +458,9 @@ static int write_fatbin_files(const struct cudaplan *p, const char *work, struct
 	char *c_path = xasprintf("%s/%s", work, p->fatbin_c);
 	char *s_path = xasprintf("%s/" CUDAPLAN_FATBIN_S, work);
 	int rc = util_write_file(c_path, wrapper, strlen(wrapper), e) ||
-			 util_write_file(s_path, s, strlen(s), e)
-		     ? -1
-		     : 0;
+				 util_write_file(s_path, s, strlen(s), e)
+			 ? -1
+			 : 0;
 	free(s);
 	free(c_path);
 	free(s_path);
@@ -569,8 +570,7 @@ static int run_plan(const struct cudaplan *p, const char *nvcc, const char *work
 	char *hdr = pch_dir ? xasprintf("%s/P.h", pch_dir) : NULL;
 	char *text = NULL;
 	int rc = -1;
-	if (util_write_file(mid, module_id, strlen(module_id), e) ||
-	    write_fatbin_files(p, work, e))
+	if (util_write_file(mid, module_id, strlen(module_id), e) || write_fatbin_files(p, work, e))
 		goto out;
 	text = cudaplan_text(p, work, hdr, JOBS, jail_mem_limit(NULL), -1, e);
 	if (text)
@@ -590,8 +590,8 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 	memset(st, 0, sizeof *st);
 	pthread_mutex_lock(&mu);
 	const struct cudaplan *p = get_plan(nvcc_argv, cache_dir, e);
-	const char *pch = p ? get_prefix(p, argv_key(nvcc_argv), nvcc_argv[0], cache_dir, limit_s)
-			    : NULL;
+	const char *pch =
+		p ? get_prefix(p, argv_key(nvcc_argv), nvcc_argv[0], cache_dir, limit_s) : NULL;
 	pthread_mutex_unlock(&mu);
 	if (!p)
 		return -1;

@@ -25,9 +25,9 @@
 
 /* What one split compile did, for reports. */
 struct cudasplit_stats {
-	int pch;	       /* the host compile read the precompiled prefix */
-	int steps;	       /* phases run */
-	double phase_ms[24];   /* each phase's wall time, in nvcc's order (-1: not run) */
+	int pch;		 /* the host compile read the precompiled prefix */
+	int steps;		 /* phases run */
+	double phase_ms[24];	 /* each phase's wall time, in nvcc's order (-1: not run) */
 	double phase_cpu_ms[24]; /* and its user + system CPU time */
 	char phase_name[24][48];
 };

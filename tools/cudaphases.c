@@ -34,9 +34,9 @@
  * at. On stdout, one line per step: "step K code C ms M rss KB pch P runs R cpu MS"
  * (C: exit status, 128 + signal, or -1 when it did not run; M: wall
  * milliseconds; KB: peak resident memory; P: 1 when the precompiled prefix
- * was used; R: runs; MS: user + system CPU milliseconds). Exit status: 0 when every step succeeded, 1
- * when one failed, 2 for a bad plan or a failure of this program. Trusted
- * code: it runs only the programs the plan names. */
+ * was used; R: runs; MS: user + system CPU milliseconds). Exit status: 0 when every step succeeded,
+ * 1 when one failed, 2 for a bad plan or a failure of this program. Trusted code: it runs only the
+ * programs the plan names. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -103,7 +103,7 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 	}
 	if (!strcmp(key, "env"))
 		return p->n_env < MAX_ENV && strchr(val, '=') ? (p->env[p->n_env++] = val, 0)
-							     : ka_err_set(e, "env: %s", val);
+							      : ka_err_set(e, "env: %s", val);
 	if (!strcmp(key, "step")) {
 		if (p->n >= MAX_STEPS)
 			return ka_err_set(e, "more than %d steps", MAX_STEPS);
@@ -245,9 +245,8 @@ static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 /* 1 when the failed step's log says it ran out of memory. */
 static int log_says_oom(const char *log)
 {
-	static const char *const pats[] = {"out of memory", "memory exhausted",
-					   "bad_alloc",	    "cannot allocate",
-					   "allocation fail", NULL};
+	static const char *const pats[] = {"out of memory",   "memory exhausted", "bad_alloc",
+					   "cannot allocate", "allocation fail",  NULL};
 	char *t = NULL;
 	size_t n = 0;
 	if (util_read_file(log, 1u << 20, &t, &n, NULL))

@@ -75,14 +75,19 @@ static void test_plan_nvcc13(void)
 	CHECK_EQ_INT(rc, 0);
 	/* nvcc's order: three preprocessor runs, cudafe++, cicc + ptxas per
 	 * architecture, fatbinary, then the added as, the host compile, link */
-	static const char *const order[] = {
-		"cpp candidate.compute_90.cpp1.ii", "cpp candidate.compute_90a.cpp1.ii",
-		"cpp candidate.cpp4.ii",	    "cudafe++",
-		"cicc compute_90",		    "ptxas compute_90",
-		"cicc compute_90a",		    "ptxas sm_90a",
-		"fatbinary",			    "as",
-		"host cc",			    "link",
-		NULL};
+	static const char *const order[] = {"cpp candidate.compute_90.cpp1.ii",
+					    "cpp candidate.compute_90a.cpp1.ii",
+					    "cpp candidate.cpp4.ii",
+					    "cudafe++",
+					    "cicc compute_90",
+					    "ptxas compute_90",
+					    "cicc compute_90a",
+					    "ptxas sm_90a",
+					    "fatbinary",
+					    "as",
+					    "host cc",
+					    "link",
+					    NULL};
 	for (int i = 0; order[i]; i++)
 		CHECK_EQ_STR(i < p.n ? p.ph[i].name : "", order[i]);
 	CHECK_EQ_INT(p.n, 12);
@@ -209,8 +214,8 @@ static void test_driver_order_and_failure(void)
 	CHECK(exists("slow.done") && !exists("later.done") && !exists("after.done"));
 	free(out);
 	/* dependencies order the steps */
-	plan = "jobs 3\nmem 1073741824\n" SH("a", "sleep 0.3; echo a >> seq") SH("b", "echo b >> seq")
-		"dep 0\n" SH("c", "echo c >> seq") "dep 1\n";
+	plan = "jobs 3\nmem 1073741824\n" SH("a", "sleep 0.3; echo a >> seq")
+		SH("b", "echo b >> seq") "dep 0\n" SH("c", "echo c >> seq") "dep 1\n";
 	CHECK_EQ_INT(run_driver(plan, &out), 0);
 	free(out);
 	char *seq = xasprintf("%s/seq", tmp), *t = NULL;
@@ -350,9 +355,10 @@ static const char *const made[][2] = {
 	{"sm90a_unguarded", "__global__ void k(float *x) {\n"
 			    "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 240;\\n\");\n"
 			    "  x[0] = 1; }\n"},
-	{"error_on_compute_90", "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-				"#error this needs sm_90a\n#endif\n"
-				"__global__ void k(float *x) { x[0] = 1; }\n"},
+	{"error_on_compute_90",
+	 "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+	 "#error this needs sm_90a\n#endif\n"
+	 "__global__ void k(float *x) { x[0] = 1; }\n"},
 	{"error_on_host_pass", "#ifndef __CUDA_ARCH__\nint broken = ;\n#endif\n"
 			       "__global__ void k(float *x) { x[0] = 1; }\n"},
 	{"anon_namespace", "#include \"ka_kernel.h\"\nnamespace { __global__ void k(float *x) "
