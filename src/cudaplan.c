@@ -482,7 +482,7 @@ static void closure(const struct cudaplan *p, int t, int *keep)
 }
 
 char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_prefix, int jobs,
-		    uint64_t mem, int target, struct ka_err *e)
+		    uint64_t mem, int limit_s, int target, struct ka_err *e)
 {
 	if (strchr(work, '\n') || (pch_prefix && strchr(pch_prefix, '\n'))) {
 		ka_err_set(e, "a path holds a newline");
@@ -495,7 +495,8 @@ char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_
 		closure(p, target, keep);
 	struct util_buf b;
 	util_buf_init(&b);
-	util_buf_printf(&b, "jobs %d\nmem %llu\n", jobs, (unsigned long long)mem);
+	util_buf_printf(&b, "jobs %d\nmem %llu\nlimit %d\n", jobs, (unsigned long long)mem,
+			limit_s > 0 ? limit_s : 1);
 	for (int i = 0; i < p->n_env; i++)
 		put(&b, "env", p->env[i], p, work);
 	for (int i = 0; i < p->n; i++) {

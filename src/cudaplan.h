@@ -84,7 +84,7 @@ void cudaplan_free(struct cudaplan *p);
  * every step, else only step target and the steps it needs. Returns the
  * text (caller frees), or NULL with e when a path holds a newline. */
 char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_prefix, int jobs,
-		    uint64_t mem, int target, struct ka_err *e);
+		    uint64_t mem, int limit_s, int target, struct ka_err *e);
 
 /* A one-step plan text: the host compile's command turned into the one that
  * precompiles header (a prefix of cudafe++'s output) into gch: the same

@@ -315,7 +315,7 @@ static int make_prefix(const struct cudaplan *p, const char *nvcc, const char *t
 	if (util_write_file(cu, src, strlen(src), e) || util_mkdirs(keep, e) ||
 	    util_write_file(mid, "_ka_pch_12_candidate_cu_0", 25, e))
 		goto out;
-	text = cudaplan_text(p, tmp, NULL, 1, mem, fe, e);
+	text = cudaplan_text(p, tmp, NULL, 1, mem, (int)limit_s, fe, e);
 	if (!text || run_text(nvcc, tmp, "prefix.plan", text, NULL, limit_s, &rr, e))
 		goto out;
 	if (rr.code != 0 || util_read_file(gen, 256u << 20, &out, &len, e) ||
@@ -572,7 +572,9 @@ static int run_plan(const struct cudaplan *p, const char *nvcc, const char *work
 	int rc = -1;
 	if (util_write_file(mid, module_id, strlen(module_id), e) || write_fatbin_files(p, work, e))
 		goto out;
-	text = cudaplan_text(p, work, hdr, JOBS, jail_mem_limit(NULL), -1, e);
+	/* a second under ka's own limit, so that the driver kills its steps'
+	 * process groups itself (ka's kill of its group would not reach them) */
+	text = cudaplan_text(p, work, hdr, JOBS, jail_mem_limit(NULL), (int)limit_s - 1, -1, e);
 	if (text)
 		rc = run_text(nvcc, work, "phases.plan", text, pch_dir, limit_s, drr, e);
 out:

@@ -11,6 +11,9 @@
  * the line; no value holds a newline):
  *
  *   jobs N        steps run at once (1..8)
+ *   limit S       the wall-clock limit in seconds: then every running step
+ *                 is killed (with its process group), and the exit status
+ *                 is 124
  *   mem BYTES     the memory budget: each step runs under RLIMIT_AS =
  *                 BYTES / jobs, so the steps running together stay within
  *                 it; a step that fails in a way memory could explain (a
@@ -31,11 +34,13 @@
  * Once a step fails, no step after it (in plan order) starts and the running
  * ones after it are killed; the steps before it still run, so the first
  * failing step in plan order is exactly the one a sequential run would stop
- * at. On stdout, one line per step: "step K code C ms M rss KB pch P runs R cpu MS"
+ * at. On stdout, one line per step:
+ *   step K code C ms M rss KB pch P runs R cpu MS
  * (C: exit status, 128 + signal, or -1 when it did not run; M: wall
  * milliseconds; KB: peak resident memory; P: 1 when the precompiled prefix
- * was used; R: runs; MS: user + system CPU milliseconds). Exit status: 0 when every step succeeded,
- * 1 when one failed, 2 for a bad plan or a failure of this program. Trusted code: it runs only the
+ * was used; R: runs; MS: user + system CPU milliseconds). Exit status: 0
+ * when every step succeeded, 1 when one failed, 124 past the limit, 2 for a
+ * bad plan or a failure of this program. Trusted code: it runs only the
  * programs the plan names. */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +86,7 @@ struct step {
 
 struct plan {
 	int jobs;
+	int limit; /* seconds; 0: none */
 	uint64_t mem;
 	char *env[MAX_ENV];
 	int n_env;
@@ -96,6 +102,10 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 	if (!strcmp(key, "jobs")) {
 		p->jobs = atoi(val);
 		return p->jobs >= 1 && p->jobs <= 8 ? 0 : ka_err_set(e, "jobs: %s", val);
+	}
+	if (!strcmp(key, "limit")) {
+		p->limit = atoi(val);
+		return p->limit >= 1 ? 0 : ka_err_set(e, "limit: %s", val);
 	}
 	if (!strcmp(key, "mem")) {
 		p->mem = strtoull(val, NULL, 10);
@@ -267,6 +277,7 @@ static int memory_could_explain(const struct plan *p, const struct step *s)
 	return s->code > 128 || (uint64_t)s->rss_kb * 1024 >= s->cap / 4 || log_says_oom(s->log);
 }
 
+/* Kill every running step after first_fail (-1: all), whole groups. */
 static void kill_after(struct plan *p, int first_fail)
 {
 	for (int i = first_fail + 1; i < p->n; i++)
@@ -341,10 +352,41 @@ static int launch(struct plan *p, int first_fail, int *running, struct ka_err *e
 }
 
 /* Run the plan to its end; 0, or -1 with e (this program's failure). */
-static int run(struct plan *p, struct ka_err *e)
+static volatile sig_atomic_t expired;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	expired = 1;
+}
+
+/* The deadline passed: kill every running step (its whole process group)
+ * and reap them all, so that nothing of this compile outlives it. */
+static void kill_all(struct plan *p, int *running)
+{
+	kill_after(p, -1);
+	while (*running > 0) {
+		int st = 0;
+		struct rusage ru;
+		pid_t pid = wait4(-1, &st, 0, &ru);
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (pid > 0 && reap(p, pid, st, &ru) >= 0)
+			(*running)--;
+	}
+}
+
+/* Run the plan to its end (or to the deadline: *timed_out); 0, or -1 with e
+ * (this program's failure). */
+static int run(struct plan *p, int *timed_out, struct ka_err *e)
 {
 	int running = 0, first_fail = p->n;
 	for (;;) {
+		if (expired) {
+			kill_all(p, &running);
+			*timed_out = 1;
+			return 0;
+		}
 		if (launch(p, first_fail, &running, e) < 0)
 			return -1;
 		if (running == 0)
@@ -392,7 +434,16 @@ int main(int argc, char **argv)
 		putenv(p->env[i]);
 	for (int k = 0; k < p->n; k++)
 		p->s[k].code = -1;
-	if (run(p, &e)) {
+	/* The deadline: the steps run in process groups of their own, which a
+	 * kill of this program's group would not reach. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm; /* no SA_RESTART: wait4 returns EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+	if (p->limit > 0)
+		alarm((unsigned)p->limit);
+	int timed_out = 0;
+	if (run(p, &timed_out, &e)) {
 		fprintf(stderr, "ka-cudaphases: %s\n", e.msg);
 		return 2;
 	}
@@ -405,5 +456,5 @@ int main(int argc, char **argv)
 	}
 	free(text);
 	free(p);
-	return ok ? 0 : 1;
+	return timed_out ? 124 : ok ? 0 : 1;
 }

@@ -114,12 +114,13 @@ static void test_plan_nvcc13(void)
 	CHECK(has_arg(&p.ph[fe], "/nowhere/candidate.cu")); /* nvcc's real run: absolute */
 	CHECK(has_arg(&p.ph[c90], "/usr/local/cuda/bin/../nvvm/bin/cicc")); /* $CICC_PATH */
 	/* the text ka-cudaphases reads: the host compile gets the prefix */
-	char *t = cudaplan_text(&p, "/w", "/pch/P.h", 3, 1u << 30, -1, &e);
-	CHECK(t && strstr(t, "jobs 3\nmem 1073741824\n") && strstr(t, "pchprefix /pch/P.h\n") &&
+	char *t = cudaplan_text(&p, "/w", "/pch/P.h", 3, 1u << 30, 60, -1, &e);
+	CHECK(t && strstr(t, "jobs 3\nmem 1073741824\nlimit 60\n") &&
+	      strstr(t, "pchprefix /pch/P.h\n") &&
 	      strstr(t, "pchinput keep/candidate.compute_90a.cudafe1.cpp\n"));
 	free(t);
 	/* only cudafe++ and what it needs */
-	t = cudaplan_text(&p, "/w", NULL, 1, 1u << 30, fe, &e);
+	t = cudaplan_text(&p, "/w", NULL, 1, 1u << 30, 60, fe, &e);
 	CHECK(t && strstr(t, "step cpp candidate.cpp4.ii\n") && strstr(t, "step cudafe++\n") &&
 	      !strstr(t, "cicc") && strstr(t, "dep 0\n"));
 	free(t);
@@ -224,6 +225,17 @@ static void test_driver_order_and_failure(void)
 	CHECK_EQ_STR(t, "a\nb\nc\n");
 	free(t);
 	free(seq);
+	/* the deadline: the step and what it started (its process group)
+	 * are killed, the status is 124 */
+	plan = "jobs 3\nmem 1073741824\nlimit 1\n" SH("hangs",
+						      "(sleep 2; touch late.done) & sleep 30");
+	t0 = util_now();
+	CHECK_EQ_INT(run_driver(plan, &out), 124);
+	CHECK(util_now() - t0 < 10);
+	CHECK_EQ_INT(step_code(out, 0, NULL, NULL), 128 + 9);
+	free(out);
+	usleep(2500 * 1000);
+	CHECK(!exists("late.done"));
 	/* a bad plan is the driver's failure (2), not a step's */
 	CHECK_EQ_INT(run_driver("jobs 3\nstep x\ndep 5\n", &out), 2);
 	free(out);
