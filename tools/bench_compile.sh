@@ -8,8 +8,10 @@
 #          precompiled prefix, once per cache folder);
 #   warm   a fresh source (the solution with a new comment line, so nothing
 #          is cached but the folder's invariant parts) in a fresh process:
-#          the median of BENCH_REPS (default 3) runs, as compile seconds and
-#          as the grade from source to verdict;
+#          the median of BENCH_REPS (default 3) runs, as compile seconds, as
+#          the grade from source to verdict, and as the CPU seconds (user +
+#          system) of the grade's whole process tree (what a loaded machine
+#          has to find: the wall times depend on free cores);
 #   loop   a self-refine loop: 5 fresh variants checked one after another
 #          by one ka process (`ka grade --jobs 0`, no compile-ahead), the
 #          wall time of all 5 from source to verdict.
@@ -57,11 +59,14 @@ verdict() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$1" 2>/dev/null || echo "?"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR ? a[int((NR + 1) / 2)] : "?")}'; }
-# grade PATH TASK KERNEL WORKDIR JSON: one grade in a fresh process
+# grade PATH TASK KERNEL WORKDIR JSON: one grade in a fresh process; the
+# CPU seconds (user + system) of its whole process tree in JSON.cpu
 grade() {
-	KA_CUDA_COMPILER=$1 "$KA" grade --target cuda --task "bank/public/$2" --kernel "$3" \
-		--workdir "$4" --json "$5" "${STAGE[@]}" >"$5.log" 2>&1
+	KA_CUDA_COMPILER=$1 /usr/bin/time -o "$5.cpu" -f "%U %S" "$KA" grade --target cuda \
+		--task "bank/public/$2" --kernel "$3" --workdir "$4" --json "$5" "${STAGE[@]}" \
+		>"$5.log" 2>&1
 }
+cpu() { awk '{printf "%.2f", $1 + $2}' "$1.cpu" 2>/dev/null || echo "?"; }
 
 rows=()
 for t in $TASKS; do
@@ -72,14 +77,16 @@ for t in $TASKS; do
 		grade $path "$t" "$(variant "$t" cold)" "$W" "$OUT/$name-cold.json"
 		cold_c=$(field "$OUT/$name-cold.json" compile)
 		v=$(verdict "$OUT/$name-cold.json")
-		wc_list=() wt_list=()
+		wc_list=() wt_list=() cpu_list=()
 		for r in $(seq 1 "$REPS"); do
 			grade $path "$t" "$(variant "$t" "warm$r")" "$W" "$OUT/$name-warm$r.json"
 			wc_list+=("$(field "$OUT/$name-warm$r.json" compile)")
 			wt_list+=("$(field "$OUT/$name-warm$r.json" total)")
+			cpu_list+=("$(cpu "$OUT/$name-warm$r.json")")
 		done
 		warm_c=$(printf '%s\n' "${wc_list[@]}" | median)
 		warm_t=$(printf '%s\n' "${wt_list[@]}" | median)
+		warm_cpu=$(printf '%s\n' "${cpu_list[@]}" | median)
 		args=()
 		for i in 1 2 3 4 5; do args+=(--kernel "$(variant "$t" "loop$i")"); done
 		t0=$(date +%s.%N)
@@ -87,7 +94,7 @@ for t in $TASKS; do
 			--jobs 0 --workdir "$W" --json "$OUT/$name-loop.jsonl" "${STAGE[@]}" \
 			>"$OUT/$name-loop.log" 2>&1
 		loop=$(echo "$(date +%s.%N) - $t0" | bc)
-		rows+=("| $t | $path | $v | $cold_c | $warm_c | $warm_t | $(printf '%.2f' "$loop") |")
+		rows+=("| $t | $path | $v | $cold_c | $warm_c | $warm_t | $warm_cpu | $(printf '%.2f' "$loop") |")
 		echo "${rows[-1]}"
 	done
 done
@@ -97,7 +104,7 @@ done
 	echo "load average $(cut -d' ' -f1-3 /proc/loadavg), grades: $MODE, warm figures the median of $REPS."
 	echo "Command: tools/bench_compile.sh (make bench)."
 	echo
-	echo "| task | path | verdict | cold compile s | warm compile s | warm grade s (source to verdict) | loop of 5 checks s |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| task | path | verdict | cold compile s | warm compile s | warm grade s (source to verdict) | warm grade CPU s | loop of 5 checks s |"
+	echo "|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 } | tee "$OUT/compile.md"
