@@ -117,9 +117,13 @@ $(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c)
 	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
 
 # ka-cudaphases: trusted helper that runs nvcc's phases in parallel inside the
-# compile jail (the split CUDA compile, docs/compile.md).
-$(BUILD)/ka-cudaphases: $(call obj,tools/cudaphases.c src/common/util.c src/common/jail.c)
-	$(CC) $(LDSAN) -o $@ $^
+# compile jail (the split CUDA compile, docs/compile.md). Never sanitized: it
+# starts under the jail's address-space cap, where a sanitizer's runtime
+# cannot map its shadow memory.
+CUDAPHASES_SRC := tools/cudaphases.c src/common/util.c src/common/jail.c
+$(BUILD)/ka-cudaphases: $(CUDAPHASES_SRC) $(wildcard src/common/*.h) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(WERROR) -O2 -g -D_GNU_SOURCE -Iinclude -Isrc/common -o $@ $(CUDAPHASES_SRC)
 
 # The CUDA runner: CUDA C++ built by nvcc, linked against the driver (the
 # toolkit's stub library at build time), CUPTI and the runtime; jansson is
