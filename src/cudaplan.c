@@ -47,8 +47,11 @@ static int split_words(const struct cudaplan *p, const char *s, char **w, int ca
 			s++;
 		if (!*s)
 			break;
-		if (n == cap)
+		if (n == cap) {
+			while (n > 0)
+				free(w[--n]);
 			return ka_err_set(e, "a dryrun command has over %d words", cap);
+		}
 		struct util_buf b;
 		util_buf_init(&b);
 		util_buf_puts(&b, "");
@@ -58,19 +61,23 @@ static int split_words(const struct cudaplan *p, const char *s, char **w, int ca
 				quoted = !quoted;
 			} else if (*s == '$') {
 				s++;
-				if (expand_var(p, &s, &b, e)) {
-					util_buf_free(&b);
-					return -1;
-				}
+				if (expand_var(p, &s, &b, e))
+					goto fail;
 				s--;
 			} else if (*s == '\\' || *s == '\'' || *s == '`') {
-				util_buf_free(&b);
-				return ka_err_set(e, "dryrun quoting not understood: %.40s", s);
+				ka_err_set(e, "dryrun quoting not understood: %.40s", s);
+				goto fail;
 			} else {
 				util_buf_putc(&b, *s);
 			}
 		}
 		w[n++] = util_buf_take(&b);
+		continue;
+	fail:
+		util_buf_free(&b);
+		while (n > 0)
+			free(w[--n]);
+		return -1;
 	}
 	return n;
 }
