@@ -68,6 +68,7 @@ endif
 ifeq ($(HAVE_OPENCL),1)
 PROGS += $(BUILD)/ka-run-opencl $(BUILD)/ka-clc
 endif
+PROGS += $(BUILD)/ka-cudaphases
 ifeq ($(HAVE_NVCC),1)
 ifneq ($(wildcard src/runner/run_cuda.cu),)
 PROGS += $(BUILD)/ka-run-cuda
@@ -114,6 +115,15 @@ $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMO
 # (PoCL here) and prints the build log: bank validation uses it.
 $(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c)
 	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
+
+# ka-cudaphases: trusted helper that runs nvcc's phases in parallel inside the
+# compile jail (the split CUDA compile, docs/compile.md). Never sanitized: it
+# starts under the jail's address-space cap, where a sanitizer's runtime
+# cannot map its shadow memory.
+CUDAPHASES_SRC := tools/cudaphases.c src/common/util.c src/common/jail.c
+$(BUILD)/ka-cudaphases: $(CUDAPHASES_SRC) $(wildcard src/common/*.h) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(WERROR) -O2 -g -D_GNU_SOURCE -Iinclude -Isrc/common -o $@ $(CUDAPHASES_SRC)
 
 # The CUDA runner: CUDA C++ built by nvcc, linked against the driver (the
 # toolkit's stub library at build time), CUPTI and the runtime; jansson is
@@ -178,10 +188,12 @@ san-unit:
 	+$(SAN_MAKE) all $(patsubst $(BUILD)/%,$(SAN_BUILD)/%,$(TEST_BINS))
 	@BUILD=$(SAN_BUILD) tests/run.sh unit
 
-# GPU figures (docs/PERF.md): tools/bench_gpu.sh says so and exits 0 where
-# there is no NVIDIA GPU.
+# Figures of docs/PERF.md: compile latency (tools/bench_compile.sh, split
+# path beside nvcc; record stage only where there is no GPU) and the GPU
+# figures (tools/bench_gpu.sh says so and exits 0 where there is no GPU).
 BENCH_OUT ?= out/bench
 bench: all
+	@tools/bench_compile.sh $(BENCH_OUT)/compile
 	@tools/bench_gpu.sh $(BENCH_OUT)
 
 # Not formatted: bank/ and tests/data/ (task sources and fixtures: expected

@@ -32,6 +32,8 @@ static const char *const nvcc_flags[] = {
 	"-O3",	  "-std=c++17", "-cudart", "none",	 "-Xcompiler",	"-fPIC", "-shared",
 	"--keep", "--keep-dir", KEEP_DIR,  "-Xcompiler", "-save-temps", NULL};
 
+static void nvcc_argv(const char *nvcc, const char *archflag, char **argv);
+
 /* ---- symbols ---- */
 
 /* Symbols nvcc's host code imports for ordinary device code: the host stub
@@ -268,6 +270,37 @@ static void nvcc_version_read(const char *nvcc, char *version, size_t cap)
 	free(out);
 }
 
+const char *cudac_compiler(const struct cudac_opts *o, struct ka_err *e)
+{
+	const char *c = o && o->compiler ? o->compiler : getenv("KA_CUDA_COMPILER");
+	if (!c || !*c || !strcmp(c, "split"))
+		return "split";
+	if (!strcmp(c, "nvcc"))
+		return "nvcc";
+	ka_err_set(e, "unknown CUDA compiler '%s' (KA_CUDA_COMPILER: split or nvcc)", c);
+	return NULL;
+}
+
+/* Whether this compile takes the split path: selected and usable. When it
+ * is selected but cannot be used (no ka-cudaphases, an nvcc whose phases it
+ * does not know), it says so once and nvcc compiles. */
+static int use_split(const char *compiler, const char *nvcc, const struct cudac_opts *o,
+		     double limit)
+{
+	static int told;
+	if (strcmp(compiler, "split"))
+		return 0;
+	char *archflag = xasprintf("-arch=%s", o->arch);
+	char *argv[32];
+	nvcc_argv(nvcc, archflag, argv);
+	struct ka_err e;
+	int ok = cudasplit_prepare(argv, o->cache_dir, limit, &e) == 0;
+	if (!ok && !__atomic_exchange_n(&told, 1, __ATOMIC_SEQ_CST))
+		fprintf(stderr, "ka: note: %s; compiling with nvcc\n", e.msg);
+	free(archflag);
+	return ok;
+}
+
 static int arch_ok(const char *arch)
 {
 	if (!arch || strncmp(arch, "sm_", 3) || !isdigit((unsigned char)arch[3]))
@@ -281,9 +314,11 @@ static int arch_ok(const char *arch)
 }
 
 static uint64_t cache_key(const char *src, size_t len, const struct cudac_opts *o,
-			  const char *version)
+			  const char *version, const char *compiler)
 {
 	uint64_t h = util_hash64(src, len, 0xc0dac);
+	if (strcmp(compiler, "nvcc")) /* nvcc's keys are the ones from before the split path */
+		h = util_hash64(compiler, strlen(compiler) + 1, h);
 	h = util_hash64(o->arch, strlen(o->arch), h);
 	for (int i = 0; nvcc_flags[i]; i++)
 		h = util_hash64(nvcc_flags[i], strlen(nvcc_flags[i]) + 1, h);
@@ -377,19 +412,15 @@ static int make_workdir(const char *work, const char *src, size_t len, const str
 	return setup ? -1 : 0;
 }
 
-/* Runs nvcc with the fixed flags on work/candidate.cu in the compiler jail
- * under limit seconds and sets r->seconds; 0 with rr filled (the caller
- * frees it), or -1 with e. */
-static int run_nvcc(const char *nvcc, const char *work, const struct cudac_opts *o, double limit,
-		    struct cudac_result *r, struct util_run_result *rr, struct ka_err *e)
+/* nvcc's command line for work/candidate.cu (argv: 32 entries), with the
+ * fixed flags; archflag is "-arch=<arch>" (the caller frees it). */
+static void nvcc_argv(const char *nvcc, const char *archflag, char **argv)
 {
-	char *archflag = xasprintf("-arch=%s", o->arch);
-	char *argv[32];
 	int a = 0;
 	argv[a++] = (char *)nvcc;
 	for (int i = 0; nvcc_flags[i]; i++)
 		argv[a++] = (char *)nvcc_flags[i];
-	argv[a++] = archflag;
+	argv[a++] = (char *)archflag;
 	argv[a++] = "-Iinclude";
 	argv[a++] = "-MD";
 	argv[a++] = "-MF";
@@ -398,15 +429,35 @@ static int run_nvcc(const char *nvcc, const char *work, const struct cudac_opts 
 	argv[a++] = "candidate.so";
 	argv[a++] = "candidate.cu";
 	argv[a] = NULL;
+}
+
+/* Compiles work/candidate.cu under limit seconds and sets r->seconds: one
+ * nvcc run in the compiler jail, or (split) nvcc's phases through
+ * cudasplit.c, whose outcome reads the same (rr->code, the log in rr->out,
+ * candidate.so, deps.d, keep/ *.s). 0 with rr filled (the caller frees
+ * it), or -1 with e. */
+static int run_compiler(const char *nvcc, const char *work, const char *src, size_t len,
+			const struct cudac_opts *o, int split, double limit, struct cudac_result *r,
+			struct util_run_result *rr, struct ka_err *e)
+{
+	char *archflag = xasprintf("-arch=%s", o->arch);
+	char *argv[32];
+	nvcc_argv(nvcc, archflag, argv);
 	double t0 = util_now();
-	struct jail_opts jo;
-	if (jail_opts_compiler(&jo, nvcc, work, limit, e)) {
-		free(archflag);
-		return -1;
+	int ran = -1;
+	if (split) {
+		char mid[64];
+		cudasplit_module_id(util_hash64(src, len, 0x1d), mid, sizeof mid);
+		ran = cudasplit_compile(argv, o->cache_dir, work, mid, limit, CUDAC_MAX_LOG, rr,
+					&r->stats, e);
+		r->split = 1;
+	} else {
+		struct jail_opts jo;
+		struct util_run_opts ro = {
+			.timeout_s = limit, .out_cap = CUDAC_MAX_LOG, .merge_err = 1, .jail = &jo};
+		if (jail_opts_compiler(&jo, nvcc, work, limit, e) == 0)
+			ran = util_run_child(argv, &ro, rr, e);
 	}
-	struct util_run_opts ro = {
-		.timeout_s = limit, .out_cap = CUDAC_MAX_LOG, .merge_err = 1, .jail = &jo};
-	int ran = util_run_child(argv, &ro, rr, e);
 	r->seconds = util_now() - t0;
 	free(archflag);
 	return ran ? -1 : 0;
@@ -468,10 +519,12 @@ static int check_deps(const char *nvcc, const char *work, char *why, size_t cap)
 	return deps_bad;
 }
 
-int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struct cudac_result *r,
-		  struct ka_err *e)
+/* The checks before anything runs: the architecture (-1 with e when bad),
+ * the size (compile_error) and the #include lines and file-reading
+ * directives (forbidden): 0 with r's verdict set, or 1 to go on. */
+static int pre_checks(const char *src, size_t len, const struct cudac_opts *o,
+		      struct cudac_result *r, struct ka_err *e)
 {
-	memset(r, 0, sizeof *r);
 	char why[1024];
 	if (!arch_ok(o->arch))
 		return ka_err_set(e, "cudac: bad architecture '%s'", o->arch ? o->arch : "(null)");
@@ -487,13 +540,30 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		snprintf(r->detail, sizeof r->detail, "%s", why);
 		return 0;
 	}
+	return 1;
+}
+
+int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struct cudac_result *r,
+		  struct ka_err *e)
+{
+	memset(r, 0, sizeof *r);
+	char why[1024];
+	int pre = pre_checks(src, len, o, r, e);
+	if (pre <= 0)
+		return pre;
 	const char *nvcc = find_nvcc(o->nvcc);
 	const char *version = nvcc ? cudac_nvcc_version(nvcc) : NULL;
+	const char *compiler = cudac_compiler(o, e);
+	if (!compiler)
+		return -1;
 	if (!nvcc || !version)
 		return ka_err_set(e, "cudac: nvcc not found or not runnable");
 	if (util_mkdirs(o->cache_dir, e))
 		return -1;
-	uint64_t key = cache_key(src, len, o, version);
+	double limit = o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S;
+	int split = use_split(compiler, nvcc, o, limit);
+	uint64_t key = cache_key(src, len, o, version, split ? "split" : "nvcc");
+	r->split = split;
 	char *so = xasprintf("%s/cu-%016llx.so", o->cache_dir, (unsigned long long)key);
 	char *errf = xasprintf("%s/cu-%016llx.err", o->cache_dir, (unsigned long long)key);
 	char *work = NULL;
@@ -510,9 +580,8 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	}
 	if (make_workdir(work, src, len, o, e))
 		goto out;
-	double limit = o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S;
 	struct util_run_result rr;
-	if (run_nvcc(nvcc, work, o, limit, r, &rr, e))
+	if (run_compiler(nvcc, work, src, len, o, split, limit, r, &rr, e))
 		goto out;
 	int st = rr.code;
 	/* The host compiler's assembler input (kept even when the compile
@@ -554,8 +623,10 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 	post_checks(so, o, r);
 	rc = 0;
 out:
-	if (work)
+	if (work && !getenv("KA_CUDAC_KEEP"))
 		util_rmtree(work);
+	else if (work)
+		fprintf(stderr, "cudac: kept %s\n", work);
 	free(work);
 	free(so);
 	free(errf);
@@ -570,6 +641,11 @@ int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = c > 0 ? (int)c : 1;
 	}
+	/* The split path's plan and precompiled prefix, made once here rather
+	 * than in every child. */
+	const char *nvcc = find_nvcc(o->nvcc), *compiler = cudac_compiler(o, NULL);
+	if (nvcc && compiler && n > 1 && util_mkdirs(o->cache_dir, NULL) == 0)
+		use_split(compiler, nvcc, o, o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S);
 	/* Phase 1: children compile into the cache (one per distinct source).
 	 * Phase 2: this process reads every result from the cache, so results
 	 * need no transport and identical sources share one nvcc run. */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "cudasplit.h"
 #include "cudasym.h"
 #include "elfread.h"
 #include "util.h"
@@ -37,6 +38,9 @@ struct cudac_opts {
 	const char *nvcc;	 /* NULL = $CUDA_HOME/bin/nvcc, nvcc on PATH,
 				  * /usr/local/cuda/bin/nvcc */
 	const char *include_dir; /* NULL = <data root>/include (holds ka_kernel.h) */
+	const char *compiler;	 /* "split" (nvcc's phases run by ka in parallel,
+				  * docs/compile.md) or "nvcc" (one nvcc run); NULL =
+				  * $KA_CUDA_COMPILER, else "split" */
 };
 
 /* The outcome of one compilation. */
@@ -45,7 +49,9 @@ struct cudac_result {
 	char detail[CUDAC_MAX_LOG + 512]; /* compile log (capped), or what is forbidden */
 	char *so_path;			  /* owned; the compiled object (set when OK) */
 	int cached;			  /* 1 if the object came from the cache */
-	double seconds;			  /* wall time of nvcc (0 when cached) */
+	double seconds;			  /* wall time of the compiler (0 when cached) */
+	int split;			  /* compiled (or cached) by the split path */
+	struct cudasplit_stats stats;	  /* the split path's phases (when it compiled) */
 	struct elf_kernels kernels;	  /* kernels and parameter layouts (when OK) */
 };
 
@@ -72,6 +78,10 @@ void cudac_result_free(struct cudac_result *r);
  * "num_regs":..., "static_smem":..., "local_bytes":..., "const_bytes":...,
  * "max_threads":...}, ...]. New reference; caller decrefs. */
 json_t *cudac_kernels_json(const struct elf_kernels *ks);
+
+/* The compiler path o selects: "split" or "nvcc" (static strings), or NULL
+ * with e for an unknown name (o->compiler or $KA_CUDA_COMPILER). */
+const char *cudac_compiler(const struct cudac_opts *o, struct ka_err *e);
 
 /* The nvcc version line ("release 13.0, V13.0.88") or NULL if nvcc cannot be
  * run; static storage, computed once. */

@@ -528,9 +528,8 @@ fail:
 	return -1;
 }
 
-int elf_fatbin_kernels(const uint8_t *fb, size_t len, struct elf_kernels *out, struct ka_err *e)
+int elf_fatbin_cubin(const uint8_t *fb, size_t len, size_t *at, size_t *size, struct ka_err *e)
 {
-	memset(out, 0, sizeof *out);
 	uint64_t off = 0;
 	int compressed = 0;
 	/* The section may hold several fat binaries back to back (one per
@@ -556,12 +555,12 @@ int elf_fatbin_kernels(const uint8_t *fb, size_t len, struct elf_kernels *out, s
 				return ka_err_set(e, "fatbin: entry at %llu overruns its binary",
 						  (unsigned long long)p);
 			if (kind == FATBIN_KIND_ELF) {
-				if (flags & (FATBIN_FLAG_COMPRESSED | FATBIN_FLAG_COMPRESSED2)) {
-					compressed = 1;
-				} else {
-					return elf_cubin_kernels(fb + p + ehs, (size_t)psize, out,
-								 e);
+				if (!(flags & (FATBIN_FLAG_COMPRESSED | FATBIN_FLAG_COMPRESSED2))) {
+					*at = (size_t)(p + ehs);
+					*size = (size_t)psize;
+					return 0;
 				}
+				compressed = 1;
 			}
 			p += ehs + psize;
 		}
@@ -571,4 +570,13 @@ int elf_fatbin_kernels(const uint8_t *fb, size_t len, struct elf_kernels *out, s
 		return ka_err_set(e, "fatbin: the cubin is compressed (not supported: compile "
 				     "without fat-binary compression)");
 	return ka_err_set(e, "fatbin: no cubin entry");
+}
+
+int elf_fatbin_kernels(const uint8_t *fb, size_t len, struct elf_kernels *out, struct ka_err *e)
+{
+	memset(out, 0, sizeof *out);
+	size_t at = 0, size = 0;
+	if (elf_fatbin_cubin(fb, len, &at, &size, e))
+		return -1;
+	return elf_cubin_kernels(fb + at, size, out, e);
 }

@@ -88,6 +88,10 @@ struct elf_kernels {
 int elf_fatbin_kernels(const uint8_t *fatbin, size_t len, struct elf_kernels *out,
 		       struct ka_err *e);
 
+/* Where the first uncompressed cubin entry of a fat binary is: its offset
+ * in fatbin and its size. 0, or -1 with e as elf_fatbin_kernels. */
+int elf_fatbin_cubin(const uint8_t *fatbin, size_t len, size_t *at, size_t *size, struct ka_err *e);
+
 /* The same for a bare cubin (an ELF with machine EM_CUDA). */
 int elf_cubin_kernels(const uint8_t *cubin, size_t len, struct elf_kernels *out, struct ka_err *e);
 

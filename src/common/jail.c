@@ -383,7 +383,7 @@ static int set_limit(int res, uint64_t v)
 static void set_env(const char *work_dir)
 {
 	clearenv();
-	setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
+	setenv("PATH", JAIL_PATH, 1);
 	setenv("HOME", work_dir, 1);
 	setenv("TMPDIR", work_dir, 1);
 	setenv("LANG", "C", 1);
@@ -397,6 +397,16 @@ static void relay_exit(pid_t child)
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
+}
+
+uint64_t jail_mem_limit(const struct jail_opts *o)
+{
+	const char *mb = getenv("KA_COMPILE_MEM_MB");
+	if (o && o->mem_bytes)
+		return o->mem_bytes;
+	if (mb && atoll(mb) > 0)
+		return (uint64_t)atoll(mb) << 20;
+	return JAIL_DEFAULT_MEM;
 }
 
 int jail_enter(const struct jail_opts *o, struct ka_err *e)
@@ -440,16 +450,13 @@ int jail_enter(const struct jail_opts *o, struct ka_err *e)
 		ka_err_set(e, "jail: %s: %s", work, strerror(errno));
 		return -1;
 	}
-	uint64_t mem = o->mem_bytes;
-	const char *mb = getenv("KA_COMPILE_MEM_MB");
-	if (!mem && mb && atoll(mb) > 0)
-		mem = (uint64_t)atoll(mb) << 20;
+	uint64_t mem = jail_mem_limit(o);
 	/* The environment first: nothing may allocate once the address space
 	 * is capped (a sanitizer's allocator would need new mappings). */
 	set_env(work);
 	for (char *const *a = o->env_add; a && *a; a++)
 		putenv(*a);
-	if (set_limit(RLIMIT_AS, mem ? mem : JAIL_DEFAULT_MEM) ||
+	if (set_limit(RLIMIT_AS, mem) ||
 	    set_limit(RLIMIT_FSIZE, o->file_bytes ? o->file_bytes : JAIL_DEFAULT_FSIZE) ||
 	    set_limit(RLIMIT_CORE, 0) ||
 	    (o->cpu_s > 0 && set_limit(RLIMIT_CPU, (uint64_t)o->cpu_s)) ||

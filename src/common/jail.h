@@ -42,6 +42,7 @@ struct jail_opts {
 };
 
 #define JAIL_DEFAULT_MEM (8ull << 30)
+#define JAIL_PATH "/usr/local/bin:/usr/bin:/bin" /* PATH inside the jail */
 #define JAIL_DEFAULT_FSIZE (512ull << 20)
 
 /* Fill o with the read-only paths every compiler needs (/usr and the
@@ -79,6 +80,11 @@ int jail_add_ro(struct jail_opts *o, const char *path, struct ka_err *e);
  * A mem_bytes of 0 means KA_COMPILE_MEM_MB (in ka's environment) MiB, else
  * JAIL_DEFAULT_MEM. */
 int jail_enter(const struct jail_opts *o, struct ka_err *e);
+
+/* The RLIMIT_AS jail_enter gives the confined process: o->mem_bytes, else
+ * KA_COMPILE_MEM_MB (in ka's environment) MiB, else JAIL_DEFAULT_MEM. o may
+ * be NULL. */
+uint64_t jail_mem_limit(const struct jail_opts *o);
 
 /* Scan an assembler input file (a compiler's .s, kept with -save-temps) for
  * directives that read other files or build directives the scan would not
