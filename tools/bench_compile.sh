@@ -93,7 +93,7 @@ for t in $TASKS; do
 		KA_CUDA_COMPILER=$path "$KA" grade --target cuda --task "bank/public/$t" "${args[@]}" \
 			--jobs 0 --workdir "$W" --json "$OUT/$name-loop.jsonl" "${STAGE[@]}" \
 			>"$OUT/$name-loop.log" 2>&1
-		loop=$(echo "$(date +%s.%N) - $t0" | bc)
+		loop=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
 		rows+=("| $t | $path | $v | $cold_c | $warm_c | $warm_t | $warm_cpu | $(printf '%.2f' "$loop") |")
 		echo "${rows[-1]}"
 	done
