@@ -1005,7 +1005,8 @@ uint64_t task_hash(const struct ka_task *t)
 	for (int i = 0; i < t->n_libs; i++)
 		h = hash_str(h, t->libs[i]);
 	h = hash_str(h, t->min_bytes ? expr_text(t->min_bytes) : "");
-	h = hash_str(h, t->baseline_ws ? expr_text(t->baseline_ws) : "");
+	if (t->baseline_ws) /* only when present: other tasks keep their hash */
+		h = hash_str(h, expr_text(t->baseline_ws));
 	h = hash_str(h, t->min_flops ? expr_text(t->min_flops) : "");
 	/* Hashed only when present, so tasks without them keep their identity
 	 * (and their inputs) from before these fields existed. */
