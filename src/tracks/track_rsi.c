@@ -44,6 +44,7 @@
 #include "trainee.h"
 
 #define N_ARMS 4
+#define RSI_REPLIES_CAP ((size_t)1 << 30) /* bytes of one sample call's replies */
 #define SELF 0
 #define FRESH 1
 #define ROUND0 2
@@ -163,15 +164,23 @@ static void add_heldout(const struct rtrack *t, struct graded *gr, int i,
 
 static int grade_replies(struct rtrack *t, const char *path, struct graded *gr, struct ka_err *e)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return ka_err_set(e, "cannot read the replies %s", path);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	/* Read whole before grading: no stdio stream open while the grader
+	 * forks compilers and recorders (a child sharing the descriptor could
+	 * move its offset). */
+	char *text_all = NULL;
+	size_t total = 0;
+	if (util_read_file(path, RSI_REPLIES_CAP, &text_all, &total, e))
+		return -1;
 	int rc = 0;
-	while (!rc && (len = getline(&line, &cap, f)) > 0) {
-		if ((size_t)len > REPLY_LINE_CAP) {
+	char *next = text_all, *end = text_all + total;
+	while (!rc && next < end) {
+		char *line = next, *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+		line[len] = '\0';
+		next = line + len + 1;
+		if (len == 0)
+			continue;
+		if (len > REPLY_LINE_CAP) {
 			rc = ka_err_set(e, "%s: a reply line over the cap", path);
 			break;
 		}
@@ -221,8 +230,7 @@ static int grade_replies(struct rtrack *t, const char *path, struct graded *gr, 
 		free(code);
 		json_decref(o);
 	}
-	free(line);
-	fclose(f);
+	free(text_all);
 	return rc;
 }
 
