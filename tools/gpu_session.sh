@@ -6,7 +6,14 @@
 #   rm -rf build-gpu && mkdir build-gpu && cp build/ka build/ka-record-* \
 #     build/ka-run-* build/ka-clc build-gpu/ && bash tools/bundle-libs.sh build-gpu
 # then run `bash tools/gpu_session.sh "tier prof lat thr rep cap probe"` with
-# carry ["build-gpu"]. PARTS: tier, prof, lat, probe, rep, thr, cap, tierlast.
+# carry ["build-gpu"]. PARTS: tier, prof, lat, probe, rep, thr, cap, tierlast,
+# and the open measurements of the issues (docs/PERF.md says which are
+# missing): stale (bank_gpu on the tasks whose baselines changed since they
+# were measured), calib (calibrate.py on tasks missing from the calibration
+# file), thrjobs (throughput with no compile-ahead and with one nvcc run, to
+# find why the second graders run was slower), comp (tools/bench_compile.sh),
+# rsi (tools/rsi_gpu_bench.py). Results are archived as $OUT/session.tgz (the
+# device tool returns a limited number of files).
 set -u
 OUT=${OUT:-out/gpu-session}
 mkdir -p "$OUT"
@@ -61,6 +68,51 @@ if want rep; then stamp rep; BENCH_PARTS="rep" bash tools/bench_gpu.sh "$OUT/ben
 if want thr; then stamp thr; BENCH_PARTS="thr" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10; fi
 if want cap; then stamp cap; BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
 	tail -4 "$OUT/bench/cap.log"; fi
+STALE="L3/layer_norm L3/log_softmax L3/group_norm L3/softmax_rows L1/gelu_bias_scale
+	L2/gemm_tall_skinny_f16 L3/gqa_causal_bf16_d128 L1/masked_fill L1/quantize_int8"
+if want stale; then stamp stale
+	dirs=()
+	for t in $STALE; do dirs+=("bank/public/$t"); done
+	BANK_GPU_MAX_SECONDS=1 bash tools/bank_gpu.sh "$OUT/stale" "${dirs[@]}" 2>&1 | grep -E "bank_gpu:|of" | cut -c1-160
+fi
+if want calib; then stamp calib
+	missing=$(python3 - <<'PY'
+import glob, json, os
+have = set()
+for f in glob.glob("bank/calibration/*.json"):
+    if not f.endswith(".kernels.jsonl"):
+        try:
+            have |= set(json.load(open(f)).get("tasks", {}))
+        except Exception:
+            pass
+names = [os.path.basename(os.path.dirname(p)) for p in glob.glob("bank/public/*/*/task.json")]
+print(",".join(sorted(n for n in names if n not in have)))
+PY
+)
+	[ -n "$missing" ] && python3 tools/calibrate.py --samples 50 --only "$missing" 2>&1 | tail -12
+	cp bank/calibration/*.json "$OUT/" 2>/dev/null
+fi
+if want thrjobs; then stamp thrjobs
+	for variant in "--jobs 0" "nvcc"; do
+		dir="$OUT/thrjobs/$(echo $variant | tr -d ' -')"
+		mkdir -p "$dir"
+		args=()
+		for i in $(seq 1 32); do
+			sed "1i // $variant $i $RANDOM$RANDOM" bank/public/L1/gelu_bias_scale/solutions/cuda.cu >"$dir/c$i.cu"
+			args+=(--kernel "$dir/c$i.cu")
+		done
+		extra=(); env=()
+		if [ "$variant" = nvcc ]; then env=(KA_CUDA_COMPILER=nvcc); else extra=(--jobs 0); fi
+		echo "-- thrjobs: $variant"
+		env "${env[@]}" "$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "${args[@]}" \
+			"${extra[@]}" --graders 4 --profile --workdir "$OUT/w" | sed -n '/^graded/,$p'
+		rm -rf "$dir"
+	done
+fi
+if want comp; then stamp comp; BENCH_TASKS="L1/row_sum L2/gemm_bias_gelu_bf16" bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
+if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && python3 tools/rsi_gpu_bench.py --out "$OUT/rsi.json" 2>&1 | tail -12; fi
 if want tierlast; then stamp tierlast; bash tests/run.sh gpu 2>&1 | tail -8; fi
 stamp end
-rm -rf "$OUT/gpu/work" "$OUT/bench/work" "$OUT/w" "$OUT/bench/lat" "$OUT/bench/thr" "$OUT"/gpu/*.log "$OUT"/cap/kernels 2>/dev/null
+rm -rf "$OUT/gpu/work" "$OUT/bench/work" "$OUT/w" "$OUT/bench/lat" "$OUT/bench/thr" "$OUT"/gpu/*.log "$OUT"/cap/kernels \
+	"$OUT/stale/work" "$OUT/comp"/*/ 2>/dev/null
+(cd "$OUT" && tar czf ../session.tgz . && mv ../session.tgz . && find . -mindepth 1 ! -name session.tgz -delete)
