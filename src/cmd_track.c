@@ -85,6 +85,7 @@ struct shared_refs {
 	int64_t *seed;
 	double *temperature;
 	struct grade_protocol *proto;
+	const char *model_flag; /* named when the model is missing; NULL: --api-model */
 };
 
 /* An option every track takes (getopt code c, value arg) into r: 0, the
@@ -146,7 +147,7 @@ static int shared_option(int c, const char *arg, const struct shared_refs *r)
 	{                                                                                          \
 		&(o)->model, &(o)->model_kind, &(o)->tier, &(o)->bank, &(o)->target, &(o)->out,    \
 			&(o)->platform, &(o)->prices, &(o)->fresh, &(o)->max_tokens, &(o)->quiet,  \
-			&(o)->verbose, &(o)->seed, &(o)->temperature, &(o)->proto                  \
+			&(o)->verbose, &(o)->seed, &(o)->temperature, &(o)->proto, NULL            \
 	}
 
 /* One option (getopt code c, value arg) into a track's options o: 0 or the
@@ -175,13 +176,25 @@ static int parse_track(int argc, char **argv, const struct option *opts, void (*
 	}
 	if (optind < argc)
 		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!*r->model)
-		return cli_usage_error(CMD, "--api-model (or --model) is required");
+	if (!*r->model || !**r->model)
+		return cli_usage_error(CMD, "%s is required",
+				       r->model_flag ? r->model_flag : "--api-model (or --model)");
 	if ((rc = cli_protocol_check(CMD, r->proto)))
 		return rc;
 	if (*r->quiet && *r->verbose)
 		return cli_usage_error(CMD, "--quiet and --verbose together");
 	return -1;
+}
+
+/* The rules of a track's split options: --train and --heldout together, and
+ * not with --bank. 0, or the exit code of a usage error, reported. */
+static int check_split_options(const char *train, const char *heldout, const char *bank)
+{
+	if (!train != !heldout)
+		return cli_usage_error(CMD, "--train and --heldout go together");
+	if (train && bank)
+		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	return 0;
 }
 
 /* One option of the capability track (getopt code c, value arg) into o: 0
@@ -390,10 +403,8 @@ static int run_procedure(int argc, char **argv, int controls)
 	int rc = parse_track(argc, argv, opts, usage_procedure, procedure_option, &o, &r);
 	if (rc >= 0)
 		return rc;
-	if (!o.train != !o.heldout)
-		return cli_usage_error(CMD, "--train and --heldout go together");
-	if (o.train && o.bank)
-		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if ((rc = check_split_options(o.train, o.heldout, o.bank)))
+		return rc;
 	if (controls && o.procedure)
 		return cli_usage_error(CMD, "--procedure is for the procedure track (controls "
 					    "run the shipped procedures; see --procedures)");
@@ -505,10 +516,8 @@ static int run_frontier(int argc, char **argv)
 		return rc;
 	if (!o.proposer)
 		return cli_usage_error(CMD, "--proposer is required");
-	if (!o.p.train != !o.p.heldout)
-		return cli_usage_error(CMD, "--train and --heldout go together");
-	if (o.p.train && o.p.bank)
-		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if ((rc = check_split_options(o.p.train, o.p.heldout, o.p.bank)))
+		return rc;
 	return track_frontier_run(&o);
 }
 
@@ -661,10 +670,8 @@ static int run_rsi(int argc, char **argv)
 	o.p.rounds = o.rounds;
 	if ((rc = cli_protocol_check(CMD, &o.p.proto)))
 		return rc;
-	if (!o.p.train != !o.p.heldout)
-		return cli_usage_error(CMD, "--train and --heldout go together");
-	if (o.p.train && o.p.bank)
-		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
+	if ((rc = check_split_options(o.p.train, o.p.heldout, o.p.bank)))
+		return rc;
 	if (o.p.quiet && o.p.verbose)
 		return cli_usage_error(CMD, "--quiet and --verbose together");
 	if (o.interrupt_after && o.interrupt_after >= o.rounds)
@@ -798,34 +805,16 @@ static int run_harness(int argc, char **argv)
 	};
 	struct harness_opts o;
 	harness_opts_default(&o);
-	optind = 1;
-	opterr = 0;
-	int c, rc;
-	while ((c = getopt_long(argc, argv, ":hqv", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage_harness(stdout);
-			return KA_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return cli_bad_option(CMD, c, argv);
-		if ((rc = harness_option(c, optarg, &o)))
-			return rc;
-	}
-	if (optind < argc)
-		return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!o.p.model || !*o.p.model)
-		return cli_usage_error(CMD, "--researcher (a model spec) is required");
+	struct shared_refs r = SHARED_REFS(&o.p);
+	r.model_flag = "--researcher (a model spec)";
+	int rc = parse_track(argc, argv, opts, usage_harness, harness_option, &o, &r);
+	if (rc >= 0)
+		return rc;
 	if (!o.trainee || !*o.trainee)
 		return cli_usage_error(CMD, "--trainee (an HF id or a local folder) is required");
 	o.rounds = o.p.rounds;
-	if ((rc = cli_protocol_check(CMD, &o.p.proto)))
+	if ((rc = check_split_options(o.p.train, o.p.heldout, o.p.bank)))
 		return rc;
-	if (!o.p.train != !o.p.heldout)
-		return cli_usage_error(CMD, "--train and --heldout go together");
-	if (o.p.train && o.p.bank)
-		return cli_usage_error(CMD, "--bank or --train/--heldout, not both");
-	if (o.p.quiet && o.p.verbose)
-		return cli_usage_error(CMD, "--quiet and --verbose together");
 	return track_harness_run(&o);
 }
 
