@@ -388,11 +388,8 @@ static int pool_width(const struct grade_args *a)
 	if (a->offline)
 		return 1;
 	int n = (int)a->graders;
-	if (!n) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		n = strcmp(a->target, "cuda") ? 1 : cores >= 8 ? (int)(cores / 4) : 1;
-		n = n > 4 ? 4 : n;
-	}
+	if (!n)
+		n = strcmp(a->target, "cuda") ? 1 : grade_graders_default(1);
 	return n > a->n_kernels ? a->n_kernels : n;
 }
 

@@ -1421,6 +1421,13 @@ static int grade_timing(struct grade_run *gr, struct ka_err *e)
 	return x ? x : timing_results(gr);
 }
 
+int grade_graders_default(int n_devices)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = cores / 4 / (n_devices > 0 ? n_devices : 1);
+	return n < 1 ? 1 : n > 4 ? 4 : (int)n;
+}
+
 void grade_thread_share(int n_graders)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -130,6 +130,11 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 
 void grade_result_free(struct grade_result *r);
 
+/* How many graders (grade sessions) to run per device by default where the
+ * target's kernels run on the device, not the CPU: one per 4 cores, shared
+ * by n_devices, 1 to 4. */
+int grade_graders_default(int n_devices);
+
 /* Call from a thread that grades while n_graders threads of this process
  * grade at once (ka grade --graders, the tracks' graders per GPU): the CPU
  * gold of this thread's grades runs on cores / n_graders OpenMP threads, so

@@ -207,12 +207,7 @@ static int cap_open_model(struct cap_run *c, struct ka_err *e)
  * (devlock.h). 0. */
 static int cap_graders_per_gpu(struct cap_run *c)
 {
-	int per = c->o->graders_per_gpu;
-	if (!per) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		per = (int)(cores / 4) / c->n_gpus;
-		per = per < 1 ? 1 : per > 4 ? 4 : per;
-	}
+	int per = c->o->graders_per_gpu ? c->o->graders_per_gpu : grade_graders_default(c->n_gpus);
 	if (per * c->n_gpus > SAMPLER_MAX_SESSIONS)
 		per = SAMPLER_MAX_SESSIONS / c->n_gpus;
 	for (int r = 1; r < per; r++)
