@@ -567,6 +567,10 @@ static uint64_t cost_key(const struct ka_task *t, const struct ka_shape *sh)
  * the items at 1 ns a flop, and at least 10 ns an output element (the lazy
  * gold draws inputs at about that rate). For references with no lazy build,
  * which cannot be timed on a few items without whole inputs. */
+/* One core's seconds to generate one input element on the CPU (gen.c: a
+ * counter-based draw and its conversion, about 10 ns). */
+#define GOLD_GEN_ELEM_S 1e-8
+
 static double cost_estimate(const struct ka_task *t, const struct ka_shape *sh, int64_t items)
 {
 	int64_t flops = 0, elems = 0, v;
@@ -725,6 +729,23 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 	if (out_elems > lim->full_check_max || cost_estimate(t, sh, items) * (double)items > 1e-3)
 		if (gold_item_cost(g, sh, &item_s, e))
 			return -1;
+	/* A timed call is checked in full only when regenerating all of its
+	 * inputs and all of its gold fits the timed budget on one core: a full
+	 * check regenerates every input (the lazy gold draws only a sample's),
+	 * and the timed phase makes dozens of calls, next to other graders. */
+	if (timed) {
+		int64_t in_elems = 0;
+		for (int k = 0; k < t->n_inputs; k++) {
+			int64_t n;
+			if (task_numel(t, &t->inputs[k], sh, &n, e))
+				return -1;
+			in_elems += n;
+		}
+		double per_item = item_s > 0 ? item_s : cost_estimate(t, sh, items);
+		if ((double)in_elems * GOLD_GEN_ELEM_S + (double)items * per_item >
+		    lim->timed_budget_s)
+			out_elems = lim->full_check_max + 1; /* sampled */
+	}
 	gold_check_choose(t, items, per, out_elems, item_s, gold_cores(),
 			  timed ? lim->timed_budget_s : lim->check_budget_s, lim, out);
 	return 0;

@@ -111,7 +111,9 @@ void gold_check_choose(const struct ka_task *t, int64_t items, const int64_t *pe
 
 /* gold_check_choose for shape sh of g's task with the measured item cost
  * (measured only when the outputs are over full_check_max or the items are
- * not cheap), the machine's cores and the untimed or timed budget. 0 or -1
+ * not cheap), the machine's cores and the untimed or timed budget. A timed
+ * call is full only when regenerating all its inputs and computing all its
+ * gold takes one core at most timed_budget_s; else it is sampled. 0 or -1
  * with e. */
 int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 		    const struct gold_check_limits *lim, struct gold_check *out, struct ka_err *e);

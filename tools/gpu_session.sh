@@ -23,8 +23,23 @@ PARTS=${1:-"tier prof lat probe"}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 stamp() { echo "## t=$(( $(date +%s) - T0 ))s $*"; }
+# SESSION_S: the seconds this call may take (the device tool's limit less a
+# margin for the archive); each long part runs under `timeout $(left)`, so a
+# slow part never costs the results of the parts before it.
+left() { local l=$(( ${SESSION_S:-560} - ($(date +%s) - T0) )); [ $l -gt 5 ] && echo $l || echo 5; }
+archive() {
+	stamp end
+	rm -rf "$OUT/gpu/work" "$OUT/bench/work" "$OUT/w" "$OUT/bench/lat" "$OUT/bench/thr" "$OUT"/gpu/*.log \
+		"$OUT"/cap/kernels "$OUT/stale/work" "$OUT/comp"/*/ 2>/dev/null
+	# The device tool returns at most 8 files of 16 MiB: one archive of the
+	# small files (results, logs), the large ones (work folders) left out.
+	(cd "$OUT" && find . -type f -size -2M ! -name session.tgz | tar czf ../session.tgz -T - &&
+		mv ../session.tgz . && find . -mindepth 1 ! -name session.tgz -delete
+		ls -l session.tgz)
+}
+trap archive EXIT
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
-if want tier; then stamp tier; bash tests/run.sh gpu 2>&1 | tail -45
+if want tier; then stamp tier; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45
 	python3 - "$OUT/gpu" <<'PY'
 import glob, json, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
@@ -73,7 +88,7 @@ STALE="L3/layer_norm L3/log_softmax L3/group_norm L3/softmax_rows L1/gelu_bias_s
 if want stale; then stamp stale
 	dirs=()
 	for t in $STALE; do dirs+=("bank/public/$t"); done
-	BANK_GPU_MAX_SECONDS=1 bash tools/bank_gpu.sh "$OUT/stale" "${dirs[@]}" 2>&1 | grep -E "bank_gpu:|of" | cut -c1-160
+	BANK_GPU_MAX_SECONDS=1 timeout $(left) bash tools/bank_gpu.sh "$OUT/stale" "${dirs[@]}" 2>&1 | grep -E "bank_gpu:|of" | cut -c1-160
 fi
 if want calib; then stamp calib
 	missing=$(python3 - <<'PY'
@@ -89,7 +104,7 @@ names = [os.path.basename(os.path.dirname(p)) for p in glob.glob("bank/public/*/
 print(",".join(sorted(n for n in names if n not in have)))
 PY
 )
-	[ -n "$missing" ] && python3 tools/calibrate.py --samples 50 --only "$missing" 2>&1 | tail -12
+	[ -n "$missing" ] && timeout $(left) python3 tools/calibrate.py --samples 50 --only "$missing" 2>&1 | tail -12
 	cp bank/calibration/*.json "$OUT/" 2>/dev/null
 fi
 if want thrjobs; then stamp thrjobs
@@ -109,10 +124,6 @@ if want thrjobs; then stamp thrjobs
 		rm -rf "$dir"
 	done
 fi
-if want comp; then stamp comp; BENCH_TASKS="L1/row_sum L2/gemm_bias_gelu_bf16" bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
-if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && python3 tools/rsi_gpu_bench.py --out "$OUT/rsi.json" 2>&1 | tail -12; fi
-if want tierlast; then stamp tierlast; bash tests/run.sh gpu 2>&1 | tail -8; fi
-stamp end
-rm -rf "$OUT/gpu/work" "$OUT/bench/work" "$OUT/w" "$OUT/bench/lat" "$OUT/bench/thr" "$OUT"/gpu/*.log "$OUT"/cap/kernels \
-	"$OUT/stale/work" "$OUT/comp"/*/ 2>/dev/null
-(cd "$OUT" && tar czf ../session.tgz . && mv ../session.tgz . && find . -mindepth 1 ! -name session.tgz -delete)
+if want comp; then stamp comp; BENCH_TASKS="L1/row_sum L2/gemm_bias_gelu_bf16" timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
+if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && timeout $(left) python3 tools/rsi_gpu_bench.py --out "$OUT/rsi.json" 2>&1 | tail -12; fi
+if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi
