@@ -16,6 +16,8 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,6 +223,11 @@ double util_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void util_background_priority(int inc)
+{
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), inc);
 }
 
 void util_iso_now(char *buf, size_t cap)

@@ -53,6 +53,12 @@ uint64_t util_mix64(uint64_t x);
 /* Monotonic clock in seconds. */
 double util_now(void);
 
+/* Lower the calling thread's CPU priority by inc (Linux: nice is per thread;
+ * processes the thread starts inherit it): for background work (compiling
+ * ahead) that must not take the CPU from grading. Failure is ignored: it
+ * only costs speed. */
+void util_background_priority(int inc);
+
 /* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (ISO 8601, the form
  * scorecards and manifests carry) in buf (cap >= 21 bytes). */
 void util_iso_now(char *buf, size_t cap);
