@@ -12,7 +12,7 @@
 # were measured), calib (calibrate.py on tasks missing from the calibration
 # file), thrjobs (throughput with no compile-ahead and with one nvcc run, to
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
-# rsi (tools/rsi_gpu_bench.py). Results are archived as $OUT/session.tgz (the
+# rsi (tools/rsi_gpu_bench.py), thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
 set -u
 OUT=${OUT:-out/gpu-session}
@@ -81,10 +81,12 @@ if want lat; then stamp lat; BENCH_PARTS="lat" bash tools/bench_gpu.sh "$OUT/ben
 if want probe; then stamp probe; BENCH_PARTS="probe" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -5; fi
 if want rep; then stamp rep; BENCH_PARTS="rep" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -40; fi
 if want thr; then stamp thr; BENCH_PARTS="thr" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10; fi
+if want thrq; then stamp thrq; THR_QUICK=1 BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
+	grep -E "^--|^graded|per cand|compile|record|correctness|timing|waiting|gold|parallelism"; fi
 if want cap; then stamp cap; BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
 	tail -4 "$OUT/bench/cap.log"; fi
-STALE="L3/layer_norm L3/log_softmax L3/group_norm L3/softmax_rows L1/gelu_bias_scale
-	L2/gemm_tall_skinny_f16 L3/gqa_causal_bf16_d128 L1/masked_fill L1/quantize_int8"
+STALE=${STALE_TASKS:-"L3/layer_norm L3/log_softmax L3/group_norm L3/softmax_rows L1/gelu_bias_scale
+	L2/gemm_tall_skinny_f16 L3/gqa_causal_bf16_d128 L1/masked_fill L1/quantize_int8"}
 if want stale; then stamp stale
 	dirs=()
 	for t in $STALE; do dirs+=("bank/public/$t"); done
@@ -125,5 +127,6 @@ if want thrjobs; then stamp thrjobs
 	done
 fi
 if want comp; then stamp comp; BENCH_TASKS="L1/row_sum L2/gemm_bias_gelu_bf16" timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
-if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && timeout $(left) python3 tools/rsi_gpu_bench.py --out "$OUT/rsi.json" 2>&1 | tail -12; fi
+if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && timeout $(left) python3 tools/rsi_gpu_bench.py ${RSI_ARGS:-} --out "$OUT/rsi.json" 2>&1 | tail -12; fi
+if want front; then stamp front; timeout $(left) bash tools/frontier_gpu.sh "$OUT/front" 2>&1 | tail -25; fi
 if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi
