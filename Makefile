@@ -113,14 +113,14 @@ $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMO
 
 # ka-clc: trusted helper that builds OpenCL C source on the OpenCL platform
 # (PoCL here) and prints the build log: bank validation uses it.
-$(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c)
+$(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c src/common/lockdown.c)
 	$(CC) $(LDSAN) -o $@ $^ -lOpenCL
 
 # ka-cudaphases: trusted helper that runs nvcc's phases in parallel inside the
 # compile jail (the split CUDA compile, docs/compile.md). Never sanitized: it
 # starts under the jail's address-space cap, where a sanitizer's runtime
 # cannot map its shadow memory.
-CUDAPHASES_SRC := tools/cudaphases.c src/common/util.c src/common/jail.c
+CUDAPHASES_SRC := tools/cudaphases.c src/common/util.c src/common/jail.c src/common/lockdown.c
 $(BUILD)/ka-cudaphases: $(CUDAPHASES_SRC) $(wildcard src/common/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(WERROR) -O2 -g -D_GNU_SOURCE -Iinclude -Isrc/common -o $@ $(CUDAPHASES_SRC)

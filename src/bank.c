@@ -699,6 +699,13 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 	/* OpenCL C on PoCL (or whatever platform ka-clc finds), then CUDA. */
 	if (check_opencl_ref(t, tools, &v, &d) || check_cuda_ref(t, tools, &v, &d))
 		goto done;
+	if (tools->before_gold) {
+		char why[256] = "";
+		if (tools->before_gold(why, sizeof why)) {
+			vadd(&v, "%s: cannot confine the gold: %s", t->dir, why);
+			goto done;
+		}
+	}
 	verdict = BANK_VERDICT_DEGENERATE;
 	if (check_gold(t, g, &v, &d))
 		goto done;

@@ -84,6 +84,10 @@ enum bank_verdict {
 struct bank_tools {
 	char clc[4096];	 /* ka-clc (beside the running program), "" if missing */
 	char nvcc[4096]; /* $NVCC, nvcc on PATH or /usr/local/cuda/bin/nvcc, "" if missing */
+	/* Optional: called once every compiler has run and before the first
+	 * call of the reference's code (the frontier confines its gold child
+	 * here); nonzero fails the validation with why. */
+	int (*before_gold)(char *why, size_t cap);
 };
 
 void bank_tools_find(struct bank_tools *tools);

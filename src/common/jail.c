@@ -7,12 +7,13 @@
  * namespaces). */
 #include "jail.h"
 
+#include "lockdown.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/landlock.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -330,48 +331,18 @@ static int enter_namespaces(void)
 	return unshare(flags);
 }
 
-/* Allow `access` beneath path in Landlock ruleset rs (a file gets only the
- * file rights). A missing path allows nothing and is not an error. */
-static int ll_allow(int rs, const char *path, uint64_t access)
-{
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
-	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-		pb.allowed_access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
-				     LANDLOCK_ACCESS_FS_WRITE_FILE;
-	int rc = (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
-	close(fd);
-	return rc;
-}
-
 /* Landlock: read (and execute) the read-only paths, read and write the work
- * folder and the device files, nothing else. 0 when the ruleset is in force. */
+ * folder and the device files, nothing else (lockdown.h). 0 when the ruleset
+ * is in force. */
 static int landlock_paths(const struct jail_opts *o)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 1)
-		return -1;
-	struct landlock_ruleset_attr ra = {0};
-	ra.handled_access_fs = ((uint64_t)LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
-	if (rs < 0)
-		return -1;
-	const uint64_t ro = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
-			    LANDLOCK_ACCESS_FS_READ_DIR;
-	int rc = ll_allow(rs, o->work_dir, ra.handled_access_fs);
-	for (int i = 0; rc == 0 && i < JAIL_MAX_PATHS && o->ro_paths[i]; i++)
-		rc = ll_allow(rs, o->ro_paths[i], ro);
-	for (int i = 0; rc == 0 && jail_dev_files[i]; i++)
-		rc = ll_allow(rs, jail_dev_files[i],
-			      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
-	if (rc == 0 && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-			syscall(SYS_landlock_restrict_self, rs, 0) != 0))
-		rc = -1;
-	close(rs);
-	return rc;
+	const char *ro[JAIL_MAX_PATHS + 1];
+	int n = 0;
+	for (; n < JAIL_MAX_PATHS && o->ro_paths[n]; n++)
+		ro[n] = o->ro_paths[n];
+	ro[n] = NULL;
+	const char *const rw[] = {o->work_dir, NULL};
+	return lockdown_landlock(ro, rw, jail_dev_files);
 }
 
 static int set_limit(int res, uint64_t v)

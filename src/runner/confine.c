@@ -2,12 +2,10 @@
  * device runs candidate code in-process (PoCL). See confine.h. */
 #include "confine.h"
 
+#include "../common/lockdown.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/landlock.h>
-#include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,21 +48,6 @@ void confine_clean_env(void)
 
 /* ---- Landlock ---- */
 
-static int ll_allow(int rs, const char *path, uint64_t access)
-{
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* a missing path allows nothing */
-	struct stat st;
-	struct landlock_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
-	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-		pb.allowed_access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
-				     LANDLOCK_ACCESS_FS_WRITE_FILE;
-	int rc = (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
-	close(fd);
-	return rc;
-}
-
 /* The driver's cache folder (PoCL: POCL_CACHE_DIR, else
  * $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl), into buf. */
 static void cache_dir(char *buf, size_t cap)
@@ -81,16 +64,6 @@ static void cache_dir(char *buf, size_t cap)
 
 static int landlock(void)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 1)
-		return -1;
-	struct landlock_ruleset_attr ra = {0};
-	ra.handled_access_fs = ((uint64_t)LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof ra, 0);
-	if (rs < 0)
-		return -1;
-	const uint64_t ro = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
-			    LANDLOCK_ACCESS_FS_READ_DIR;
 	static const char *const ro_paths[] = {"/usr",	     "/lib",
 					       "/lib64",     "/lib32",
 					       "/bin",	     "/sbin",
@@ -100,90 +73,8 @@ static int landlock(void)
 	static const char *const dev_files[] = {"/dev/null", "/dev/zero", "/dev/urandom", NULL};
 	char cache[1024];
 	cache_dir(cache, sizeof cache);
-	int rc = ll_allow(rs, cache, ra.handled_access_fs);
-	for (int i = 0; rc == 0 && ro_paths[i]; i++)
-		rc = ll_allow(rs, ro_paths[i], ro);
-	for (int i = 0; rc == 0 && dev_files[i]; i++)
-		rc = ll_allow(rs, dev_files[i],
-			      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
-	if (rc == 0 && syscall(SYS_landlock_restrict_self, rs, 0) != 0)
-		rc = -1;
-	close(rs);
-	return rc;
-}
-
-/* ---- seccomp ---- */
-
-#define EMIT(c, k, t, f)                                                                           \
-	do {                                                                                       \
-		if (n < cap)                                                                       \
-			p[n] = (struct sock_filter){(uint16_t)(c), (uint8_t)(t), (uint8_t)(f),     \
-						    (uint32_t)(k)};                                \
-		n++;                                                                               \
-	} while (0)
-
-static int seccomp_install(void)
-{
-	enum { cap = 128 };
-	struct sock_filter p[cap];
-	int n = 0;
-	const uint32_t deny = SECCOMP_RET_ERRNO | EPERM, allow = SECCOMP_RET_ALLOW;
-	const uint32_t me = (uint32_t)getpid();
-	static const int denied[] = {SYS_ptrace,
-				     SYS_process_vm_readv,
-				     SYS_process_vm_writev,
-				     SYS_execve,
-				     SYS_execveat,
-				     SYS_socket,
-				     SYS_tkill,
-				     SYS_pidfd_open,
-				     SYS_pidfd_send_signal,
-				     SYS_pidfd_getfd,
-				     SYS_mount,
-				     SYS_umount2,
-				     SYS_unshare,
-				     SYS_setns,
-				     SYS_pivot_root,
-				     SYS_chroot,
-				     SYS_bpf,
-				     SYS_keyctl,
-				     SYS_add_key,
-				     SYS_request_key,
-				     SYS_init_module,
-				     SYS_finit_module,
-				     SYS_delete_module,
-				     SYS_kexec_load,
-				     SYS_perf_event_open,
-				     SYS_kcmp,
-				     SYS_open_by_handle_at};
-	/* Signals only to this process: arg 0 (a pid_t: its low word). */
-	static const int own_pid_only[] = {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo,
-					   SYS_rt_tgsigqueueinfo};
-	EMIT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
-	EMIT(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-	EMIT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS, 0, 0);
-	EMIT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
-	/* x32 system calls (bit 30) are refused whole. */
-	EMIT(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
-	EMIT(BPF_RET | BPF_K, deny, 0, 0);
-	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
-		EMIT(BPF_JMP | BPF_JEQ | BPF_K, denied[i], 0, 1);
-		EMIT(BPF_RET | BPF_K, deny, 0, 0);
-	}
-	for (size_t i = 0; i < sizeof own_pid_only / sizeof own_pid_only[0]; i++) {
-		EMIT(BPF_JMP | BPF_JEQ | BPF_K, own_pid_only[i], 0, 4);
-		EMIT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args), 0, 0);
-		EMIT(BPF_JMP | BPF_JEQ | BPF_K, me, 0, 1);
-		EMIT(BPF_RET | BPF_K, allow, 0, 0);
-		EMIT(BPF_RET | BPF_K, deny, 0, 0);
-	}
-	EMIT(BPF_RET | BPF_K, allow, 0, 0);
-	if (n > cap)
-		return -1;
-	struct sock_fprog fp = {.len = (unsigned short)n, .filter = p};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
+	const char *const rw[] = {cache, NULL};
+	return lockdown_landlock(ro_paths, rw, dev_files);
 }
 
 int confine_enter(struct confine_report *r, struct ka_err *e)
@@ -209,7 +100,7 @@ int confine_enter(struct confine_report *r, struct ka_err *e)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return ka_err_set(e, "confine: no_new_privs: %s", strerror(errno));
 	r->landlock = landlock() == 0;
-	if (seccomp_install() != 0)
+	if (lockdown_seccomp() != 0)
 		return ka_err_set(e, "confine: seccomp: %s", strerror(errno));
 	r->seccomp = true;
 	snprintf(r->text, sizeof r->text,

@@ -22,6 +22,7 @@
 #include "bank_dup.h"
 #include "gold.h"
 #include "jail.h"
+#include "lockdown.h"
 
 /* ---- the reply ---- */
 
@@ -424,6 +425,35 @@ static int compile_opencl(const struct ka_task *t, const char *clc, char *sum, s
 	return st;
 }
 
+/* The gold child's confinement, once every compiler has run and before the
+ * proposed reference's code runs (bank_tools.before_gold): a Landlock view of
+ * the system's libraries only (no home folder, no API keys, no bank, no
+ * held-out split; the gold and its inputs are in memory already and the
+ * result goes out on a pipe that is open already), and the seccomp filter
+ * of src/common/lockdown.h (no other process, no network, no program). The
+ * dialect checker is the first wall; this one holds if it is bypassed.
+ * Landlock is used where the kernel has it (the line says when not);
+ * seccomp is mandatory. */
+static int gold_landlock_on = 0;
+int frontier_gold_lockdown(char *why, size_t cap)
+{
+	static const char *const ro[] = {"/usr",
+					 "/lib",
+					 "/lib64",
+					 "/lib32",
+					 "/sys/devices/system/cpu",
+					 "/proc/self",
+					 "/proc/thread-self",
+					 NULL};
+	static const char *const dev[] = {"/dev/null", NULL};
+	gold_landlock_on = lockdown_landlock(ro, NULL, dev) == 0;
+	if (lockdown_seccomp()) {
+		snprintf(why, cap, "seccomp: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The child: limits; compile phase (C through gold_open, which fills the
  * gold cache, then OpenCL C), the ready mark on fd, then bank_validate,
  * whose C build is then a cache hit and which runs the gold. Its line goes
@@ -484,12 +514,16 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 	 * exist in this forked child: run the gold's parallel loops on one
 	 * thread. */
 	omp_set_num_threads(1);
-	struct bank_tools tools = {.clc = ""};
+	struct bank_tools tools = {.clc = "", .before_gold = frontier_gold_lockdown};
 	snprintf(tools.nvcc, sizeof tools.nvcc, "%s", nvcc ? nvcc : "");
 	enum bank_verdict v = bank_validate(dir, &tools, line, sizeof line);
+	const char *ll_note =
+		gold_landlock_on ? "" : " (gold without Landlock: the kernel has none)";
 	size_t len = strlen(line);
-	if (len + strlen(ocl_note) + 1 < sizeof line && v == BANK_VERDICT_OK)
+	if (len + strlen(ocl_note) + strlen(ll_note) + 1 < sizeof line && v == BANK_VERDICT_OK) {
 		strcat(line, ocl_note);
+		strcat(line, ll_note);
+	}
 	if (write(fd, line, strlen(line)) < 0)
 		_exit(4);
 	_exit((int)v);

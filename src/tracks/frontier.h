@@ -38,13 +38,20 @@ void frontier_proposal_free(struct frontier_proposal *p);
  * passes, else 1 with why naming the token and its line. */
 int frontier_dialect_check(const char *src, char *why, size_t cap);
 
+/* Confine the calling process before a proposed reference's gold runs:
+ * Landlock (where the kernel has it) to the system's libraries, /proc/self
+ * and /dev/null, read-only; the seccomp filter of lockdown.h. Irreversible:
+ * only the gold child (or a test's child) calls it. 0, or -1 with why. */
+int frontier_gold_lockdown(char *why, size_t cap);
+
 /* Validate the task in dir in a confined child process (a proposed ref.c is
  * hostile: its gold is never loaded by the caller): the child puts itself in
  * its own process group with PR_SET_NO_NEW_PRIVS, dies with its parent, gets
  * rlimits on address space (4 GiB), CPU time, file size and core dumps, and
  * runs bank_validate (schema; ref.c compiled, jailed, as C, as OpenCL C when
  * clc is given and as CUDA when nvcc is; gold on every check shape: finite,
- * not all zero, not constant, every input matters). The parent kills the
+ * not all zero, not constant, every input matters), the gold under
+ * frontier_gold_lockdown once the compilers are done. The parent kills the
  * child's group after wall_s seconds. Returns 0 (passed), 1 (degenerate),
  * 2 (bad input: schema or compile), 3 (ran over wall_s or killed by a
  * signal); line gets the validator's line or the reason. */

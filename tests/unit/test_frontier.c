@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bank.h"
 #include "frontier.h"
@@ -142,6 +143,31 @@ static void test_gold_confined(void)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CHECK(strstr(line, "gold ran over 2 s"));
 	CHECK((double)(t1.tv_sec - t0.tv_sec) < 60);
+	/* A reference that got past the dialect checker (this call does not
+	 * run it): it reads a file of the host and starts a program. Confined,
+	 * both fail, so its output is not the constant it would write on
+	 * success, and the marker is never made. */
+	char *secret = xasprintf("%s/secret.txt", tmpdir), *marker = xasprintf("%s/marker", tmpdir);
+	struct ka_err we;
+	CHECK_EQ_INT(util_write_file(secret, "key=hunter2\n", 12, &we), 0);
+	char *body =
+		xasprintf("\textern void *fopen(const char *, const char *);\n"
+			  "\textern int system(const char *);\n"
+			  "\tstatic int state = -1;\n"
+			  "\tif (state < 0)\n"
+			  "\t\tstate = (fopen(\"%s\", \"r\") != 0) + (system(\"touch %s\") == 0);\n"
+			  "\ty[item] = state ? 42.0 : x[item];\n",
+			  secret, marker);
+	char *esc = variant("v_escape", body);
+	int rc = frontier_gold_confined(esc, NULL, NULL, 120, line, sizeof line);
+	CHECK_EQ_INT(rc, 0);
+	if (rc)
+		fprintf(stderr, "v_escape: %s\n", line);
+	CHECK_EQ_INT(access(marker, F_OK), -1);
+	free(body);
+	free(esc);
+	free(secret);
+	free(marker);
 	char *bad = variant("v_bad", "\ty[item] = x[item] +;\n");
 	CHECK_EQ_INT(frontier_gold_confined(bad, NULL, NULL, 120, line, sizeof line), 2);
 	CHECK(strstr(line, "does not compile"));
