@@ -5,7 +5,7 @@
 //   softmax(-1)      row softmax, fp32 math, bf16 result
 //   p @ v            cuBLAS strided batched GEMM
 // Scores kept in fp32 as PyTorch's fused SDPA kernels keep them: stored in bf16
-// they put the baseline near or over the tolerance at the bench shape (notes.md).
+// they put the baseline within 2x of (or over) the tolerance at the bench shape (notes.md).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "attn.cuh"
 
