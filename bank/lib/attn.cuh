@@ -5,13 +5,22 @@
 // Eager (one launch per op, intermediates in memory from ka_workspace):
 //   - attention written op by op, softmax((q @ k^T) * scale + mask) @ v:
 //     cuBLAS strided batched GEMM (cublasGemmStridedBatchedEx, fp16/bf16
-//     operands and output, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH: PyTorch's
-//     default, reduced-precision reductions allowed), then elementwise scale,
-//     masked_fill, row softmax (fp32 math, output in the input dtype) and the
-//     second GEMM; GQA's repeat_interleave and rotary's mul/neg/cat/add each
-//     one kernel;
+//     operands, CUBLAS_COMPUTE_32F, CUBLAS_DEFAULT_MATH: PyTorch's default,
+//     reduced-precision reductions allowed) writing the scores in SC, then
+//     elementwise scale and masked_fill in SC, row softmax (fp32 math,
+//     probabilities out in the input dtype) and the second GEMM; GQA's
+//     repeat_interleave and rotary's mul/neg/cat/add each one kernel;
 // Compiled (what Inductor emits): the two cuBLAS GEMMs around one fused
 //   scale + mask + softmax kernel.
+// SC, the storage type of the scores, is each task's choice: float (fp32,
+//   as PyTorch's fused SDPA kernels keep them) wherever 16-bit scores put
+//   the baseline within 2x of (or over) the task's tolerance at its
+//   benchmark shape, as tools/attn_precision.py simulates it: every task
+//   with an S x S score matrix (gqa_causal_bf16_d128's eager baseline failed
+//   on the H200 with bf16 scores); the input dtype where the margin is wide
+//   (the decode tasks, about 0.1 of the tolerance). The probabilities
+//   feeding the second GEMM are in the input dtype, as a flash kernel
+//   rounds P before its PV product.
 // Trusted code: it runs natively in the runner, not through the recorder.
 // Every kernel takes 64-bit sizes; grids are 1-D over rows or elements.
 #ifndef KA_BANK_ATTN_CUH
@@ -140,19 +149,20 @@ static inline cublasHandle_t blas_handle(cudaStream_t stream, arena *ws)
 
 // Row-major batched C[b] = A[b] @ op(B[b]) with A [M, K], B [N, K] when
 // b_trans (q @ k^T) or [K, N] otherwise (p @ v); C [M, N]; fp32 compute,
-// output in T (torch.bmm / torch.matmul on half or bfloat16). Strides in
-// elements between batches. Returns 0 or -1.
-template <class T>
+// operands in T, output in TC (T: torch.bmm / torch.matmul on half or
+// bfloat16; float: the scores kept in fp32). Strides in elements between
+// batches. Returns 0 or -1.
+template <class T, class TC>
 static inline int bgemm(cublasHandle_t h, bool b_trans, long long M, long long N, long long K,
-			const T *A, long long sA, const T *B, long long sB, T *C, long long sC,
+			const T *A, long long sA, const T *B, long long sB, TC *C, long long sC,
 			long long batch)
 {
 	const float one = 1.f, zero = 0.f;
 	// Column-major view: C^T [N, M] = op(B)^T [N, K] * A^T [K, M].
-	cudaDataType_t t = cuda_type<T>::value;
+	cudaDataType_t t = cuda_type<T>::value, tc = cuda_type<TC>::value;
 	cublasStatus_t st = cublasGemmStridedBatchedEx(
 		h, b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, B, t,
-		b_trans ? (int)K : (int)N, sB, A, t, (int)K, sA, &zero, C, t, (int)N, sC, (int)batch,
+		b_trans ? (int)K : (int)N, sB, A, t, (int)K, sA, &zero, C, tc, (int)N, sC, (int)batch,
 		CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
 	return st == CUBLAS_STATUS_SUCCESS ? 0 : -1;
 }
@@ -194,17 +204,18 @@ __global__ void ew_mask_fill(T *__restrict__ s, long long n, long long Sq, long 
 	if (masked_out(mk, i, j, Sq, Skv))
 		s[e] = from_f<T>(-INFINITY);
 }
-// Softmax over rows of C, T in and out, fp32 math: eager's softmax (with
-// scale 1 and no mask) and compiled's fused scale + mask + softmax. One
-// block per row; a row of at most 8192 elements is cached in shared memory.
-template <class T>
-__global__ void softmax_rows(const T *__restrict__ x, T *__restrict__ y, long long C, long long Sq,
+// Softmax over rows of C, TI in (the scores' storage type), TO out (the
+// input dtype), fp32 math: eager's softmax (with scale 1 and no mask) and
+// compiled's fused scale + mask + softmax. One block per row; a row of at
+// most 8192 elements is cached in shared memory.
+template <class TI, class TO>
+__global__ void softmax_rows(const TI *__restrict__ x, TO *__restrict__ y, long long C, long long Sq,
 			     float scale, mask_spec mk)
 {
 	__shared__ float red[32];
 	extern __shared__ float cache[];
-	const T *xr = x + (long long)blockIdx.x * C;
-	T *yr = y + (long long)blockIdx.x * C;
+	const TI *xr = x + (long long)blockIdx.x * C;
+	TO *yr = y + (long long)blockIdx.x * C;
 	long long i = blockIdx.x % Sq;
 	bool use_cache = C <= 8192;
 	float m = -INFINITY;
@@ -226,11 +237,11 @@ __global__ void softmax_rows(const T *__restrict__ x, T *__restrict__ y, long lo
 	for (long long c = threadIdx.x; c < C; c += blockDim.x) {
 		float v = use_cache ? cache[c]
 				    : (masked_out(mk, i, c, Sq, C) ? -INFINITY : to_f(xr[c]) * scale);
-		yr[c] = from_f<T>(m == -INFINITY ? 0.f : expf(v - m) * inv);
+		yr[c] = from_f<TO>(m == -INFINITY ? 0.f : expf(v - m) * inv);
 	}
 }
-template <class T>
-static inline void launch_softmax(const T *x, T *y, long long rows, long long C, long long Sq,
+template <class TI, class TO>
+static inline void launch_softmax(const TI *x, TO *y, long long rows, long long C, long long Sq,
 				  float scale, mask_spec mk, cudaStream_t st)
 {
 	int threads = 32;
@@ -238,8 +249,9 @@ static inline void launch_softmax(const T *x, T *y, long long rows, long long C,
 		threads *= 2;
 	size_t smem = C <= 8192 ? (size_t)C * sizeof(float) : 0;
 	if (smem > 48 * 1024)
-		cudaFuncSetAttribute(softmax_rows<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-	softmax_rows<T><<<(unsigned)rows, threads, smem, st>>>(x, y, C, Sq, scale, mk);
+		cudaFuncSetAttribute(softmax_rows<TI, TO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				     (int)smem);
+	softmax_rows<TI, TO><<<(unsigned)rows, threads, smem, st>>>(x, y, C, Sq, scale, mk);
 }
 
 // GQA's repeat_interleave along heads: kv [B, Hkv, S, D] -> out [B, Hkv*G, S, D].
@@ -309,54 +321,61 @@ struct attn_shape {
 };
 
 // The attention core after any preprocessing of q and k: k and v already
-// have Hq heads. fused: one fused scale+mask+softmax kernel (compiled)
-// instead of three kernels (eager: scale, masked_fill, softmax).
-template <class T>
+// have Hq heads. Scores stored in SC (float or T), probabilities in T.
+// fused: one fused scale+mask+softmax kernel (compiled) instead of three
+// kernels (eager: scale, masked_fill, softmax). Buffers: sc (the scores,
+// and eager's probabilities written over them) and p (eager's scaled
+// scores, or compiled's probabilities), attention_ws_bytes in all.
+template <class T, class SC>
 static inline int attention_core(cublasHandle_t h, arena *ws, const attn_shape &s, const T *q,
 				 const T *k, const T *v, T *o, bool fused, cudaStream_t st)
 {
 	long long BH = s.B * s.Hq, nS = BH * s.Sq * s.Skv;
 	float scale = 1.f / sqrtf((float)s.D);
-	T *sc = (T *)ws->take((size_t)nS * sizeof(T));
-	T *p = (T *)ws->take((size_t)nS * sizeof(T));
+	SC *sc = (SC *)ws->take((size_t)nS * sizeof(SC));
+	SC *p = (SC *)ws->take((size_t)nS * (fused ? sizeof(T) : sizeof(SC)));
 	if (!sc || !p)
 		return -1;
-	if (bgemm<T>(h, true, s.Sq, s.Skv, s.D, q, s.Sq * s.D, k, s.Skv * s.D, sc, s.Sq * s.Skv, BH))
+	if (bgemm<T, SC>(h, true, s.Sq, s.Skv, s.D, q, s.Sq * s.D, k, s.Skv * s.D, sc, s.Sq * s.Skv, BH))
 		return -1;
 	mask_spec none = {false, 0};
+	T *prob;
 	if (fused) {
-		launch_softmax<T>(sc, p, BH * s.Sq, s.Skv, s.Sq, scale, s.mk, st);
+		prob = (T *)p;
+		launch_softmax<SC, T>(sc, prob, BH * s.Sq, s.Skv, s.Sq, scale, s.mk, st);
 	} else {
-		ew_scale<T><<<ew_blocks(nS), EW_THREADS, 0, st>>>(sc, p, nS, scale);
+		ew_scale<SC><<<ew_blocks(nS), EW_THREADS, 0, st>>>(sc, p, nS, scale);
 		if (s.mk.causal || s.mk.window > 0)
-			ew_mask_fill<T><<<ew_blocks(nS), EW_THREADS, 0, st>>>(p, nS, s.Sq, s.Skv, s.mk);
-		launch_softmax<T>(p, sc, BH * s.Sq, s.Skv, s.Sq, 1.f, none, st);
-		T *t = sc;
-		sc = p;
-		p = t;
+			ew_mask_fill<SC><<<ew_blocks(nS), EW_THREADS, 0, st>>>(p, nS, s.Sq, s.Skv, s.mk);
+		prob = (T *)sc;
+		launch_softmax<SC, T>(p, prob, BH * s.Sq, s.Skv, s.Sq, 1.f, none, st);
 	}
-	if (bgemm<T>(h, false, s.Sq, s.D, s.Skv, p, s.Sq * s.Skv, v, s.Skv * s.D, o, s.Sq * s.D, BH))
+	if (bgemm<T, T>(h, false, s.Sq, s.D, s.Skv, prob, s.Sq * s.Skv, v, s.Skv * s.D, o, s.Sq * s.D,
+			BH))
 		return -1;
 	return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-// Bytes attention_core and the GQA expansion need from the arena.
-static inline size_t attention_ws_bytes(const attn_shape &s, size_t elt)
+// Bytes attention_core and the GQA expansion need from the arena, with
+// elt = sizeof(T) and score_elt = sizeof(SC): two score-sized buffers (an
+// upper bound for the compiled path), plus k and v expanded to Hq heads.
+// A task's baseline_workspace must cover it at every shape.
+static inline size_t attention_ws_bytes(const attn_shape &s, size_t elt, size_t score_elt)
 {
 	size_t nS = (size_t)(s.B * s.Hq * s.Sq * s.Skv);
 	size_t kv = s.Hq != s.Hkv ? 2 * (size_t)(s.B * s.Hq * s.Skv * s.D) : 0;
-	return (2 * nS + kv) * elt + 4096;
+	return 2 * nS * score_elt + kv * elt + 4096;
 }
 
 // Full attention as the eager math path (fused = false) or as
-// torch.compile's (fused = true): expand k/v for GQA (repeat_interleave, one
-// copy kernel each), then attention_core.
-template <class T>
+// torch.compile's (fused = true), scores stored in SC: expand k/v for GQA
+// (repeat_interleave, one copy kernel each), then attention_core.
+template <class T, class SC>
 static inline int attention(const attn_shape &s, const T *q, const T *k, const T *v, T *o,
 			    bool fused, cudaStream_t st)
 {
 	arena ws;
-	if (!arena_open(&ws, attention_ws_bytes(s, sizeof(T)), true))
+	if (!arena_open(&ws, attention_ws_bytes(s, sizeof(T), sizeof(SC)), true))
 		return -1;
 	cublasHandle_t h = blas_handle(st, &ws);
 	if (!h)
@@ -371,7 +390,7 @@ static inline int attention(const attn_shape &s, const T *q, const T *k, const T
 		k = k2;
 		v = v2;
 	}
-	return attention_core<T>(h, &ws, s, q, k, v, o, fused, st);
+	return attention_core<T, SC>(h, &ws, s, q, k, v, o, fused, st);
 }
 
 } // namespace attn

@@ -4,6 +4,8 @@
 //   scores * scale   elementwise kernel (fp16 result)
 //   softmax(-1)      row softmax, fp32 math, fp16 result
 //   p @ v            cuBLAS strided batched GEMM
+// Scores stored in fp16: the margin to the tolerance is wide at every shape
+// (tools/attn_precision.py; notes.md).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "attn.cuh"
 
@@ -11,6 +13,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
 	long long B = a->params[0], H = a->params[1], L = a->params[2];
 	attn::attn_shape s = {B, H, H, 1, L, 128, {false, 0}};
-	return attn::attention<__half>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
+	return attn::attention<__half, __half>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
 					(const __half *)a->inputs[2].ptr, (__half *)a->outputs[0].ptr, false, stream);
 }

@@ -2,11 +2,13 @@
 // rotary (each op one kernel, fp16 results, for q and for k: q * cs, neg of
 // the second half, cat, * sn, add), then
 // softmax((q @ k^T) * scale + mask) @ v, PyTorch eager's math path op by op:
-//   scores = q @ k^T   cuBLAS strided batched GEMM, fp16 in and out, fp32 compute
-//   scores * scale   elementwise kernel (fp16 result)
+//   scores = q @ k^T   cuBLAS strided batched GEMM, fp16 in, fp32 compute, fp32 scores
+//   scores * scale   elementwise kernel (fp32 result)
 //   masked_fill      -inf above the diagonal
 //   softmax(-1)      row softmax, fp32 math, fp16 result
 //   p @ v            cuBLAS strided batched GEMM
+// Scores kept in fp32 as PyTorch's fused SDPA kernels keep them: stored in fp16
+// they put the baseline within 2x of (or over) the tolerance at the bench shape (notes.md).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "attn.cuh"
 
@@ -19,7 +21,7 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	const __half *sn = (const __half *)a->inputs[4].ptr;
 	attn::attn_shape s = {B, H, H, S, S, D, {true, 0}};
 	attn::arena ws;
-	if (!attn::arena_open(&ws, attn::attention_ws_bytes(s, 2) + (size_t)n * 2 * 8 + 4096, true))
+	if (!attn::arena_open(&ws, attn::attention_ws_bytes(s, 2, 4) + (size_t)n * 2 * 8 + 4096, true))
 		return -1;
 	cublasHandle_t h = attn::blas_handle(stream, &ws);
 	if (!h)
@@ -41,5 +43,5 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 		attn::ew_mul_table<__half><<<blocks, attn::EW_THREADS, 0, stream>>>(t3, sn, t3, n, S * D);
 		attn::ew_add<__half><<<blocks, attn::EW_THREADS, 0, stream>>>(t1, t3, rot[t], n);
 	}
-	return attn::attention_core<__half>(h, &ws, s, rot[0], rot[1], v, (__half *)a->outputs[0].ptr, false, stream);
+	return attn::attention_core<__half, float>(h, &ws, s, rot[0], rot[1], v, (__half *)a->outputs[0].ptr, false, stream);
 }
