@@ -435,6 +435,14 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+/* Remove the first occurrence of needle from s. */
+static void drop(char *s, const char *needle)
+{
+	char *m = strstr(s, needle);
+	if (m)
+		memmove(m, m + strlen(needle), strlen(m + strlen(needle)) + 1);
+}
+
 /* The child: limits; compile phase (C through gold_open, which fills the
  * gold cache, then OpenCL C), the ready mark on fd, then bank_validate,
  * whose C build is then a cache hit and which runs the gold. Its line goes
@@ -507,6 +515,10 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 	struct bank_tools tools = {.clc = "", .nvcc = ""};
 	enum bank_verdict v = bank_validate(dir, &tools, line, sizeof line);
 	size_t len = strlen(line);
+	/* bank_validate skipped the device compiles this child did. */
+	drop(line, "; OpenCL skipped (no ka-clc)");
+	drop(line, "; CUDA skipped (no nvcc)");
+	len = strlen(line);
 	if (v == BANK_VERDICT_OK && len + strlen(ocl_note) + strlen(cuda_note) + 1 < sizeof line) {
 		strcat(line, ocl_note);
 		strcat(line, cuda_note);
