@@ -486,6 +486,10 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 		int st = compile_opencl(t, clc, sum, sizeof sum);
 		if (st == 3) {
 			ocl_note = " (OpenCL skipped: no platform)";
+		} else if (st == 126 || st == 127) {
+			/* ka-clc itself cannot start (a GPU machine without an
+			 * OpenCL loader): no verdict on the reference. */
+			ocl_note = " (OpenCL skipped: ka-clc cannot start here)";
 		} else if (st) {
 			snprintf(line, sizeof line, "%s/ref.c: does not compile as OpenCL C: %s",
 				 dir, sum);

@@ -305,9 +305,10 @@ static const char *check_gold(struct ftrack *ft, const char *dir, json_t *rec, c
 	}
 	/* The gold line ends with the device compiles the child did. */
 	char what[128];
-	snprintf(what, sizeof what, "C%s%s",
-		 strstr(why, "; OpenCL C") ? ", OpenCL C" : " (OpenCL skipped: no platform)",
-		 strstr(why, "; CUDA sm_90a") ? ", CUDA sm_90a" : "");
+	const char *ocl = strstr(why, " (OpenCL skipped");
+	int ocl_len = ocl ? (int)strcspn(ocl, ")") + 1 : 0;
+	snprintf(what, sizeof what, "C%s%.*s%s", ocl ? "" : ", OpenCL C", ocl_len > 80 ? 80 : ocl_len,
+		 ocl ? ocl : "", strstr(why, "; CUDA sm_90a") ? ", CUDA sm_90a" : "");
 	step(rec, "compile", 1, what, cs);
 	step(rec, "gold", 1, why, gs);
 	step(rec, "degenerate", 1, "checked in the gold run (its seconds are the gold step's)", 0);

@@ -133,6 +133,16 @@ static void test_gold_confined(void)
 		variant("v_ok", "\tdouble v = x[item];\n\ty[item] = 0.5 * v / (1.0 + exp(-v));\n");
 	CHECK_EQ_INT(frontier_gold_confined(ok, NULL, NULL, 120, line, sizeof line, &cs, &gs), 0);
 	CHECK(strstr(line, "gold on 5 check shapes"));
+	CHECK(!strstr(line, "skipped"));
+	struct bank_tools tools;
+	bank_tools_find(&tools);
+	if (tools.nvcc[0]) { /* the CUDA compile runs in the compile phase */
+		CHECK_EQ_INT(frontier_gold_confined(ok, NULL, tools.nvcc, 120, line, sizeof line,
+						    &cs, &gs),
+			     0);
+		CHECK(strstr(line, "; CUDA sm_90a"));
+		CHECK(cs > 0 && gs < cs);
+	}
 	char *deg = variant("v_deg", "\tdouble v = x[item];\n\ty[item] = 1.0 + 0.0 * v;\n");
 	CHECK_EQ_INT(frontier_gold_confined(deg, NULL, NULL, 120, line, sizeof line, &cs, &gs), 1);
 	CHECK(strstr(line, "constant"));
