@@ -671,7 +671,7 @@ static int check_frontier_times(struct vctx *v, const json_t *row, const char *a
 	const char *name;
 	char sat[PATHLEN], nat[PATHLEN];
 	static const char *const vk[] = {"s", "steps", NULL}, *const sk[] = {"n", "failed", "s",
-									       NULL};
+									     NULL};
 	if (get_num(v, row, at, "wall_s", 0, 0, 0, 1e9, NULL) ||
 	    get_num(v, row, at, "evaluate_s", 0, 0, 0, 1e9, NULL) ||
 	    get_obj(v, row, at, "validation", 0, &val))
@@ -693,8 +693,9 @@ static int check_frontier_times(struct vctx *v, const json_t *row, const char *a
 		    get_num(v, st, nat, "s", 1, 0, 0, 1e9, NULL))
 			return -1;
 		if (failed > n)
-			return bad(v, nat, "failed", "%" JSON_INTEGER_FORMAT
-					 " failures of %" JSON_INTEGER_FORMAT " runs",
+			return bad(v, nat, "failed",
+				   "%" JSON_INTEGER_FORMAT " failures of %" JSON_INTEGER_FORMAT
+				   " runs",
 				   failed, n);
 	}
 	return 0;

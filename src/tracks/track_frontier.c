@@ -307,8 +307,9 @@ static const char *check_gold(struct ftrack *ft, const char *dir, json_t *rec, c
 	char what[128];
 	const char *ocl = strstr(why, " (OpenCL skipped");
 	int ocl_len = ocl ? (int)strcspn(ocl, ")") + 1 : 0;
-	snprintf(what, sizeof what, "C%s%.*s%s", ocl ? "" : ", OpenCL C", ocl_len > 80 ? 80 : ocl_len,
-		 ocl ? ocl : "", strstr(why, "; CUDA sm_90a") ? ", CUDA sm_90a" : "");
+	snprintf(what, sizeof what, "C%s%.*s%s", ocl ? "" : ", OpenCL C",
+		 ocl_len > 80 ? 80 : ocl_len, ocl ? ocl : "",
+		 strstr(why, "; CUDA sm_90a") ? ", CUDA sm_90a" : "");
 	step(rec, "compile", 1, what, cs);
 	step(rec, "gold", 1, why, gs);
 	step(rec, "degenerate", 1, "checked in the gold run (its seconds are the gold step's)", 0);
