@@ -71,6 +71,7 @@ srv=
 cleanup() {
 	exec 3>&- 2>/dev/null
 	[ -n "$srv" ] && kill "$srv" 2>/dev/null
+	rm -f "$out/work/ctl"
 }
 trap cleanup EXIT
 unset OPENAI_API_KEY KA_OPENAI_API_KEY OPENAI_BASE_URL KA_PRICES
