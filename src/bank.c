@@ -571,6 +571,16 @@ static int check_cuda_ref(const struct ka_task *t, const struct bank_tools *tool
 	return 0;
 }
 
+int bank_cuda_ref_check(const struct ka_task *t, const char *nvcc, char *why, size_t cap)
+{
+	struct bank_tools tools = {.clc = ""};
+	snprintf(tools.nvcc, sizeof tools.nvcc, "%s", nvcc ? nvcc : "");
+	char note[64] = "";
+	struct vline v = {why, cap, 0}, d = {note, sizeof note, 0};
+	why[0] = 0;
+	return check_cuda_ref(t, &tools, &v, &d) ? -1 : 0;
+}
+
 /* Whether regenerating input k alone from another key (call 1) changes some
  * gold output at sh; in holds the inputs at sh (in[k] is restored) and
  * ref_out their outputs. 0 with *changed, or -1 with e. */

@@ -72,6 +72,11 @@ char *bank_opencl_ref_source(const struct ka_task *t);
  * Returns a new string (free) or NULL as above. */
 char *bank_cuda_ref_source(const struct ka_task *t);
 
+/* Compile t's reference as CUDA device code with nvcc (jailed, sm_90a),
+ * as bank_validate does. 0 when it compiles, else -1 with why (cap bytes)
+ * naming ref.c and the compiler's summary. */
+int bank_cuda_ref_check(const struct ka_task *t, const char *nvcc, char *why, size_t cap);
+
 /* Outcome of validating one task. */
 enum bank_verdict {
 	BANK_VERDICT_OK = 0,	     /* every check passed */

@@ -663,6 +663,44 @@ static int arm_allowed(enum scorecard_track t, int arm, int version)
 	}
 }
 
+/* A frontier row's optional timing: wall_s, evaluate_s and validation
+ * {s, steps {<step>: {n, failed, s}}} (docs/frontier.md, "The scorecard"). */
+static int check_frontier_times(struct vctx *v, const json_t *row, const char *at)
+{
+	json_t *val, *steps, *st;
+	const char *name;
+	char sat[PATHLEN], nat[PATHLEN];
+	static const char *const vk[] = {"s", "steps", NULL}, *const sk[] = {"n", "failed", "s",
+									     NULL};
+	if (get_num(v, row, at, "wall_s", 0, 0, 0, 1e9, NULL) ||
+	    get_num(v, row, at, "evaluate_s", 0, 0, 0, 1e9, NULL) ||
+	    get_obj(v, row, at, "validation", 0, &val))
+		return -1;
+	if (!val)
+		return 0;
+	snprintf(sat, sizeof sat, "%.120s.validation", at);
+	if (only_keys(v, val, sat, vk) || get_num(v, val, sat, "s", 1, 0, 0, 1e9, NULL) ||
+	    get_obj(v, val, sat, "steps", 1, &steps))
+		return -1;
+	json_object_foreach(steps, name, st)
+	{
+		json_int_t n, failed;
+		snprintf(nat, sizeof nat, "%.100s.steps.%.40s", sat, name);
+		if (!json_is_object(st))
+			return bad(v, nat, "", "expected an object, got %s", type_name(st));
+		if (only_keys(v, st, nat, sk) || get_int(v, st, nat, "n", 1, 0, 1000000000, &n) ||
+		    get_int(v, st, nat, "failed", 1, 0, 1000000000, &failed) ||
+		    get_num(v, st, nat, "s", 1, 0, 0, 1e9, NULL))
+			return -1;
+		if (failed > n)
+			return bad(v, nat, "failed",
+				   "%" JSON_INTEGER_FORMAT " failures of %" JSON_INTEGER_FORMAT
+				   " runs",
+				   failed, n);
+	}
+	return 0;
+}
+
 static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t)
 {
 	json_t *r;
@@ -697,6 +735,8 @@ static int check_rounds(struct vctx *v, const json_t *sc, enum scorecard_track t
 		    get_num(v, row, at, "retention", 0, 1, 0, 1, NULL) ||
 		    get_num(v, row, at, "compression", 0, 1, 0, 2, NULL) ||
 		    get_int(v, row, at, "frontier_size", 0, 0, 100000000, NULL))
+			return -1;
+		if (t == SCORECARD_TRACK_FRONTIER && check_frontier_times(v, row, at))
 			return -1;
 		for (size_t j = 0; j < i; j++) {
 			json_t *o = json_array_get(r, j);

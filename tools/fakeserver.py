@@ -32,10 +32,11 @@ chosen by the model name (docs/procedures.md):
             (os.execute, io.open, require, string.dump, an endless loop, a
             10 GB table) as procedure.lua
 and the personas of the frontier track's tests (docs/frontier.md):
-  fsolver   solves a task with the bank's OpenCL solution of the task named
-            by a "[[solve-as:NAME]]" marker in the prompt, else of the task
-            itself (the "# Task: NAME (" line), else writes code that does
-            not compile
+  fsolver   solves a task with the bank's solution of the task named by a
+            "[[solve-as:NAME]]" marker in the prompt, else of the task itself
+            (the "# Task: NAME (" line), else writes code that does not
+            compile; the solution is solutions/cuda.cu when the prompt asks
+            for the CUDA target, else solutions/opencl.c
   proposer  answers "# Proposal N of M" with the N-th file (sorted, cycling)
             of --frontier-fixtures (tests/data/frontier/*.md)
 and the persona of the harness track's tests (docs/harness.md):
@@ -347,15 +348,25 @@ ESCAPES = [
 ]
 
 
-def solution_of(st, prompt):
-    m = TASK_RE.search(prompt)
-    if not m:
-        return None
-    path = st.solutions.get(m.group(1))
+def wants_cuda(prompt):
+    """Whether a solver prompt asks for the CUDA target (prompts/solver.md)."""
+    return "for the CUDA target" in prompt
+
+
+def solution_text(st, name, prompt):
+    """The bank's solution of task name for the prompt's target, as a reply
+    (```c for OpenCL, ```cuda for CUDA), or None."""
+    cuda = wants_cuda(prompt)
+    path = (st.cuda_solutions if cuda else st.solutions).get(name)
     if not path:
         return None
     with open(path) as f:
-        return "Here is the kernel.\n```c\n" + f.read() + "```\n"
+        return "Here is the kernel.\n```%s\n%s```\n" % ("cuda" if cuda else "c", f.read())
+
+
+def solution_of(st, prompt):
+    m = TASK_RE.search(prompt)
+    return solution_text(st, m.group(1), prompt) if m else None
 
 
 def evidence_of(prompt):
@@ -399,12 +410,8 @@ PROPOSAL_RE = re.compile(r"# Proposal (\d+) of (\d+)")
 
 def fsolver(st, prompt):
     m = SOLVE_AS_RE.search(prompt)
-    if m:
-        path = st.solutions.get(m.group(1))
-        if path:
-            with open(path) as f:
-                return "Here is the kernel.\n```c\n" + f.read() + "```\n"
-    return solution_of(st, prompt) or WRONG
+    text = solution_text(st, m.group(1), prompt) if m else None
+    return text or solution_of(st, prompt) or WRONG
 
 
 def nth_fixture(d, ext, m):
@@ -439,8 +446,8 @@ def hresearcher(st, prompt):
 PERSONAS["hresearcher"] = hresearcher
 
 
-def scan_solutions(bank):
-    """task name -> its OpenCL solution file, for every task.json under bank."""
+def scan_solutions(bank, sol="opencl.c"):
+    """task name -> its solutions/SOL file, for every task.json under bank."""
     out = {}
     for root, _, files in os.walk(bank):
         if "task.json" in files:
@@ -449,9 +456,9 @@ def scan_solutions(bank):
                     name = json.load(f)["name"]
             except (OSError, ValueError, KeyError):
                 continue
-            sol = os.path.join(root, "solutions", "opencl.c")
-            if os.path.exists(sol):
-                out[name] = sol
+            path = os.path.join(root, "solutions", sol)
+            if os.path.exists(path):
+                out[name] = path
     return out
 
 
@@ -475,7 +482,7 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "model"))
     ap.add_argument("--bank", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "bank", "public"),
-        help="where the learner persona finds the tasks' OpenCL solutions")
+        help="where the learner and fsolver personas find the tasks' solutions")
     ap.add_argument("--frontier-fixtures", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "frontier"),
         help="the proposer persona's replies (*.md, sorted)")
@@ -486,6 +493,7 @@ def main():
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args.fixtures)
     srv.state.solutions = scan_solutions(args.bank)
+    srv.state.cuda_solutions = scan_solutions(args.bank, "cuda.cu")
     srv.state.frontier_fixtures = (args.frontier_fixtures
                                    if os.path.isdir(args.frontier_fixtures) else None)
     srv.state.harness_fixtures = (args.harness_fixtures

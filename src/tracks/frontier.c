@@ -65,12 +65,16 @@ static char *last_block(const char *reply, const char *const *tags, int *too_big
 int frontier_parse(const char *reply, struct frontier_proposal *p, char *why, size_t cap)
 {
 	static const char *const js[] = {"json", NULL}, *const c[] = {"c", NULL},
-				 *const bl[] = {"cuda", "cu", "opencl", "cl", NULL};
+				 *const bl[] = {"cuda", "cu", "opencl", "cl", NULL},
+				 *const blc[] = {"cuda", "cu", NULL},
+				 *const blo[] = {"opencl", "cl", NULL};
 	memset(p, 0, sizeof *p);
 	int big = 0;
 	p->task_json = last_block(reply, js, &big);
 	p->ref_c = last_block(reply, c, &big);
 	p->baseline = last_block(reply, bl, &big);
+	p->baseline_cuda = last_block(reply, blc, &big);
+	p->baseline_opencl = last_block(reply, blo, &big);
 	if (big) {
 		snprintf(why, cap, "a fenced block is over %u bytes", FRONTIER_BLOCK_MAX);
 		return -1;
@@ -88,6 +92,8 @@ void frontier_proposal_free(struct frontier_proposal *p)
 	free(p->task_json);
 	free(p->ref_c);
 	free(p->baseline);
+	free(p->baseline_cuda);
+	free(p->baseline_opencl);
 	memset(p, 0, sizeof *p);
 }
 
@@ -454,6 +460,19 @@ int frontier_gold_lockdown(char *why, size_t cap)
 	return 0;
 }
 
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Remove the first occurrence of needle from s. */
+static void drop(char *s, const char *needle)
+{
+	char *m = strstr(s, needle);
+	if (m)
+		memmove(m, m + strlen(needle), strlen(m + strlen(needle)) + 1);
+}
+
 /* The child: limits; compile phase (C through gold_open, which fills the
  * gold cache, then OpenCL C), the ready mark on fd, then bank_validate,
  * whose C build is then a cache hit and which runs the gold. Its line goes
@@ -491,12 +510,16 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 		_exit(BANK_VERDICT_BAD);
 	}
 	gold_close(g);
-	const char *ocl_note = "";
+	const char *ocl_note = "", *cuda_note = "";
 	if (clc && clc[0]) {
 		char sum[400];
 		int st = compile_opencl(t, clc, sum, sizeof sum);
 		if (st == 3) {
 			ocl_note = " (OpenCL skipped: no platform)";
+		} else if (st == 126 || st == 127) {
+			/* ka-clc itself cannot start (a GPU machine without an
+			 * OpenCL loader): no verdict on the reference. */
+			ocl_note = " (OpenCL skipped: ka-clc cannot start here)";
 		} else if (st) {
 			snprintf(line, sizeof line, "%s/ref.c: does not compile as OpenCL C: %s",
 				 dir, sum);
@@ -507,6 +530,14 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 			ocl_note = "; OpenCL C";
 		}
 	}
+	if (nvcc && nvcc[0]) {
+		if (bank_cuda_ref_check(t, nvcc, line, sizeof line)) {
+			if (write(fd, line, strlen(line)) < 0)
+				_exit(4);
+			_exit(BANK_VERDICT_BAD);
+		}
+		cuda_note = "; CUDA sm_90a";
+	}
 	task_free(t);
 	if (write(fd, READY_MARK, strlen(READY_MARK)) < 0)
 		_exit(4);
@@ -514,14 +545,20 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 	 * exist in this forked child: run the gold's parallel loops on one
 	 * thread. */
 	omp_set_num_threads(1);
-	struct bank_tools tools = {.clc = "", .before_gold = frontier_gold_lockdown};
-	snprintf(tools.nvcc, sizeof tools.nvcc, "%s", nvcc ? nvcc : "");
+	/* Both device compiles are done: bank_validate runs the gold only,
+	 * confined first (frontier_gold_lockdown). */
+	struct bank_tools tools = {.clc = "", .nvcc = "", .before_gold = frontier_gold_lockdown};
 	enum bank_verdict v = bank_validate(dir, &tools, line, sizeof line);
 	const char *ll_note =
 		gold_landlock_on ? "" : " (gold without Landlock: the kernel has none)";
+	/* bank_validate skipped the device compiles this child did. */
+	drop(line, "; OpenCL skipped (no ka-clc)");
+	drop(line, "; CUDA skipped (no nvcc)");
 	size_t len = strlen(line);
-	if (len + strlen(ocl_note) + strlen(ll_note) + 1 < sizeof line && v == BANK_VERDICT_OK) {
+	if (v == BANK_VERDICT_OK &&
+	    len + strlen(ocl_note) + strlen(cuda_note) + strlen(ll_note) + 1 < sizeof line) {
 		strcat(line, ocl_note);
+		strcat(line, cuda_note);
 		strcat(line, ll_note);
 	}
 	if (write(fd, line, strlen(line)) < 0)
@@ -530,10 +567,11 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 }
 
 int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, double wall_s,
-			   char *line, size_t cap)
+			   char *line, size_t cap, double *compile_s, double *gold_s)
 {
 	int pfd[2];
 	line[0] = 0;
+	*compile_s = *gold_s = 0;
 	fflush(NULL);
 	if (pipe(pfd)) {
 		snprintf(line, cap, "pipe: %s", strerror(errno));
@@ -554,6 +592,7 @@ int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, d
 	setpgid(pid, pid);
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct timespec start = t0;
 	int status = 0, killed = 0, ready = 0;
 	char buf[4096];
 	size_t used = 0;
@@ -568,6 +607,7 @@ int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, d
 			if (m && !ready) {
 				ready = 1;
 				clock_gettime(CLOCK_MONOTONIC, &t0);
+				*compile_s = elapsed(&start, &t0);
 				size_t ml = strlen(READY_MARK);
 				memmove(m, m + ml, used - (size_t)(m - buf) - ml + 1);
 				used -= ml;
@@ -581,13 +621,18 @@ int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, d
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		double el = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+		double el = elapsed(&t0, &now);
 		if (el > (ready ? wall_s : COMPILE_CAP_S) && !killed) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			killed = ready ? 1 : 2;
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (ready)
+		*gold_s = elapsed(&t0, &now);
+	else
+		*compile_s = elapsed(&start, &now);
 	ssize_t r;
 	while (used + 1 < sizeof buf && (r = read(pfd[0], buf + used, sizeof buf - 1 - used)) > 0)
 		used += (size_t)r;

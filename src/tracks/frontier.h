@@ -16,9 +16,11 @@
 
 /* A proposer's reply split into its fenced blocks: the last ```json block is
  * task.json, the last ```c block ref.c, the last ```cuda or ```opencl block
- * the (optional) baseline. All owned (frontier_proposal_free). */
+ * the (optional) baseline (baseline_cuda / baseline_opencl: the last
+ * ```cuda / ```opencl block, for the grader of that target). All owned (frontier_proposal_free). */
 struct frontier_proposal {
 	char *task_json, *ref_c, *baseline;
+	char *baseline_cuda, *baseline_opencl; /* the last block of each language */
 };
 
 /* Parse reply into p. 0, or -1 with why (cap bytes): no task.json or ref.c
@@ -54,9 +56,11 @@ int frontier_gold_lockdown(char *why, size_t cap);
  * frontier_gold_lockdown once the compilers are done. The parent kills the
  * child's group after wall_s seconds. Returns 0 (passed), 1 (degenerate),
  * 2 (bad input: schema or compile), 3 (ran over wall_s or killed by a
- * signal); line gets the validator's line or the reason. */
+ * signal); line gets the validator's line or the reason. The compiles
+ * (C, OpenCL C, CUDA) all run before the gold: *compile_s gets their wall
+ * seconds, *gold_s the gold run's (gold and degenerate checks). */
 int frontier_gold_confined(const char *dir, const char *clc, const char *nvcc, double wall_s,
-			   char *line, size_t cap);
+			   char *line, size_t cap, double *compile_s, double *gold_s);
 
 /* The benchmark shape's roofline time in seconds: max(min_bytes / bw,
  * min_flops / flops) at t->bench. -1 when it does not evaluate. */

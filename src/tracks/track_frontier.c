@@ -31,6 +31,10 @@
 #define ROOF_FLOPS 6e13 /* flop/s of the roofline (fp32 vector) */
 #define ROOF_FLOOR 1e-6 /* the benchmark shape must take at least this long */
 #define ROOF_CEIL 1.0	/* and at most this long */
+/* The version of a validation outcome (OUT/frontier/validation.json, the
+ * journal's validate units): 2 added each step's wall seconds "s", the
+ * outcome's "wall_s" and the compile, degenerate and device baseline steps. */
+#define FRONTIER_RECORD_VERSION 2
 
 struct fentry {
 	struct ka_task *t; /* owned unless seed (then borrowed from the split) */
@@ -52,6 +56,7 @@ struct ftrack {
 	int n;
 	json_t *rows, *log;
 	int n_prop, n_acc;
+	double fail_s; /* the wall seconds of the step that failed last */
 };
 
 static void ft_free(struct ftrack *t)
@@ -165,10 +170,12 @@ static char *proposer_prompt(const struct ftrack *ft, const struct fentry *p, in
 	return s;
 }
 
-static void step(json_t *rec, const char *name, int ok, const char *why)
+/* Append step name's outcome to rec: passed (ok), why, and its wall
+ * seconds s (record version 2). */
+static void step(json_t *rec, const char *name, int ok, const char *why, double s)
 {
-	json_array_append_new(
-		rec, json_pack("{s:s,s:b,s:s}", "step", name, "ok", ok, "why", why ? why : ""));
+	json_array_append_new(rec, json_pack("{s:s,s:b,s:s,s:f}", "step", name, "ok", ok, "why",
+					     why ? why : "", "s", s));
 }
 
 static int write_text(const char *dir, const char *name, const char *text)
@@ -242,79 +249,139 @@ static void accept_variant(struct ftrack *ft, int pi, int rn, const struct ka_ta
 			t->name, ft->f[pi].t->name);
 }
 
+/* The proposed baseline for this run's target, graded as a candidate of t
+ * (recorded and replayed like any model code, never trusted); dropped
+ * either way: the grader's baseline is the naive kernel derived from ref.c.
+ * why gets what happened. */
+static void grade_proposed_baseline(struct ftrack *ft, const struct ka_task *t,
+				    const struct frontier_proposal *p, char *why, size_t cap)
+{
+	struct procrun *r = &ft->r;
+	const char *b = !strcmp(r->target, "cuda") ? p->baseline_cuda : p->baseline_opencl;
+	const char *drop = "replaced by the naive kernel derived from ref.c";
+	if (!b) {
+		snprintf(why, cap, "%s; %s",
+			 p->baseline ? "proposed baseline dropped (not for this target)"
+				     : "none proposed",
+			 drop);
+		return;
+	}
+	struct round_grade g;
+	int fresh;
+	struct ka_err e;
+	if (round_grade_code(r->d.j, r->gs, r->start_id, t, b, &g, &fresh, &e)) {
+		snprintf(why, cap,
+			 "proposed baseline dropped; the grader failed on it (%.300s); %s", e.msg,
+			 drop);
+		return;
+	}
+	snprintf(why, cap,
+		 "proposed baseline dropped; graded as a candidate on the device: %s%s%s; %s",
+		 g.verdict, g.phase[0] ? " at " : "", g.phase, drop);
+	round_grade_free(&g);
+}
+
+/* The confined compile and gold steps (frontier_gold_confined): compile for
+ * every target, gold, degenerate. NULL when all pass, else the failed step. */
+static const char *check_gold(struct ftrack *ft, const char *dir, json_t *rec, char *why,
+			      size_t cap)
+{
+	struct bank_tools tools;
+	bank_tools_find(&tools);
+	const char *nvcc = !strcmp(ft->r.target, "cuda") ? tools.nvcc : NULL;
+	double cs, gs;
+	int v = frontier_gold_confined(dir, tools.clc, nvcc, ft->o->gold_wall_s, why, cap, &cs,
+				       &gs);
+	ft->fail_s = v == 2 || (v == 3 && gs == 0) ? cs : gs;
+	if (v == 2 || (v == 3 && gs == 0))
+		return "compile";
+	if (v == 3) {
+		step(rec, "compile", 1, NULL, cs);
+		return "gold";
+	}
+	if (v == 1) {
+		step(rec, "compile", 1, NULL, cs);
+		return "degenerate";
+	}
+	/* The gold line ends with the device compiles the child did. */
+	char what[128];
+	const char *ocl = strstr(why, " (OpenCL skipped");
+	int ocl_len = ocl ? (int)strcspn(ocl, ")") + 1 : 0;
+	snprintf(what, sizeof what, "C%s%.*s%s", ocl ? "" : ", OpenCL C",
+		 ocl_len > 80 ? 80 : ocl_len, ocl ? ocl : "",
+		 strstr(why, "; CUDA sm_90a") ? ", CUDA sm_90a" : "");
+	step(rec, "compile", 1, what, cs);
+	step(rec, "gold", 1, why, gs);
+	step(rec, "degenerate", 1, "checked in the gold run (its seconds are the gold step's)", 0);
+	return NULL;
+}
+
 /* The checks of a proposal that need no solver samples, in order: reply,
- * schema, dialect, baseline, confined gold, runtime, novelty. Parses text
- * into p, writes it under dir, loads it into *tp (the caller frees both),
- * appends each passed step to rec. NULL when all pass, else the failed
- * step's name with why (cap bytes) filled. */
+ * schema, dialect, compile, gold, degenerate (confined), baseline, runtime,
+ * novelty. Parses text into p, writes it under dir, loads it into *tp (the
+ * caller frees both), appends each passed step to rec with its seconds.
+ * NULL when all pass, else the failed step's name with why (cap bytes)
+ * filled and its seconds in ft->fail_s. */
 static const char *check_proposal(struct ftrack *ft, const char *text, const char *dir,
 				  struct frontier_proposal *p, struct ka_task **tp, json_t *rec,
 				  char *why, size_t cap)
 {
 	struct procrun *r = &ft->r;
-	const struct frontier_opts *o = ft->o;
 	struct ka_err e;
-	if (frontier_parse(text, p, why, cap)) {
+	double t0 = util_now();
+	ft->fail_s = 0;
+	if (frontier_parse(text, p, why, cap))
 		return "reply";
-	}
-	step(rec, "reply", 1, NULL);
 	util_rmtree(dir);
 	if (mkdirs(dir) || write_text(dir, "task.json", p->task_json) ||
 	    write_text(dir, "ref.c", p->ref_c)) {
 		snprintf(why, cap, "cannot write %s", dir);
 		return "reply";
 	}
+	step(rec, "reply", 1, NULL, util_now() - t0);
+	t0 = util_now();
 	*tp = task_load(dir, &e);
 	struct ka_task *t = *tp;
+	ft->fail_s = util_now() - t0;
 	if (!t) {
 		snprintf(why, cap, "%s", e.msg);
 		return "schema";
 	}
-	step(rec, "schema", 1, NULL);
-	if (frontier_dialect_check(p->ref_c, why, cap)) {
+	step(rec, "schema", 1, NULL, ft->fail_s);
+	t0 = util_now();
+	int bad = frontier_dialect_check(p->ref_c, why, cap);
+	ft->fail_s = util_now() - t0;
+	if (bad)
 		return "dialect";
+	step(rec, "dialect", 1, NULL, ft->fail_s);
+	const char *failed = check_gold(ft, dir, rec, why, cap);
+	if (failed)
+		return failed;
+	t0 = util_now();
+	grade_proposed_baseline(ft, t, p, why, cap);
+	step(rec, "baseline", 1, why, util_now() - t0);
+	t0 = util_now();
+	double s = frontier_roofline_s(t, ROOF_BW, ROOF_FLOPS);
+	ft->fail_s = util_now() - t0;
+	if (s < ROOF_FLOOR || s > ROOF_CEIL) {
+		snprintf(why, cap,
+			 "the benchmark shape's roofline time %.3g s is outside [%g, %g] s", s,
+			 ROOF_FLOOR, ROOF_CEIL);
+		return "runtime";
 	}
-	step(rec, "dialect", 1, NULL);
-	/* A proposed baseline is never trusted and never written: the grader's
-	 * baseline is the naive kernel derived from ref.c. */
-	step(rec, "baseline", 1,
-	     p->baseline ? "proposed baseline dropped; replaced by the naive kernel derived from "
-			   "ref.c"
-			 : "none proposed; the naive kernel derived from ref.c");
-	{
-		struct bank_tools tools;
-		bank_tools_find(&tools);
-		const char *nvcc = !strcmp(r->target, "cuda") ? tools.nvcc : NULL;
-		int v = frontier_gold_confined(dir, tools.clc, nvcc, o->gold_wall_s, why,
-					       sizeof why);
-		if (v) {
-			return v == 1 ? "degenerate" : v == 2 ? "compile" : "gold";
-		}
-		step(rec, "gold", 1, why);
-	}
-	{
-		double s = frontier_roofline_s(t, ROOF_BW, ROOF_FLOPS);
-		if (s < ROOF_FLOOR || s > ROOF_CEIL) {
-			snprintf(why, cap,
-				 "the benchmark shape's roofline time %.3g s is outside [%g, %g] s",
-				 s, ROOF_FLOOR, ROOF_CEIL);
-			return "runtime";
-		}
-		snprintf(why, cap, "roofline %.3g s", s);
-		step(rec, "runtime", 1, why);
-	}
-	{
-		struct ka_task **all = xcalloc((size_t)ft->n + 1, sizeof *all);
-		for (int i = 0; i < ft->n; i++)
-			all[i] = ft->f[i].t;
-		int clash = frontier_novel(t, all, ft->n, "frontier", why, cap) ||
-			    frontier_novel(t, r->heldout.t, r->heldout.n, "held-out", why, cap);
-		free(all);
-		if (clash) {
-			return "novelty";
-		}
-		step(rec, "novelty", 1, NULL);
-	}
+	snprintf(why, cap, "roofline %.3g s", s);
+	step(rec, "runtime", 1, why, ft->fail_s);
+	t0 = util_now();
+	struct ka_task **all = xcalloc((size_t)ft->n + 1, sizeof *all);
+	for (int i = 0; i < ft->n; i++)
+		all[i] = ft->f[i].t;
+	int clash = frontier_novel(t, all, ft->n, "frontier", why, cap) ||
+		    frontier_novel(t, r->heldout.t, r->heldout.n, "held-out", why, cap);
+	free(all);
+	ft->fail_s = util_now() - t0;
+	if (clash)
+		return "novelty";
+	step(rec, "novelty", 1, NULL, ft->fail_s);
 	return NULL;
 }
 
@@ -347,7 +414,7 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 	struct frontier_proposal p;
 	struct ka_task *t = NULL;
 	char *dir = xasprintf("%s/proposals/r%d/%s/p%d", o->p.out, rn, ft->f[pi].t->name, idx);
-	double pass = 0, mean = 0, best = 0;
+	double pass = 0, mean = 0, best = 0, t_start = util_now();
 
 	failed = check_proposal(ft, rep.text, dir, &p, &t, rec, why, sizeof why);
 	if (failed)
@@ -357,12 +424,15 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 		char *vp = prompt_render(ft->tmpl, t, r->target, &pe);
 		if (!vp) {
 			snprintf(why, sizeof why, "prompt: %s", pe.msg);
+			ft->fail_s = 0;
 			failed = "schema";
 			goto end;
 		}
 		char vkey[ROUND_KEY_MAX];
 		round_key(vkey, sizeof vkey, rn, "solver", "variant", tag);
+		double t0 = util_now();
 		int rc = solve(ft, t, vp, vkey, &pass, &mean, &best, NULL);
+		ft->fail_s = util_now() - t0;
 		free(vp);
 		if (rc) {
 			frontier_proposal_free(&p);
@@ -382,16 +452,16 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 			failed = "harder";
 			goto end;
 		}
-		step(rec, "harder", 1, why);
+		step(rec, "harder", 1, why, ft->fail_s);
 	}
 end:;
-	json_t *out =
-		json_pack("{s:s,s:i,s:i,s:s,s:b,s:s,s:s,s:f,s:o}", "parent", ft->f[pi].t->name,
-			  "round", rn, "proposal", idx, "name", t ? t->name : "", "accepted",
-			  !failed, "step", failed ? failed : "accepted", "why", failed ? why : "",
-			  "pass_rate", pass, "record", rec);
+	json_t *out = json_pack("{s:i,s:s,s:i,s:i,s:s,s:b,s:s,s:s,s:f,s:f,s:o}", "version",
+				FRONTIER_RECORD_VERSION, "parent", ft->f[pi].t->name, "round", rn,
+				"proposal", idx, "name", t ? t->name : "", "accepted", !failed,
+				"step", failed ? failed : "accepted", "why", failed ? why : "",
+				"pass_rate", pass, "wall_s", util_now() - t_start, "record", rec);
 	if (failed) {
-		step(rec, failed, 0, why);
+		step(rec, failed, 0, why, ft->fail_s);
 		fprintf(stderr, "ka --track frontier: r%d proposal %d for %s rejected at %s: %s\n",
 			rn, idx, ft->f[pi].t->name, failed, why);
 	} else {
@@ -430,13 +500,44 @@ static int join(struct ftrack *ft, const char *name, const char *parent, int rn)
 	return 0;
 }
 
+/* Fold outcome oc's steps into acc: per step name {n, failed, s} (runs,
+ * failures, wall seconds summed); oc's wall_s into *total. */
+static void add_step_seconds(json_t *acc, const json_t *oc, double *total)
+{
+	size_t i;
+	json_t *st;
+	*total += json_number_value(json_object_get(oc, "wall_s"));
+	json_array_foreach(json_object_get(oc, "record"), i, st)
+	{
+		const char *name = json_string_value(json_object_get(st, "step"));
+		if (!name)
+			continue;
+		json_t *a = json_object_get(acc, name);
+		if (!a) {
+			a = json_pack("{s:i,s:i,s:f}", "n", 0, "failed", 0, "s", 0.0);
+			json_object_set_new(acc, name, a);
+		}
+		json_object_set_new(a, "n",
+				    json_integer(json_integer_value(json_object_get(a, "n")) + 1));
+		if (!json_is_true(json_object_get(st, "ok")))
+			json_object_set_new(
+				a, "failed",
+				json_integer(json_integer_value(json_object_get(a, "failed")) + 1));
+		json_object_set_new(a, "s",
+				    json_real(json_number_value(json_object_get(a, "s")) +
+					      json_number_value(json_object_get(st, "s"))));
+	}
+}
+
 /* Round rn: evaluate the frontier; then, when propose is set, ask for and
  * validate variants of every solved task. */
 static int run_round(struct ftrack *ft, int rn, int propose)
 {
 	const struct frontier_opts *o = ft->o;
 	int n = ft->n, solved = 0, prop = 0, acc = 0;
-	double *c = xcalloc((size_t)n + 1, sizeof *c), pass_sum = 0;
+	double *c = xcalloc((size_t)n + 1, sizeof *c), pass_sum = 0, t_round = util_now();
+	double t_eval = 0, val_s = 0;
+	json_t *steps = json_object();
 	for (int i = 0; i < n; i++) {
 		struct fentry *f = &ft->f[i];
 		char key[ROUND_KEY_MAX];
@@ -444,6 +545,7 @@ static int run_round(struct ftrack *ft, int rn, int propose)
 		free(f->solution);
 		if (solve(ft, f->t, f->prompt, key, &f->pass, &f->mean, &f->best, &f->solution)) {
 			free(c);
+			json_decref(steps);
 			return -1;
 		}
 		c[i] = f->mean;
@@ -453,21 +555,26 @@ static int run_round(struct ftrack *ft, int rn, int propose)
 	struct metrics_figure cf;
 	round_mean_figure(c, n, (uint64_t)o->p.seed + (uint64_t)rn, &cf);
 	free(c);
+	t_eval = util_now() - t_round;
 	/* Proposals for the tasks solved this round. */
 	for (int i = 0; i < n && propose; i++) {
 		if (!ft->f[i].solution)
 			continue;
 		for (int q = 0; q < o->proposals; q++) {
 			json_t *oc = validate(ft, i, rn, q);
-			if (!oc)
+			if (!oc) {
+				json_decref(steps);
 				return -1;
+			}
 			prop++;
+			add_step_seconds(steps, oc, &val_s);
 			json_array_append(ft->log, oc);
 			if (json_is_true(json_object_get(oc, "accepted"))) {
 				acc++;
 				if (join(ft, json_string_value(json_object_get(oc, "name")),
 					 ft->f[i].t->name, rn)) {
 					json_decref(oc);
+					json_decref(steps);
 					return -1;
 				}
 			}
@@ -476,11 +583,14 @@ static int run_round(struct ftrack *ft, int rn, int propose)
 	}
 	ft->n_prop += prop;
 	ft->n_acc += acc;
-	json_array_append_new(
-		ft->rows, json_pack("{s:i,s:s,s:o,s:i,s:f,s:i,s:i,s:i,s:i}", "round", rn, "arm",
-				    "self", "c", scorecard_figure_json(&cf), "frontier_size", n,
-				    "difficulty", n ? 1 - pass_sum / n : 0, "n_solved", solved,
-				    "proposals", prop, "accepted", acc, "frontier_after", ft->n));
+	json_t *row = json_pack("{s:i,s:s,s:o,s:i,s:f,s:i,s:i,s:i,s:i}", "round", rn, "arm", "self",
+				"c", scorecard_figure_json(&cf), "frontier_size", n, "difficulty",
+				n ? 1 - pass_sum / n : 0, "n_solved", solved, "proposals", prop,
+				"accepted", acc, "frontier_after", ft->n);
+	json_object_set_new(row, "wall_s", json_real(util_now() - t_round));
+	json_object_set_new(row, "evaluate_s", json_real(t_eval));
+	json_object_set_new(row, "validation", json_pack("{s:f,s:o}", "s", val_s, "steps", steps));
+	json_array_append_new(ft->rows, row);
 	if (!o->p.quiet)
 		fprintf(stderr,
 			"ka --track frontier: round %d: C %.3f on %d tasks, %d solved, %d "

@@ -68,6 +68,11 @@ expect frontier_forbidden_call "$(outcome 0 2)" dialect
 expect frontier_loops_forever "$(outcome 0 3)" gold
 expect frontier_oob_baseline "$(outcome 0 4)" harder
 expect frontier_oob_baseline_dropped "$(jval "$V" "[r['why'] for v in s if v['proposal'] == 4 for r in v['record'] if r['step'] == 'baseline'][0][:26]")" "proposed baseline dropped;"
+expect frontier_oob_baseline_graded "$(jval "$V" "[r['why'].split('; ')[1] for v in s if v['proposal'] == 4 for r in v['record'] if r['step'] == 'baseline'][0]")" "graded as a candidate on the device: out_of_bounds_write at correctness"
+expect frontier_record_version "$(jval "$V" "sorted(set(v['version'] for v in s))")" "[2]"
+expect frontier_step_seconds "$(jval "$V" "[(v['proposal'], r['step']) for v in s for r in v['record'] if not r['s'] >= 0] + [v['proposal'] for v in s if not v['wall_s'] > 0]")" "[]"
+expect frontier_gold_wall_cap_seconds "$(jval "$V" "[r['s'] >= 8 for v in s if v['round'] == 0 and v['proposal'] == 3 for r in v['record'] if r['step'] == 'gold'][0]")" True
+expect frontier_step_order "$(jval "$V" "[r['step'] for v in s if v['round'] == 0 and v['proposal'] == 6 for r in v['record']]")" "['reply', 'schema', 'dialect', 'compile', 'gold', 'degenerate', 'baseline', 'runtime', 'novelty', 'harder']"
 expect frontier_degenerate "$(outcome 0 5)" degenerate
 expect frontier_harder_accepted "$(outcome 0 6)" accepted
 expect frontier_reasons_logged "$(grep -c 'rejected at' "$tmp/e1")" 13
@@ -78,6 +83,7 @@ expect frontier_no_baseline_file "$(ls "$OUT/frontier/silu_clip_scale" | tr '\n'
 expect frontier_sizes "$(jval "$SC" "[r['frontier_size'] for r in s['rounds']], s['summary']['frontier_size0'], s['summary']['frontier_final']")" "([1, 2, 2], 1, 2)"
 expect frontier_difficulty "$(jval "$SC" "[r['difficulty'] for r in s['rounds']]")" "[0.0, 0.5, 0.5]"
 expect frontier_c_per_round "$(jval "$SC" "[r['c']['value'] for r in s['rounds']]")" "[0.5, 0.25, 0.25]"
+expect frontier_row_validation "$(jval "$SC" "[sorted(r['validation']['steps']) == sorted(['reply', 'schema', 'dialect', 'compile', 'gold', 'degenerate', 'baseline', 'runtime', 'novelty', 'harder']) for r in s['rounds'][:2]], [s['rounds'][0]['validation']['steps']['gold'][k] for k in ('n', 'failed')], round(s['rounds'][0]['validation']['steps']['gold']['s'], 4), s['rounds'][2]['validation']")" "([True, True], [5, 1], $(jval "$V" "round(sum(r['s'] for v in s if v['round'] == 0 for r in v['record'] if r['step'] == 'gold'), 4)"), {'s': 0.0, 'steps': {}})"
 "$KA" scorecard check "$SC" >"$tmp/o" 2>&1
 expect frontier_scorecard_check "$?" 0
 if python3 -c 'import jsonschema' 2>/dev/null; then

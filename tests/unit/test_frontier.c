@@ -31,6 +31,8 @@ static void test_parse(void)
 	CHECK_EQ_STR(p.task_json, "{\"a\": 1}\n");
 	CHECK_EQ_STR(p.ref_c, "int a;\n");
 	CHECK(p.baseline && strstr(p.baseline, "__global__"));
+	CHECK(p.baseline_cuda && strstr(p.baseline_cuda, "__global__"));
+	CHECK(p.baseline_opencl == NULL);
 	frontier_proposal_free(&p);
 	CHECK_EQ_INT(frontier_parse("```c\nint a;\n```\n", &p, why, sizeof why), -1);
 	CHECK(strstr(why, "json"));
@@ -127,21 +129,33 @@ static char *variant(const char *name, const char *body)
 static void test_gold_confined(void)
 {
 	char line[2048];
+	double cs, gs;
 	char *ok =
 		variant("v_ok", "\tdouble v = x[item];\n\ty[item] = 0.5 * v / (1.0 + exp(-v));\n");
-	CHECK_EQ_INT(frontier_gold_confined(ok, NULL, NULL, 120, line, sizeof line), 0);
+	CHECK_EQ_INT(frontier_gold_confined(ok, NULL, NULL, 120, line, sizeof line, &cs, &gs), 0);
 	CHECK(strstr(line, "gold on 5 check shapes"));
+	CHECK(!strstr(line, "skipped"));
+	struct bank_tools tools;
+	bank_tools_find(&tools);
+	if (tools.nvcc[0]) { /* the CUDA compile runs in the compile phase */
+		CHECK_EQ_INT(frontier_gold_confined(ok, NULL, tools.nvcc, 120, line, sizeof line,
+						    &cs, &gs),
+			     0);
+		CHECK(strstr(line, "; CUDA sm_90a"));
+		CHECK(cs > 0 && gs < cs);
+	}
 	char *deg = variant("v_deg", "\tdouble v = x[item];\n\ty[item] = 1.0 + 0.0 * v;\n");
-	CHECK_EQ_INT(frontier_gold_confined(deg, NULL, NULL, 120, line, sizeof line), 1);
+	CHECK_EQ_INT(frontier_gold_confined(deg, NULL, NULL, 120, line, sizeof line, &cs, &gs), 1);
 	CHECK(strstr(line, "constant"));
 	char *loop =
 		variant("v_loop", "\tdouble a = 0;\n\tfor (ka_i64 i = 0; i < 4000000000000000; "
 				  "i++)\n\t\ta += 1e-30 * x[item];\n\ty[item] = a;\n");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_EQ_INT(frontier_gold_confined(loop, NULL, NULL, 2, line, sizeof line), 3);
+	CHECK_EQ_INT(frontier_gold_confined(loop, NULL, NULL, 2, line, sizeof line, &cs, &gs), 3);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CHECK(strstr(line, "gold ran over 2 s"));
+	CHECK(cs > 0 && gs >= 2 && gs < 60); /* the compile, then the gold until the kill */
 	CHECK((double)(t1.tv_sec - t0.tv_sec) < 60);
 	/* A reference that got past the dialect checker (this call does not
 	 * run it): it reads a file of the host and starts a program. Confined,
@@ -169,8 +183,9 @@ static void test_gold_confined(void)
 	free(secret);
 	free(marker);
 	char *bad = variant("v_bad", "\ty[item] = x[item] +;\n");
-	CHECK_EQ_INT(frontier_gold_confined(bad, NULL, NULL, 120, line, sizeof line), 2);
+	CHECK_EQ_INT(frontier_gold_confined(bad, NULL, NULL, 120, line, sizeof line, &cs, &gs), 2);
 	CHECK(strstr(line, "does not compile"));
+	CHECK(cs > 0 && gs == 0); /* it never reached the gold */
 	free(ok);
 	free(deg);
 	free(loop);

@@ -336,6 +336,31 @@ static void test_load_errors(void)
 	CHECK(strstr(e.msg, "/nonexistent/scorecard.json") != NULL);
 }
 
+/* A frontier row's timing (docs/frontier.md): accepted when well formed,
+ * refused with the field named otherwise. */
+static void test_frontier_times(void)
+{
+	struct ka_err e;
+	json_t *sc = fixture("frontier_qwen7b.json");
+	CHECK(sc);
+	json_t *row = json_array_get(json_object_get(sc, "rounds"), 0);
+	json_object_set_new(row, "wall_s", json_real(12.5));
+	json_object_set_new(row, "evaluate_s", json_real(1.5));
+	json_object_set_new(row, "validation",
+			    json_pack("{s:f,s:{s:{s:i,s:i,s:f}}}", "s", 11.0, "steps", "gold", "n",
+				      3, "failed", 1, "s", 8.2));
+	CHECK_STR(check(sc, &e), "ok");
+	json_t *g = json_object_get(json_object_get(json_object_get(row, "validation"), "steps"),
+				    "gold");
+	json_object_set_new(g, "failed", json_integer(4));
+	CHECK_STR(check(sc, &e), "t.json: rounds[0].validation.steps.gold.failed: 4 failures of 3 "
+				 "runs");
+	json_object_set_new(g, "failed", json_integer(1));
+	json_object_set_new(row, "wall_s", json_real(-1));
+	CHECK_STR(check(sc, &e), "t.json: rounds[0].wall_s: -1 is outside [0, 1e+09]");
+	json_decref(sc);
+}
+
 int main(void)
 {
 	RUN(test_good_fixtures);
@@ -345,5 +370,6 @@ int main(void)
 	RUN(test_v2_rules);
 	RUN(test_writers);
 	RUN(test_load_errors);
+	RUN(test_frontier_times);
 	TEST_EXIT();
 }
