@@ -154,7 +154,8 @@ static int grade_parse(int argc, char **argv, struct grade_args *a)
 		case 'P': a->profile = 1; break;
 		case 'L':
 			if (grade_pipeline_parse(optarg, &a->proto.pipeline))
-				rc = cli_usage_error(CMD, "--pipeline must be on, off or auto, not '%s'",
+				rc = cli_usage_error(CMD,
+						     "--pipeline must be on, off or auto, not '%s'",
 						     optarg);
 			break;
 		case 'T': a->target = optarg; break;

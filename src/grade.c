@@ -103,16 +103,16 @@ json_t *grade_protocol_json(const struct grade_protocol *p)
 {
 	int pl = p->pipeline >= 0 && p->pipeline <= 2 ? p->pipeline : GRADE_PIPELINE_AUTO;
 	return json_pack("{s:i,s:i,s:f,s:f,s:i,s:i,s:i,s:I,s:f,s:f,s:f,s:s,s:s,s:s,s:s}",
-			 "min_samples",
-			 p->min_samples, "max_samples", p->max_samples, "max_seconds",
-			 p->max_seconds, "ci_target", p->ci_target, "block", p->block,
-			 "checks_per_shape", p->checks_per_shape, "sample_items", p->sample_items,
-			 "full_check_max", (json_int_t)p->full_check_max, "call_timeout_s",
-			 p->call_timeout, "record_timeout_s", p->record_timeout, "floor_factor",
-			 p->floor_factor, "speedup", "median(baseline)/median(candidate)", "ci",
+			 "min_samples", p->min_samples, "max_samples", p->max_samples,
+			 "max_seconds", p->max_seconds, "ci_target", p->ci_target, "block",
+			 p->block, "checks_per_shape", p->checks_per_shape, "sample_items",
+			 p->sample_items, "full_check_max", (json_int_t)p->full_check_max,
+			 "call_timeout_s", p->call_timeout, "record_timeout_s", p->record_timeout,
+			 "floor_factor", p->floor_factor, "speedup",
+			 "median(baseline)/median(candidate)", "ci",
 			 "95% bootstrap (1000 resamples); median CI by order statistics", "order",
-			 "ABAB blocks, flush before every sample, fresh inputs every call", "pipeline",
-			 PIPELINE_NAMES[pl]);
+			 "ABAB blocks, flush before every sample, fresh inputs every call",
+			 "pipeline", PIPELINE_NAMES[pl]);
 }
 
 static double json_num(const json_t *o, const char *k, double dflt)
@@ -687,16 +687,16 @@ struct call_ctx {
 	struct run_call_req req;
 	struct run_call_res res;
 	void *inputs[KA_MAX_TENSORS];
-	int issued;		/* sent to the runner, reply not read yet */
-	int baseline;		/* the trusted baseline called (0, 1), or -1 */
+	int issued;		 /* sent to the runner, reply not read yet */
+	int baseline;		 /* the trusted baseline called (0, 1), or -1 */
 	struct grade_result own; /* a baseline call's verdict lands here, never
 				  * in the grade's result */
 };
 
 /* A call for the grade gr of slot at shape st, verified or not, timed or
  * not; phase names it in a verdict. Free with call_free. */
-static struct call_ctx *call_new(struct grade_run *gr, struct shape_state *st, int slot,
-				 int verify, int timed, const char *phase)
+static struct call_ctx *call_new(struct grade_run *gr, struct shape_state *st, int slot, int verify,
+				 int timed, const char *phase)
 {
 	struct call_ctx *c = xcalloc(1, sizeof *c);
 	c->gr = gr;
@@ -1657,11 +1657,11 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "seconds",
 			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
 				      "compile", r->compile_s, "record", r->record_s, "load",
-				      r->load_s, "correctness", r->correct_s, "timing",
-				      r->timing_s, "total", r->total_s, "runner", r->runner_s,
-				      "verify", r->verify_s, "device_wait", r->device_wait_s,
-				      "setup", r->setup_s, "protocol", r->protocol_s, "stats",
-				      r->stats_s, "other", r->other_s));
+				      r->load_s, "correctness", r->correct_s, "timing", r->timing_s,
+				      "total", r->total_s, "runner", r->runner_s, "verify",
+				      r->verify_s, "device_wait", r->device_wait_s, "setup",
+				      r->setup_s, "protocol", r->protocol_s, "stats", r->stats_s,
+				      "other", r->other_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;
