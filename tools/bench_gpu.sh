@@ -71,6 +71,8 @@ thr() { # task n graders tag [extra]
 }
 G=${THR_GRADERS:-4}
 thr L1/gelu_bias_scale 32 1 l1-32-g1
+# The same without the call pipeline (docs/grader.md, "Call-level overlap").
+thr L1/gelu_bias_scale 32 1 l1-32-g1-serial --pipeline off
 thr L1/gelu_bias_scale 32 "$G" l1-32-g$G
 thr L1/gelu_bias_scale 256 "$G" l1-256-g$G
 thr L1/gelu_bias_scale 32 "$G" l1-32-g$G-nt --no-timing
