@@ -1171,8 +1171,11 @@ static int pipe_push(struct grade_run *gr, struct call_ctx *c, struct ka_err *e)
 {
 	int x = call_build_request(c, e), v = 0;
 	if (!x && pipe_overlaps(gr, c)) {
-		x = call_issue(c, e);
+		struct ka_err ie;
+		x = call_issue(c, &ie);
 		v = pipe_flush(gr, e); /* while the runner runs c */
+		if (x && !v)
+			*e = ie;
 	} else {
 		v = pipe_flush(gr, e);
 		if (!x && !v)
@@ -1391,8 +1394,10 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
 		return 0;
 	s->base_key = 0;
 	for (int b = 0; b < gr->n_base; b++) {
-		/* Loads are not calls: nothing may be outstanding (pipe_push
-		 * leaves nothing), and the check below is verified in order. */
+		/* Loads are not calls (pipe_push leaves nothing outstanding);
+		 * the previous baseline's check is verified before, as serially. */
+		if ((x = pipe_flush(gr, e)))
+			return x;
 		struct run_status ls;
 		t0 = util_now();
 		x = runclient_load(s->rc, base_slot(b), gr->base[b].plan_json, bench->n_tensors,

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 
 #define LOG_TAIL 4096
 #define HELLO_TIMEOUT_S 120.0
+#define LATE_REPLY_READ_S 60.0 /* to read a reply that arrived in time */
 
 struct saved_load {
 	bool on;
@@ -310,8 +312,13 @@ static int exchange_recv(struct runclient *rc, double deadline, struct proto_msg
 {
 	struct ka_err se;
 	double left = 0;
-	if (deadline > 0 && (left = deadline - util_now()) <= 0)
-		left = 1e-3; /* past due: only what already arrived counts */
+	if (deadline > 0 && (left = deadline - util_now()) <= 0) {
+		/* Past due because the caller read late (runclient_call_finish
+		 * after other work): a reply that has begun to arrive came in
+		 * time and is read in full; else only a moment is left. */
+		struct pollfd pf = {.fd = rc->from_fd, .events = POLLIN};
+		left = poll(&pf, 1, 0) == 1 ? LATE_REPLY_READ_S : 1e-3;
+	}
 	int r = proto_recv(rc->from_fd, left, m, &se);
 	if (r)
 		return exchange_lost(rc, r, why, cap);
