@@ -36,6 +36,9 @@ static void usage(FILE *f)
 	      "                      one per 4 cores; OpenCL 1, since PoCL's kernels and\n"
 	      "                      the checking share the CPU)\n"
 	      "  --profile           after grading, where the time went, per phase\n"
+	      "  --pipeline MODE     on: the parent checks call k while the runner runs\n"
+	      "                      call k+1; off: one call at a time; auto (default):\n"
+	      "                      on, except for timed calls on a CPU device\n"
 	      "  --target T          opencl (default) or cuda\n"
 	      "  --json FILE         write the result (schema ka-grade/1, docs/grade-result.md);\n"
 	      "                      one JSON object per line when grading several\n"
@@ -127,6 +130,7 @@ static int grade_parse(int argc, char **argv, struct grade_args *a)
 		{"jobs", required_argument, 0, 'J'},
 		{"graders", required_argument, 0, 'G'},
 		{"profile", no_argument, 0, 'P'},
+		{"pipeline", required_argument, 0, 'L'},
 		{"help", no_argument, 0, 'h'},
 		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
@@ -148,6 +152,12 @@ static int grade_parse(int argc, char **argv, struct grade_args *a)
 		case 'J': rc = cli_opt_int(CMD, "--jobs", optarg, 0, 1024, &a->jobs); break;
 		case 'G': rc = cli_opt_int(CMD, "--graders", optarg, 1, 32, &a->graders); break;
 		case 'P': a->profile = 1; break;
+		case 'L':
+			if (grade_pipeline_parse(optarg, &a->proto.pipeline))
+				rc = cli_usage_error(CMD,
+						     "--pipeline must be on, off or auto, not '%s'",
+						     optarg);
+			break;
 		case 'T': a->target = optarg; break;
 		case 'j': a->json_path = optarg; break;
 		case 'b': a->bench = optarg; break;
@@ -309,6 +319,10 @@ static void pool_add(struct grade_pool *p, const struct grade_result *r)
 	s->runner_s += r->runner_s;
 	s->verify_s += r->verify_s;
 	s->device_wait_s += r->device_wait_s;
+	s->setup_s += r->setup_s;
+	s->protocol_s += r->protocol_s;
+	s->stats_s += r->stats_s;
+	s->other_s += r->other_s;
 	p->n_graded++;
 }
 
@@ -379,9 +393,15 @@ static void print_profile(const struct grade_pool *p, double wall)
 	ROW("  of which runner load", s->load_s);
 	ROW("correctness", s->correct_s);
 	ROW("timing", s->timing_s);
-	ROW("device: waiting for the runner", s->runner_s);
-	ROW("parent: gold and comparison", s->verify_s);
-	ROW("waiting for another grader", s->device_wait_s);
+	printf("  %s\n", "the parent's time, phase by phase (they add up to total):");
+	ROW("  compile + record (above)", s->compile_s + s->record_s);
+	ROW("  setup: gold opened, baselines", s->setup_s);
+	ROW("  requests built, replies parsed", s->protocol_s);
+	ROW("  device: waiting for the runner", s->runner_s);
+	ROW("  parent: checks, gold, comparison", s->verify_s);
+	ROW("  statistics: stop rule, CIs", s->stats_s);
+	ROW("  waiting for another grader", s->device_wait_s);
+	ROW("  other (none of the above)", s->other_s);
 	ROW("total", s->total_s);
 #undef ROW
 	printf("  parallelism: %.2f grades in flight on average\n",

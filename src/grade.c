@@ -40,6 +40,7 @@ struct grade_session {
 	char *workdir;
 	char *recorder;
 	int test_grade;
+	int cpu_device; /* the kernels run on the parent's cores (PoCL) */
 	double peak_bw, peak_flops;
 	double window_ns;     /* subtracted from every timed call (CUDA's calibration) */
 	struct devlock *lock; /* shared with the other sessions on this device */
@@ -83,19 +84,35 @@ void grade_protocol_default(struct grade_protocol *p)
 	p->compile_timeout = 120;
 	p->floor_factor = 1e-3;
 	p->timing = 1;
+	p->pipeline = GRADE_PIPELINE_AUTO;
+}
+
+static const char *const PIPELINE_NAMES[] = {"off", "on", "auto"};
+
+int grade_pipeline_parse(const char *text, int *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (text && !strcmp(text, PIPELINE_NAMES[i])) {
+			*out = i;
+			return 0;
+		}
+	return -1;
 }
 
 json_t *grade_protocol_json(const struct grade_protocol *p)
 {
-	return json_pack("{s:i,s:i,s:f,s:f,s:i,s:i,s:i,s:I,s:f,s:f,s:f,s:s,s:s,s:s}", "min_samples",
-			 p->min_samples, "max_samples", p->max_samples, "max_seconds",
-			 p->max_seconds, "ci_target", p->ci_target, "block", p->block,
-			 "checks_per_shape", p->checks_per_shape, "sample_items", p->sample_items,
-			 "full_check_max", (json_int_t)p->full_check_max, "call_timeout_s",
-			 p->call_timeout, "record_timeout_s", p->record_timeout, "floor_factor",
-			 p->floor_factor, "speedup", "median(baseline)/median(candidate)", "ci",
+	int pl = p->pipeline >= 0 && p->pipeline <= 2 ? p->pipeline : GRADE_PIPELINE_AUTO;
+	return json_pack("{s:i,s:i,s:f,s:f,s:i,s:i,s:i,s:I,s:f,s:f,s:f,s:s,s:s,s:s,s:s}",
+			 "min_samples", p->min_samples, "max_samples", p->max_samples,
+			 "max_seconds", p->max_seconds, "ci_target", p->ci_target, "block",
+			 p->block, "checks_per_shape", p->checks_per_shape, "sample_items",
+			 p->sample_items, "full_check_max", (json_int_t)p->full_check_max,
+			 "call_timeout_s", p->call_timeout, "record_timeout_s", p->record_timeout,
+			 "floor_factor", p->floor_factor, "speedup",
+			 "median(baseline)/median(candidate)", "ci",
 			 "95% bootstrap (1000 resamples); median CI by order statistics", "order",
-			 "ABAB blocks, flush before every sample, fresh inputs every call");
+			 "ABAB blocks, flush before every sample, fresh inputs every call",
+			 "pipeline", PIPELINE_NAMES[pl]);
 }
 
 static double json_num(const json_t *o, const char *k, double dflt)
@@ -151,6 +168,7 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	 * generous defaults by device type (docs/grader.md). */
 	const char *type = json_string_value(json_object_get(s->device, "type"));
 	int gpu = type && !strcmp(type, "gpu");
+	s->cpu_device = type && !strcmp(type, "cpu");
 	s->peak_bw = json_num(s->device, "peak_bytes_per_s", gpu ? 1e13 : 1e12);
 	s->peak_flops = json_num(s->device, "peak_flops", gpu ? 4e15 : 1e14);
 	/* What the event window costs besides the kernels, as the runner
@@ -620,7 +638,11 @@ struct grade_run {
 	double cand_min_ns;		/* the fastest timed candidate call so far (0: none) */
 	double sum_event_s, sum_wall_s; /* over the candidate's timed calls */
 	double t_timing;		/* when the timing phase began */
+	struct call_ctx *prev; /* the call pipeline: answered, not yet verified (or NULL) */
 };
+
+struct call_ctx;
+static void call_free(struct call_ctx *c);
 
 static void grade_run_free(struct grade_run *gr)
 {
@@ -635,6 +657,7 @@ static void grade_run_free(struct grade_run *gr)
 	free(gr->tb[1]);
 	gold_close(gr->g);
 	target_compiled_free(&gr->cc);
+	call_free(gr->prev);
 }
 
 /* ---- one runner call: build the request, run it, integrity checks, gold,
@@ -664,8 +687,40 @@ struct call_ctx {
 	struct run_call_req req;
 	struct run_call_res res;
 	void *inputs[KA_MAX_TENSORS];
-	double verify_t0; /* when the parent's own checking began */
+	int issued;		 /* sent to the runner, reply not read yet */
+	int baseline;		 /* the trusted baseline called (0, 1), or -1 */
+	struct grade_result own; /* a baseline call's verdict lands here, never
+				  * in the grade's result */
 };
+
+/* A call for the grade gr of slot at shape st, verified or not, timed or
+ * not; phase names it in a verdict. Free with call_free. */
+static struct call_ctx *call_new(struct grade_run *gr, struct shape_state *st, int slot, int verify,
+				 int timed, const char *phase)
+{
+	struct call_ctx *c = xcalloc(1, sizeof *c);
+	c->gr = gr;
+	c->st = st;
+	c->slot = slot;
+	c->verify = verify;
+	c->timed = timed;
+	c->phase = phase;
+	c->r = gr->r;
+	c->baseline = -1;
+	return c;
+}
+
+static void call_free(struct call_ctx *c)
+{
+	if (!c)
+		return;
+	run_call_res_free(&c->res);
+	for (int j = 0; j < KA_MAX_TENSORS; j++)
+		free(c->elems[j]);
+	free(c->items);
+	json_decref(c->own.evidence);
+	free(c);
+}
 
 /* The call's whole inputs as the CPU generates them, into st->host_in
  * (allocated on first use) and c->inputs. */
@@ -729,6 +784,7 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	const struct shape_state *st = c->st;
 	const struct gen_params *gp = st->gp;
 	struct run_call_req *req = &c->req;
+	double t0 = util_now();
 	c->call = s->calls++;
 	uint64_t thash = task_hash(t);
 	req->slot = c->slot;
@@ -780,22 +836,41 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 		/* Trusted baseline: the runner's own checks suffice; return nothing. */
 		req->sample = 1;
 	}
+	c->gr->r->protocol_s += util_now() - t0;
 	return 0;
 }
 
-/* Step 2: run the call in the runner. 0, 1 (the runner reported a verdict),
- * or -1 with e. */
-static int call_send(struct call_ctx *c, struct ka_err *e)
+/* Step 2a: send the call to the runner, which starts on it at once. The
+ * device lock is held from here to the reply (call_collect): timed (or
+ * flushed) calls have the device to themselves, checking calls share it
+ * with other sessions' checking calls (devlock.h). 0, or -1 with e. */
+static int call_issue(struct call_ctx *c, struct ka_err *e)
 {
 	struct grade_session *s = c->gr->s;
-	/* Timed (or flushed) calls have the device to themselves; checking
-	 * calls share it with other sessions' checking calls (devlock.h). */
-	c->r->device_wait_s += devlock_acquire(s->lock, c->req.time || c->req.flush);
+	struct grade_result *g = c->gr->r;
+	g->device_wait_s += devlock_acquire(s->lock, c->req.time || c->req.flush);
+	if (runclient_call_start(s->rc, &c->req, &c->res, s->proto.call_timeout, e)) {
+		devlock_release(s->lock);
+		return -1;
+	}
+	c->issued = 1;
+	g->protocol_s += c->res.send_s;
+	return 0;
+}
+
+/* Step 2b: the reply of an issued call. The parent's time from here to the
+ * reply is time spent waiting for the runner. 0, 1 (the runner reported a
+ * verdict), or -1 with e. */
+static int call_collect(struct call_ctx *c, struct ka_err *e)
+{
+	struct grade_session *s = c->gr->s;
+	struct grade_result *g = c->gr->r;
 	double w0 = util_now();
-	int rc = runclient_call(s->rc, &c->req, &c->res, s->proto.call_timeout, e);
-	double wall = util_now() - w0;
+	int rc = runclient_call_finish(s->rc, &c->req, &c->res, e);
 	devlock_release(s->lock);
-	c->r->runner_s += wall;
+	c->issued = 0;
+	g->runner_s += util_now() - w0 - c->res.parse_s;
+	g->protocol_s += c->res.parse_s;
 	if (rc < 0)
 		return -1;
 	if (c->res.status != RUNCLIENT_OK) {
@@ -807,7 +882,7 @@ static int call_send(struct call_ctx *c, struct ka_err *e)
 	/* The window's own cost comes off; never more than half a call. */
 	double net = c->res.time_ns - s->window_ns;
 	c->time_ns = net > c->res.time_ns / 2 ? net : c->res.time_ns / 2;
-	c->wall_s = wall;
+	c->wall_s = c->res.wall_s;
 	return 0;
 }
 
@@ -899,7 +974,6 @@ static int call_integrity(struct call_ctx *c, struct ka_err *e)
 	/* Inputs as the CPU generates them; the runner's hash of what it generated
 	 * must agree (else the generator diverged: a grader bug, not a verdict).
 	 * Trusted baselines' calls skip this CPU work. */
-	c->verify_t0 = util_now();
 	if (c->verify && !c->lazy)
 		host_inputs_fill(c);
 	/* The generator check is made on every untimed call (all of the
@@ -1003,7 +1077,6 @@ static int call_compare(struct call_ctx *c, struct ka_err *e)
 				     c->sampled ? c->elems[j] : NULL, st->gold[j], t->atol, t->rtol,
 				     &tl);
 	}
-	r->verify_s += util_now() - c->verify_t0;
 	if (tl.n_bad) {
 		char detail[sizeof r->detail];
 		enum verdict v = grade_tally_describe(&tl, t->atol, t->rtol, c->sampled, detail,
@@ -1020,26 +1093,110 @@ done:
 	return out;
 }
 
-/* One call through its steps. Returns 0 (no verdict), 1 (c->r holds the
- * candidate's verdict), -1 (harness failure, e). */
-static int call_run(struct call_ctx *c, struct ka_err *e)
+/* Steps 3b to 5: the parent's checks of an answered call. 0, 1 (c->r
+ * holds the verdict) or -1 with e. */
+static int call_verify(struct call_ctx *c, struct ka_err *e)
 {
-	int x = call_build_request(c, e);
-	if (!x)
-		x = call_send(c, e);
-	if (!x)
-		x = call_device_checks(c);
-	if (!x)
-		x = call_integrity(c, e);
+	double t0 = util_now();
+	int x = call_integrity(c, e);
 	if (!x && c->verify)
 		x = call_gold(c, e);
 	if (!x && c->verify)
 		x = call_compare(c, e);
-	run_call_res_free(&c->res);
-	for (int j = 0; j < KA_MAX_TENSORS; j++)
-		free(c->elems[j]);
-	free(c->items);
+	c->gr->r->verify_s += util_now() - t0;
 	return x;
+}
+
+/* A call's outcome x as the grade sees it: a trusted baseline's verdict is
+ * a bank or grader problem (-1 with e), never the candidate's. */
+static int call_outcome(struct call_ctx *c, int x, struct ka_err *e)
+{
+	if (c->baseline < 0 || x <= 0)
+		return x;
+	struct grade_run *gr = c->gr;
+	return ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", gr->t->name,
+			  gr->base[c->baseline].name,
+			  c->verify ? "is not correct" : "failed while timing", gr->bench->name,
+			  verdict_name(c->own.verdict), c->own.detail);
+}
+
+/* ---- the call pipeline (docs/grader.md, "Call-level overlap") ----
+ *
+ * A call is built, issued (sent), collected (its reply read, the runner's
+ * own verdicts and CUPTI's checks applied) and verified (inputs, canaries,
+ * unwritten outputs, gold, comparison). pipe_push issues call k+1 before it
+ * verifies call k, so the parent's checking overlaps the runner's work; the
+ * outcomes are still taken strictly in call order: call k's verification
+ * decides before anything of call k+1, and a verdict at call k drains call
+ * k+1 (its reply is read and dropped). After pipe_push returns nothing is
+ * outstanding in the runner; the last call collected waits in gr->prev
+ * until the next push or pipe_flush verifies it. */
+
+/* Whether c may run while the parent verifies the previous call. */
+static int pipe_overlaps(const struct grade_run *gr, const struct call_ctx *c)
+{
+	int mode = gr->s->proto.pipeline;
+	if (mode == GRADE_PIPELINE_AUTO)
+		return !(c->req.time && gr->s->cpu_device);
+	return mode == GRADE_PIPELINE_ON;
+}
+
+/* Verify the call waiting in gr->prev, if any. 0, 1 or -1 as call_verify. */
+static int pipe_flush(struct grade_run *gr, struct ka_err *e)
+{
+	struct call_ctx *c = gr->prev;
+	if (!c)
+		return 0;
+	gr->prev = NULL;
+	int x = call_outcome(c, call_verify(c, e), e);
+	call_free(c);
+	return x;
+}
+
+/* Read and drop the reply of an issued call whose outcome no longer matters
+ * (an earlier call ended the grade). */
+static void call_drain(struct call_ctx *c)
+{
+	struct ka_err ignored;
+	c->r = &c->own; /* whatever it says, the grade's verdict stands */
+	if (c->issued)
+		call_collect(c, &ignored);
+}
+
+/* Run call c (owned: freed here or kept in gr->prev) and verify the one
+ * before it. Returns 0 (c answered: its time_ns, wall_s and span_ns are
+ * valid until the next push or flush), 1 (gr->r holds the verdict of the
+ * first call in order that has one), or -1 with e. */
+static int pipe_push(struct grade_run *gr, struct call_ctx *c, struct ka_err *e)
+{
+	int x = call_build_request(c, e), v = 0;
+	if (!x && pipe_overlaps(gr, c)) {
+		struct ka_err ie;
+		x = call_issue(c, &ie);
+		v = pipe_flush(gr, e); /* while the runner runs c */
+		if (x && !v)
+			*e = ie;
+	} else {
+		v = pipe_flush(gr, e);
+		if (!x && !v)
+			x = call_issue(c, e);
+	}
+	if (v) { /* the earlier call decides */
+		call_drain(c);
+		call_free(c);
+		return v;
+	}
+	if (!x)
+		x = call_collect(c, e);
+	if (!x)
+		x = call_device_checks(c);
+	if (x) {
+		x = call_outcome(c, x, e);
+		call_free(c);
+		return x;
+	}
+	gr->prev = c;
+	return 0;
 }
 
 /* The runner slot of baseline b (0 eager, 1 compiled). */
@@ -1050,31 +1207,19 @@ static int base_slot(int b)
 
 /* One call of trusted baseline b on the benchmark shape: checked against
  * gold (check: the one verified call before timing) or timed with the
- * runner's own checks only (*ns gets the time, when not NULL). Its runner
- * time is added to the candidate's result; its own verdict never touches
- * it: a baseline that fails is a bank or grader problem, -1 with e. */
+ * runner's own checks only (*ns gets the time, when not NULL). Its verdict
+ * never touches the candidate's result: a baseline that fails is a bank or
+ * grader problem, -1 with e. 1: an earlier call of the candidate, verified
+ * meanwhile, ended the grade (pipe_push). */
 static int baseline_call(struct grade_run *gr, int b, int check, double *ns, struct ka_err *e)
 {
-	struct grade_result br;
-	memset(&br, 0, sizeof br);
-	struct call_ctx c = {.gr = gr,
-			     .st = gr->bench,
-			     .slot = base_slot(b),
-			     .verify = check,
-			     .timed = !check,
-			     .phase = "baseline",
-			     .r = &br};
-	int x = call_run(&c, e);
-	if (ns)
-		*ns = c.time_ns;
-	json_decref(br.evidence);
-	gr->r->runner_s += br.runner_s;
-	gr->r->device_wait_s += br.device_wait_s;
-	if (x > 0)
-		ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", gr->t->name,
-			   gr->base[b].name, check ? "is not correct" : "failed while timing",
-			   gr->bench->name, verdict_name(br.verdict), br.detail);
-	return x ? -1 : 0;
+	struct call_ctx *c = call_new(gr, gr->bench, base_slot(b), check, !check, "baseline");
+	c->baseline = b;
+	c->r = &c->own;
+	int x = pipe_push(gr, c, e);
+	if (!x && ns)
+		*ns = c->time_ns;
+	return x;
 }
 
 /* ---- the grade's steps ---- */
@@ -1201,28 +1346,21 @@ static int grade_correctness(struct grade_run *gr, struct ka_err *e)
 	struct grade_result *r = gr->r;
 	double tcor = util_now();
 	gr->g = gold_open(gr->t, e);
+	r->setup_s += util_now() - tcor;
 	if (!gr->g)
 		return -1;
-	for (int i = 0; i < gr->n_shapes; i++) {
+	int x = 0;
+	for (int i = 0; !x && i < gr->n_shapes; i++) {
 		struct shape_state *st = &gr->shapes[i];
 		int calls = i == gr->n_shapes - 1 ? 1 : gr->s->proto.checks_per_shape;
-		for (int k = 0; k < calls; k++) {
-			struct call_ctx c = {.gr = gr,
-					     .st = st,
-					     .slot = st->slot,
-					     .verify = 1,
-					     .phase = "correctness",
-					     .r = r};
-			int x = call_run(&c, e);
-			if (x < 0)
-				return -1;
-			if (x > 0) {
-				r->correct_s = util_now() - tcor;
-				return 1;
-			}
-		}
+		for (int k = 0; !x && k < calls; k++)
+			x = pipe_push(gr, call_new(gr, st, st->slot, 1, 0, "correctness"), e);
 	}
+	if (!x)
+		x = pipe_flush(gr, e);
 	r->correct_s = util_now() - tcor;
+	if (x)
+		return x;
 	return gr->s->proto.timing ? 0 : 1;
 }
 
@@ -1233,7 +1371,11 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
 {
 	struct grade_session *s = gr->s;
 	struct shape_state *bench = gr->bench;
-	if (s->ops->baselines(gr->t, &bench->sh, s->device, s->workdir, gr->base, &gr->n_base, e))
+	double t0 = util_now();
+	int x = s->ops->baselines(gr->t, &bench->sh, s->device, s->workdir, gr->base, &gr->n_base,
+				  e);
+	gr->r->setup_s += util_now() - t0;
+	if (x)
 		return -1;
 	/* The same task, shape and baseline objects as the session's previous
 	 * grade: the slots still hold them (a restarted runner reloads every
@@ -1252,17 +1394,27 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
 		return 0;
 	s->base_key = 0;
 	for (int b = 0; b < gr->n_base; b++) {
+		/* Loads are not calls (pipe_push leaves nothing outstanding);
+		 * the previous baseline's check is verified before, as serially. */
+		if ((x = pipe_flush(gr, e)))
+			return x;
 		struct run_status ls;
-		if (runclient_load(s->rc, base_slot(b), gr->base[b].plan_json, bench->n_tensors,
+		t0 = util_now();
+		x = runclient_load(s->rc, base_slot(b), gr->base[b].plan_json, bench->n_tensors,
 				   bench->bytes, bench->dtype, gr->base[b].module,
-				   gr->base[b].native, &ls, e))
+				   gr->base[b].native, &ls, e);
+		gr->r->setup_s += util_now() - t0;
+		if (x)
 			return -1;
 		if (ls.status != RUNCLIENT_OK)
 			return ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s",
 					  gr->t->name, gr->base[b].name, ls.verdict, ls.detail);
-		if (baseline_call(gr, b, 1, NULL, e))
-			return -1;
+		if ((x = baseline_call(gr, b, 1, NULL, e)))
+			return x;
 	}
+	/* Checked only once its verification has passed. */
+	if ((x = pipe_flush(gr, e)))
+		return x;
 	s->base_key = key;
 	return 0;
 }
@@ -1271,23 +1423,19 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
  * keep, its times join the samples. 0, 1 (verdict), or -1 with e. */
 static int candidate_timed_call(struct grade_run *gr, int keep, struct ka_err *e)
 {
-	struct call_ctx c = {.gr = gr,
-			     .st = gr->bench,
-			     .slot = gr->bench->slot,
-			     .verify = 1,
-			     .timed = 1,
-			     .phase = "timing",
-			     .r = gr->r};
-	int x = call_run(&c, e);
-	if (!x && (gr->cand_min_ns <= 0 || c.time_ns < gr->cand_min_ns))
-		gr->cand_min_ns = c.time_ns;
+	struct call_ctx *c = call_new(gr, gr->bench, gr->bench->slot, 1, 1, "timing");
+	int x = pipe_push(gr, c, e);
+	/* c is answered (its verification may still be pending in gr->prev;
+	 * every decision on these figures flushes the pipeline first). */
+	if (!x && (gr->cand_min_ns <= 0 || c->time_ns < gr->cand_min_ns))
+		gr->cand_min_ns = c->time_ns;
 	if (x || !keep)
 		return x;
-	if (c.span_ns > 0)
-		gr->spans[gr->n_span++] = c.span_ns;
-	gr->tc[gr->nc++] = c.time_ns;
-	gr->sum_event_s += c.time_ns * 1e-9;
-	gr->sum_wall_s += c.wall_s;
+	if (c->span_ns > 0)
+		gr->spans[gr->n_span++] = c->span_ns;
+	gr->tc[gr->nc++] = c->time_ns;
+	gr->sum_event_s += c->time_ns * 1e-9;
+	gr->sum_wall_s += c->wall_s;
 	return 0;
 }
 
@@ -1322,11 +1470,12 @@ static int timing_warmup(struct grade_run *gr, struct ka_err *e)
 	double eager[4];
 	for (int w = 0; w < warm; w++) {
 		int x = candidate_timed_call(gr, 0, e);
+		for (int b = 0; !x && b < gr->n_base; b++)
+			x = baseline_call(gr, b, 0, b == 0 ? &eager[w] : NULL, e);
+		if (!x) /* every call before a decision is verified first */
+			x = pipe_flush(gr, e);
 		if (x)
 			return x;
-		for (int b = 0; b < gr->n_base; b++)
-			if (baseline_call(gr, b, 0, b == 0 ? &eager[w] : NULL, e))
-				return -1;
 		if (gr->n_base && timing_too_slow(gr, eager, w + 1))
 			return 1;
 	}
@@ -1340,23 +1489,27 @@ static int timing_samples(struct grade_run *gr, struct ka_err *e)
 	const struct grade_protocol *p = &gr->s->proto;
 	int cap = p->max_samples;
 	for (;;) {
-		for (int k = 0; k < p->block && gr->nc < cap; k++) {
-			int x = candidate_timed_call(gr, 1, e);
-			if (x)
-				return x;
-		}
-		for (int b = 0; b < gr->n_base; b++)
-			for (int k = 0; k < p->block && gr->nb[b] < cap; k++) {
+		int x = 0;
+		for (int k = 0; !x && k < p->block && gr->nc < cap; k++)
+			x = candidate_timed_call(gr, 1, e);
+		for (int b = 0; !x && b < gr->n_base; b++)
+			for (int k = 0; !x && k < p->block && gr->nb[b] < cap; k++) {
 				double ns = 0;
-				if (baseline_call(gr, b, 0, &ns, e))
-					return -1;
-				gr->tb[b][gr->nb[b]++] = ns;
+				if (!(x = baseline_call(gr, b, 0, &ns, e)))
+					gr->tb[b][gr->nb[b]++] = ns;
 			}
-		if (gr->n_base && timing_too_slow(gr, gr->tb[0], gr->nb[0]))
-			return 1;
+		if (!x) /* every call before a decision is verified first */
+			x = pipe_flush(gr, e);
+		if (x)
+			return x;
+		double t0 = util_now();
+		int slow = gr->n_base && timing_too_slow(gr, gr->tb[0], gr->nb[0]);
 		int done = converged(gr->tc, gr->nc, p);
 		for (int b = 0; b < gr->n_base; b++)
 			done = done && converged(gr->tb[b], gr->nb[b], p);
+		gr->r->stats_s += util_now() - t0;
+		if (slow)
+			return 1;
 		if (done || gr->nc >= cap || util_now() - gr->t_timing > p->max_seconds)
 			return 0;
 	}
@@ -1370,6 +1523,7 @@ static int timing_results(struct grade_run *gr)
 	struct grade_session *s = gr->s;
 	const struct ka_task *t = gr->t;
 	struct grade_result *r = gr->r;
+	double t0 = util_now();
 	r->time_us = figure_of(gr->tc, gr->nc, 1e-3);
 	r->cupti_span_us = figure_of(gr->spans, gr->n_span, 1e-3);
 	int64_t mb = 0, mf = 0;
@@ -1383,6 +1537,7 @@ static int timing_results(struct grade_run *gr)
 					    floor_s, s->proto.floor_factor, why, sizeof why);
 	if (v != VERDICT_OK) {
 		set_verdict(r, v, "timing", gr->bench->name, "%s", why);
+		r->stats_s += util_now() - t0;
 		return 1;
 	}
 	for (int b = 0; b < gr->n_base; b++) {
@@ -1398,6 +1553,7 @@ static int timing_results(struct grade_run *gr)
 		sp->lo = c.lo;
 		sp->hi = c.hi;
 	}
+	r->stats_s += util_now() - t0;
 	r->timing_s = util_now() - gr->t_timing;
 	return 1;
 }
@@ -1454,6 +1610,8 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	if (!x)
 		x = grade_timing(&gr, e);
 	r->total_s = util_now() - gr.t0;
+	r->other_s = r->total_s - r->compile_s - r->record_s - r->setup_s - r->protocol_s -
+		     r->runner_s - r->verify_s - r->stats_s - r->device_wait_s;
 	grade_run_free(&gr);
 	return x < 0 ? -1 : 0;
 }
@@ -1503,11 +1661,13 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 					    "throttle_reasons", (json_int_t)r->throttle_reasons)
 				: json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compile",
-				      r->compile_s, "record", r->record_s, "load", r->load_s,
-				      "correctness", r->correct_s, "timing", r->timing_s, "total",
-				      r->total_s, "runner", r->runner_s, "verify", r->verify_s,
-				      "device_wait", r->device_wait_s));
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+				      "compile", r->compile_s, "record", r->record_s, "load",
+				      r->load_s, "correctness", r->correct_s, "timing", r->timing_s,
+				      "total", r->total_s, "runner", r->runner_s, "verify",
+				      r->verify_s, "device_wait", r->device_wait_s, "setup",
+				      r->setup_s, "protocol", r->protocol_s, "stats", r->stats_s,
+				      "other", r->other_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

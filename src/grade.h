@@ -34,7 +34,20 @@ struct grade_protocol {
 	double compile_timeout;
 	double floor_factor; /* implausible below floor_factor * roofline minimum */
 	int timing;	     /* 0: correctness only */
+	int pipeline;	     /* call-level overlap (docs/grader.md): GRADE_PIPELINE_* */
 };
+
+/* The parent checks call k while the runner runs call k+1: never (OFF), for
+ * every call (ON), or (AUTO, the default) for every call on a GPU and for
+ * the untimed calls only on a CPU device (where the parent's checking would
+ * share the cores with the kernels being timed). */
+#define GRADE_PIPELINE_OFF 0
+#define GRADE_PIPELINE_ON 1
+#define GRADE_PIPELINE_AUTO 2
+
+/* "off", "on" or "auto" into *out (GRADE_PIPELINE_*). 0, or -1 for any
+ * other text. */
+int grade_pipeline_parse(const char *text, int *out);
 
 /* Fill p with the protocol's defaults (docs/grader.md). */
 void grade_protocol_default(struct grade_protocol *p);
@@ -115,6 +128,13 @@ struct grade_result {
 	double verify_s; /* the parent checking outputs: gold (and inputs) on the CPU, compare */
 	double device_wait_s; /* waiting for the device lock (other graders on the
 			       * same device: devlock.h); not in runner_s */
+	/* The rest of the parent's time in the correctness and timing phases,
+	 * so that the phases add up (docs/grade-result.md, "seconds"): */
+	double setup_s;	   /* opening the gold, finding and loading the baselines */
+	double protocol_s; /* each call's request built (keys, poison, sampled
+			    * items) and serialised, its reply parsed */
+	double stats_s;	   /* the stop rule, the bounds, medians and bootstrap CIs */
+	double other_s;	   /* total less every phase above: what none accounts for */
 	int test_grade;
 	char bench_shape[128];
 };

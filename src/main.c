@@ -2,7 +2,9 @@
  * ka never runs candidate code and never opens a GPU context itself: it talks
  * to the recorder and runner programs beside it (see docs/architecture.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rundir.h"
@@ -49,8 +51,26 @@ static void usage(FILE *f)
 		   "exit codes: 0 ok, 1 the run failed, 2 bad usage or bad input.\n");
 }
 
+/* The parent's OpenMP threads (the CPU gold, input generation) sleep
+ * between parallel regions instead of spinning: libgomp's default spins
+ * each idle thread for a while after every region, and a grade runs
+ * thousands of small regions, so the spinning took the cores the runner
+ * (PoCL's kernels, CUDA's host side) and the next region needed; on PoCL
+ * it cost more than the checking itself (docs/PERF.md, "Where a grade's
+ * time goes"). libgomp reads OMP_WAIT_POLICY once, when it loads, so ka
+ * sets it and starts itself again, once; a value the user set is kept. */
+static void omp_sleep_when_idle(char **argv)
+{
+	if (getenv("OMP_WAIT_POLICY"))
+		return;
+	setenv("OMP_WAIT_POLICY", "passive", 1);
+	execv("/proc/self/exe", argv);
+	/* Not fatal: ka works with spinning threads, only slower. */
+}
+
 int main(int argc, char **argv)
 {
+	omp_sleep_when_idle(argv);
 	if (argc < 2)
 		return cli_usage_error(NULL, "missing command");
 	const char *c = argv[1];

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 
 #define LOG_TAIL 4096
 #define HELLO_TIMEOUT_S 120.0
+#define LATE_REPLY_READ_S 60.0 /* to read a reply that arrived in time */
 
 struct saved_load {
 	bool on;
@@ -56,6 +58,9 @@ struct runclient {
 	struct saved_load slot[RUN_MAX_SLOTS];
 	double load_timeout;
 	int starts;
+	/* A call sent and not yet answered (runclient_call_start). */
+	bool pending, send_lost;
+	double sent_at, deadline, call_timeout;
 };
 
 static void status_set(enum runclient_status *status, char *verdict, char *detail,
@@ -281,35 +286,59 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 	return 0;
 }
 
-/* Send req (consumed) and wait for the reply. 0: *m filled; -2: timeout (the
- * runner was killed); -3: the runner died (how, in why); -1: garbage or a
- * failed send that was not a death (e). */
-static int exchange(struct runclient *rc, json_t *req, double timeout_s, struct proto_msg *m,
-		    char *why, size_t cap, struct ka_err *e)
+/* What a receive that failed means: -2 timeout (the runner is killed); -3
+ * the runner died (how, and its last log line, in why). */
+static int exchange_lost(struct runclient *rc, int r, char *why, size_t cap)
 {
-	struct ka_err se;
-	int r = proto_send(rc->to_fd, req, 0, NULL, NULL, &se);
-	json_decref(req);
-	if (!r)
-		r = proto_recv(rc->from_fd, timeout_s, m, &se);
 	if (r == -2) {
 		kill_runner(rc);
 		return -2;
 	}
-	if (r) {
-		/* EOF or a broken pipe: the runner is dying or dead. */
-		reap(rc, 2.0, why, cap);
-		char last[512];
-		log_last_line(rc, last, sizeof last);
-		if (last[0]) {
-			size_t l = strlen(why);
-			snprintf(why + l, cap - l, "; last log line: %s", last);
-		}
-		return -3;
+	/* EOF or a broken pipe: the runner is dying or dead. */
+	reap(rc, 2.0, why, cap);
+	char last[512];
+	log_last_line(rc, last, sizeof last);
+	if (last[0]) {
+		size_t l = strlen(why);
+		snprintf(why + l, cap - l, "; last log line: %s", last);
 	}
+	return -3;
+}
+
+/* Wait for the reply of what was sent, at most until deadline (0: none). 0:
+ * *m filled; -2, -3 as exchange_lost. */
+static int exchange_recv(struct runclient *rc, double deadline, struct proto_msg *m, char *why,
+			 size_t cap)
+{
+	struct ka_err se;
+	double left = 0;
+	if (deadline > 0 && (left = deadline - util_now()) <= 0) {
+		/* Past due because the caller read late (runclient_call_finish
+		 * after other work): a reply that has begun to arrive came in
+		 * time and is read in full; else only a moment is left. */
+		struct pollfd pf = {.fd = rc->from_fd, .events = POLLIN};
+		left = poll(&pf, 1, 0) == 1 ? LATE_REPLY_READ_S : 1e-3;
+	}
+	int r = proto_recv(rc->from_fd, left, m, &se);
+	if (r)
+		return exchange_lost(rc, r, why, cap);
 	if (json_is_true(json_object_get(m->obj, "fatal")))
 		reap(rc, 5.0, NULL, 0); /* it exits after a fatal reply */
 	return 0;
+}
+
+/* Send req (consumed) and wait for the reply. 0: *m filled; -2: timeout (the
+ * runner was killed); -3: the runner died (how, in why). */
+static int exchange(struct runclient *rc, json_t *req, double timeout_s, struct proto_msg *m,
+		    char *why, size_t cap)
+{
+	struct ka_err se;
+	double deadline = timeout_s > 0 ? util_now() + timeout_s : 0;
+	int r = proto_send(rc->to_fd, req, 0, NULL, NULL, &se);
+	json_decref(req);
+	if (r)
+		return exchange_lost(rc, -1, why, cap);
+	return exchange_recv(rc, deadline, m, why, cap);
 }
 
 /* ---- hello ---- */
@@ -371,7 +400,7 @@ static int do_hello(struct runclient *rc, struct ka_err *e)
 	struct proto_msg m;
 	char why[256] = "";
 	int r = exchange(rc, json_pack("{s:s}", "op", "hello"), HELLO_TIMEOUT_S, &m, why,
-			 sizeof why, e);
+			 sizeof why);
 	if (r == -2)
 		return ka_err_set(e, "runner %s: no hello reply within %.0f s", rc->path,
 				  HELLO_TIMEOUT_S);
@@ -424,7 +453,7 @@ static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
 		return ka_err_set(e, "runclient: the plan of slot %d is not JSON", slot);
 	struct proto_msg m;
 	char why[256] = "";
-	int r = exchange(rc, req, rc->load_timeout, &m, why, sizeof why, e);
+	int r = exchange(rc, req, rc->load_timeout, &m, why, sizeof why);
 	if (r == -2) {
 		status_set(ST(st), RUNCLIENT_TIMEOUT, verdict_name(VERDICT_TIMEOUT),
 			   "no load reply within %.0f s (building the "
@@ -558,6 +587,8 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
 	if (slot < 0 || slot >= RUN_MAX_SLOTS || n_tensors < 0 || n_tensors > RUN_MAX_TENSORS ||
 	    (!plan_json && !native))
 		return ka_err_set(e, "runclient_load: bad slot, tensor count or plan");
+	if (rc->pending)
+		return ka_err_set(e, "runclient_load: a call is outstanding");
 	/* Replace: the old version of the slot must not be reloaded on a restart. */
 	saved_free(&rc->slot[slot]);
 	if (ensure_alive(rc, e))
@@ -728,10 +759,12 @@ int runclient_parse_call(const struct run_call_req *q, const struct run_tensors 
 	return 0;
 }
 
-int runclient_call(struct runclient *rc, const struct run_call_req *req, struct run_call_res *res,
-		   double timeout_s, struct ka_err *e)
+int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
+			 struct run_call_res *res, double timeout_s, struct ka_err *e)
 {
 	memset(res, 0, sizeof *res);
+	if (rc->pending)
+		return ka_err_set(e, "runclient_call_start: a call is already outstanding");
 	if (!req || req->slot < 0 || req->slot >= RUN_MAX_SLOTS || req->n_inputs < 0 ||
 	    req->n_inputs > RUN_MAX_TENSORS)
 		return ka_err_set(e, "runclient_call: bad slot or request");
@@ -745,17 +778,38 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req, struct 
 				  "runclient_call: %d inputs / %d sample lists do not fit slot "
 				  "%d's %d tensors",
 				  req->n_inputs, req->n_outputs, req->slot, s->ts.n);
+	double t0 = util_now();
 	json_t *q = runclient_call_json(req, e);
 	if (!q)
 		return -1;
+	struct ka_err se;
+	/* A runner that died since its last reply shows as a broken pipe here;
+	 * runclient_call_finish reaps it and reports the death. */
+	rc->send_lost = proto_send(rc->to_fd, q, 0, NULL, NULL, &se) != 0;
+	json_decref(q);
+	rc->pending = true;
+	rc->sent_at = util_now();
+	rc->deadline = timeout_s > 0 ? t0 + timeout_s : 0;
+	rc->call_timeout = timeout_s;
+	res->send_s = rc->sent_at - t0;
+	return 0;
+}
+
+int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
+			  struct run_call_res *res, struct ka_err *e)
+{
+	if (!rc->pending)
+		return ka_err_set(e, "runclient_call_finish: no call is outstanding");
+	rc->pending = false;
 	struct proto_msg m;
 	char why[768] = "";
-	double t0 = util_now();
-	int r = exchange(rc, q, timeout_s, &m, why, sizeof why, e);
-	res->wall_s = util_now() - t0;
+	int r = rc->send_lost ? exchange_lost(rc, -1, why, sizeof why)
+			      : exchange_recv(rc, rc->deadline, &m, why, sizeof why);
+	double t1 = util_now();
+	res->wall_s = t1 - rc->sent_at + res->send_s;
 	if (r == -2) {
 		status_set(ST(res), RUNCLIENT_TIMEOUT, verdict_name(VERDICT_TIMEOUT),
-			   "no reply within %.1f s; the runner was killed", timeout_s);
+			   "no reply within %.1f s; the runner was killed", rc->call_timeout);
 		return 0;
 	}
 	if (r == -3) {
@@ -763,13 +817,20 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req, struct 
 			   "the runner %s during the call", why);
 		return 0;
 	}
-	if (r)
-		return -1;
-	r = runclient_parse_call(req, &s->ts, &m, res, e);
+	r = runclient_parse_call(req, &rc->slot[req->slot].ts, &m, res, e);
 	proto_msg_free(&m);
+	res->parse_s = util_now() - t1;
 	if (r)
 		run_call_res_free(res);
 	return r;
+}
+
+int runclient_call(struct runclient *rc, const struct run_call_req *req, struct run_call_res *res,
+		   double timeout_s, struct ka_err *e)
+{
+	if (runclient_call_start(rc, req, res, timeout_s, e))
+		return -1;
+	return runclient_call_finish(rc, req, res, e);
 }
 
 void run_call_res_free(struct run_call_res *res)
@@ -788,6 +849,7 @@ void run_call_res_free(struct run_call_res *res)
 
 int runclient_restart(struct runclient *rc, struct ka_err *e)
 {
+	rc->pending = false;
 	kill_runner(rc);
 	return ensure_alive(rc, e);
 }
@@ -812,6 +874,8 @@ void runclient_stop(struct runclient *rc)
 {
 	if (!rc)
 		return;
+	if (rc->pending) /* nobody will read that reply */
+		kill_runner(rc);
 	if (rc->alive) {
 		struct ka_err e;
 		json_t *q = json_pack("{s:s}", "op", "quit");

@@ -103,7 +103,13 @@ struct run_call_res {
 	uint8_t *out[RUN_MAX_TENSORS]; /* owned: all bytes, or the sampled elements
 					* in sample order */
 	size_t out_len[RUN_MAX_TENSORS];
-	double wall_s;	/* the parent's wall clock for the request */
+	double wall_s;	/* the parent's wall clock for the request, from the
+			 * start of its serialisation to the end of reading
+			 * its reply (split in two halves, the reply may have
+			 * waited before runclient_call_finish read it: an
+			 * upper bound of the runner's time either way) */
+	double send_s;	/* of wall_s: building and writing the request */
+	double parse_s; /* after wall_s: reading the reply into res */
 	json_t *cupti;	/* CUDA: the runner's CUPTI record of the call
 			 * (owned; NULL elsewhere) */
 	json_t *clocks; /* CUDA timed calls: NVML clocks (owned or NULL) */
@@ -157,6 +163,19 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
  * reloads every slot. Free res with run_call_res_free (also after -1). */
 int runclient_call(struct runclient *rc, const struct run_call_req *req, struct run_call_res *res,
 		   double timeout_s, struct ka_err *e);
+
+/* runclient_call in two halves, so that the caller works while the runner
+ * runs the call (docs/grader.md, "Call-level overlap"): start sends the
+ * request and returns at once (0, or -1 with e before anything was sent);
+ * finish waits for the reply, at most until timeout_s after the start, and
+ * returns what runclient_call would. req must stay valid (and unchanged)
+ * until finish. One call at most is outstanding: no other request
+ * (load, hello, call) may be made between the two. A runner that died
+ * before the start shows at finish, as a death during the call. */
+int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
+			 struct run_call_res *res, double timeout_s, struct ka_err *e);
+int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
+			  struct run_call_res *res, struct ka_err *e);
 
 /* Free the output buffers of res and zero them (the struct itself is the
  * caller's). NULL is fine. */

@@ -73,6 +73,8 @@ G=${THR_GRADERS:-4}
 # THR_QUICK=1: the 32-candidate runs with G graders only (and L1 with one).
 q=${THR_QUICK:-0}
 thr L1/gelu_bias_scale 32 1 l1-32-g1
+# The same without the call pipeline (docs/grader.md, "Call-level overlap").
+thr L1/gelu_bias_scale 32 1 l1-32-g1-serial --pipeline off
 thr L1/gelu_bias_scale 32 "$G" l1-32-g$G
 [ "$q" = 1 ] || thr L1/gelu_bias_scale 256 "$G" l1-256-g$G
 [ "$q" = 1 ] || thr L1/gelu_bias_scale 32 "$G" l1-32-g$G-nt --no-timing

@@ -1038,9 +1038,14 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	struct ocl *o = ctx;
 	struct ocl_slot *sl = &o->slot[slot];
 	const struct plan *p = &s->plan;
-	if (prepare(o, sl, s, c, e) ||
-	    hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
+	double tm[6];
+	tm[0] = util_now();
+	if (prepare(o, sl, s, c, e))
 		return -1;
+	tm[1] = util_now();
+	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
+		return -1;
+	tm[2] = util_now();
 
 	/* The replay: one in-order queue; the first and the last event bound it. */
 	cl_event first = NULL, last = NULL;
@@ -1090,6 +1095,7 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		clReleaseEvent(last);
 	if (v->verdict)
 		return 1;
+	tm[3] = util_now();
 
 	/* Read back outputs and canaries, then hash the inputs again. */
 	int nb = sl->n_bufs;
@@ -1121,10 +1127,12 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		rc = ka_err_set(e, "runner: reading back: %s", cl_err_name(err));
 		goto out;
 	}
+	tm[4] = util_now();
 	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_after, c, res->in_modified_at, e)) {
 		rc = -1;
 		goto out;
 	}
+	tm[5] = util_now();
 	res->n_buffers = nb;
 	for (int b = 0; b < nb; b++) {
 		struct ocl_buf *bf = &sl->buf[b];
@@ -1170,6 +1178,14 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		}
 		outs[k] = NULL;
 	}
+	if (getenv("KA_RUNNER_PROFILE"))
+		fprintf(stderr,
+			"ka-run-opencl: slot %d: prepare %.3f ms, inputs hashed %.3f ms, replay "
+			"%.3f ms, read back %.3f ms, inputs checked %.3f ms, outputs scanned %.3f "
+			"ms, event %.3f us\n",
+			slot, (tm[1] - tm[0]) * 1e3, (tm[2] - tm[1]) * 1e3, (tm[3] - tm[2]) * 1e3,
+			(tm[4] - tm[3]) * 1e3, (tm[5] - tm[4]) * 1e3, (util_now() - tm[5]) * 1e3,
+			res->has_time ? res->time_ns * 1e-3 : 0.0);
 out:
 	for (int b = 0; b < nb; b++)
 		free(can[b]);

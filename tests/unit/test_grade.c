@@ -2,7 +2,8 @@
  * results: how many items a sampled check draws, the comparison of outputs
  * with gold within atol + rtol (every dtype, sampled indices, NaN gold, the
  * cap on kept mismatches), the wrong-answer evidence text, the roofline
- * floor and the timing cross-checks. No runner, no device. */
+ * floor, the timing cross-checks and the call pipeline's modes. No runner,
+ * no device. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -289,6 +290,29 @@ static void test_verdict_table(void)
 	T_EQ_INT(verdict_parse(NULL), -1);
 }
 
+static void test_pipeline_modes(void)
+{
+	/* The three modes by name, the default auto, anything else refused
+	 * (the value is left as it was). */
+	struct grade_protocol p;
+	grade_protocol_default(&p);
+	T_EQ_INT(p.pipeline, GRADE_PIPELINE_AUTO);
+	int m = -7;
+	T_EQ_INT(grade_pipeline_parse("on", &m), 0);
+	T_EQ_INT(m, GRADE_PIPELINE_ON);
+	T_EQ_INT(grade_pipeline_parse("off", &m), 0);
+	T_EQ_INT(m, GRADE_PIPELINE_OFF);
+	T_EQ_INT(grade_pipeline_parse("auto", &m), 0);
+	T_EQ_INT(m, GRADE_PIPELINE_AUTO);
+	T_EQ_INT(grade_pipeline_parse("On", &m), -1);
+	T_EQ_INT(grade_pipeline_parse("", &m), -1);
+	T_EQ_INT(grade_pipeline_parse(NULL, &m), -1);
+	T_EQ_INT(m, GRADE_PIPELINE_AUTO);
+	json_t *j = grade_protocol_json(&p);
+	T_EQ_STR(json_string_value(json_object_get(j, "pipeline")), "auto");
+	json_decref(j);
+}
+
 int main(void)
 {
 	RUN(test_sample_count);
@@ -301,5 +325,6 @@ int main(void)
 	RUN(test_roofline);
 	RUN(test_timing_check);
 	RUN(test_verdict_table);
+	RUN(test_pipeline_modes);
 	TEST_EXIT();
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The call pipeline (docs/grader.md, "Call-level overlap": the parent checks
+# call k while the runner runs call k+1) gives the serial grader's verdicts.
+# On PoCL, each with --pipeline on and off:
+#  - late_wrong_then_crash.c: a wrong correctness call whose next call, run
+#    while the parent checks the wrong one, crashes the runner: wrong_answer
+#    at R=7,C=1031 (the crash's runtime_fault would mean the outcomes were
+#    taken out of order);
+#  - timed_wrong_then_crash.c: a timed call of the second block of samples
+#    is wrong and every call after it crashes: wrong_answer in phase timing
+#    at the benchmark shape, the evidence that of the wrong call (got
+#    -12345);
+#  - both graded in one session, then the correct solution: the runner that
+#    the drained crash killed is restarted, the solution grades ok and its
+#    result records the pipeline mode.
+set -u
+KA=${KA:-build/ka}
+BUILD=${BUILD:-build}
+if [ ! -x "$BUILD/ka-run-opencl" ] || [ "$(clinfo -l 2>/dev/null | grep -c Platform)" = 0 ]; then
+	echo "SKIP grade_pipeline: no OpenCL runner or platform"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+T=bank/public/L1/gelu_bias_scale
+D=tests/data/grade_opencl
+for mode in on off; do
+	"$KA" grade --task $T --target opencl --pipeline $mode --kernel $D/late_wrong_then_crash.c \
+		--kernel $D/timed_wrong_then_crash.c --kernel $T/solutions/opencl.c \
+		--max-seconds 10 --workdir "$tmp/w" --json "$tmp/$mode.jsonl" >"$tmp/$mode.log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "PASS grade_pipeline/exit_$mode"
+	else
+		echo "FAIL grade_pipeline/exit_$mode: $rc: $(tail -c 600 "$tmp/$mode.log" | tr '\n' ' ')"
+	fi
+	python3 - "$tmp/$mode.jsonl" "$mode" <<'PY'
+import json, sys
+mode = sys.argv[2]
+rows = {r["kernel"].rsplit("/", 1)[-1]: r for r in map(json.loads, open(sys.argv[1]))}
+def check(name, ok, got):
+    print(("PASS grade_pipeline/%s_%s" % (name, mode)) if ok else
+          ("FAIL grade_pipeline/%s_%s: %s" % (name, mode, got)))
+def got_first(r):
+    m = (r.get("evidence") or {}).get("mismatches") or [{}]
+    return m[0].get("got")
+r = rows.get("late_wrong_then_crash.c", {})
+check("correctness_order",
+      (r.get("verdict"), r.get("phase"), r.get("shape"), got_first(r)) ==
+      ("wrong_answer", "correctness", "R=7,C=1031", -12345.0),
+      (r.get("verdict"), r.get("phase"), r.get("shape"), r.get("detail")))
+r = rows.get("timed_wrong_then_crash.c", {})
+check("timed_order",
+      (r.get("verdict"), r.get("phase"), r.get("shape"), got_first(r)) ==
+      ("wrong_answer", "timing", r.get("bench_shape"), -12345.0),
+      (r.get("verdict"), r.get("phase"), r.get("shape"), r.get("detail")))
+r = rows.get("opencl.c", {})
+check("after_crash_ok",
+      r.get("verdict") == "ok" and r.get("time_us") is not None and
+      r.get("protocol", {}).get("pipeline") == mode,
+      (r.get("verdict"), r.get("detail"), r.get("protocol", {}).get("pipeline")))
+PY
+done
+"$KA" grade --task $T --kernel $T/solutions/opencl.c --pipeline sideways >"$tmp/bad" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--pipeline" "$tmp/bad"; then
+	echo "PASS grade_pipeline/bad_mode"
+else
+	echo "FAIL grade_pipeline/bad_mode: exit $rc: $(cat "$tmp/bad")"
+fi
