@@ -129,4 +129,10 @@ fi
 if want comp; then stamp comp; BENCH_TASKS="L1/row_sum L2/gemm_bias_gelu_bf16" timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
 if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && timeout $(left) python3 tools/rsi_gpu_bench.py ${RSI_ARGS:-} --out "$OUT/rsi.json" 2>&1 | tail -12; fi
 if want front; then stamp front; timeout $(left) bash tools/frontier_gpu.sh "$OUT/front" 2>&1 | tail -25; fi
+# tierfast: the GPU tier without cuda_split.sh (146 s; it checks only the
+# compile path, unchanged when nothing under src/cuda* changed).
+if want tierfast; then stamp tierfast
+	only=$(cd tests/gpu && ls *.sh | grep -v '^cuda_split\.sh$' | sed 's/\.sh$//' | paste -sd'|')
+	KA_TEST_ONLY="^($only)\.sh\$" timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45
+fi
 if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi
