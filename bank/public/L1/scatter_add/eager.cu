@@ -16,6 +16,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	float *y = (float *)a->outputs[0].ptr;
 	if (ka::fill(y, V * D, 0.f, stream))
 		return -1;
-	return ka::index_add_rows((const float *)a->inputs[1].ptr, (const long long *)a->inputs[0].ptr, y, N, D,
+	return ka::index_add_rows((const float *)a->inputs[1].ptr, (const long long *)a->inputs[0].ptr, y, N, V, D,
 				  stream);
 }
