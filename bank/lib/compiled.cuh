@@ -20,9 +20,11 @@
 //     block of 32 columns x 16 row slices, partials in shared memory, the
 //     rows split over grid.y into a workspace when there are few columns
 //     (Inductor's split reduction), then a tiny combine kernel.
-//   - tiled_transpose: x [B, M, N] -> y [B, N, M] through a 32 x 32 tile in
-//     shared memory, coalesced on both sides (Triton's layout conversion for
-//     a pointwise kernel whose load and store orders differ).
+//   - tiled_transpose: x [B, M, N] -> y [B, N, M] through a 64 x 64 tile in
+//     shared memory, 16-byte vectors on both sides (Triton's layout
+//     conversion for a pointwise kernel whose load and store orders differ).
+//   - scatter_add_rows: index_add_ / index_put_(accumulate=True): the
+//     pointwise layout over the source elements, an atomic add each.
 //   - generate: a pointwise kernel with no same-index input, y[i] = f(i)
 //     (the functor does its own, maybe indirect, loads): Inductor's kernel
 //     for an index expression such as embedding, one_hot or cat + slice.

@@ -13,10 +13,13 @@
 //     broadcast over the rows (TensorIterator sees a stride-0 input and
 //     cannot vectorize): elementwise_kernel<128, 4>, each thread 4 elements
 //     128 apart, the column recomputed per element with a division.
-//   - row_reduce: ATen's reduce_kernel when the reduced dimension is the
-//     contiguous one: a warp (32 lanes) per output row, 16 rows per 512-thread
-//     block, 4 independent accumulators per lane over float4 loads, then a
-//     warp-shuffle tree. Ops are functors (sum, max, Welford, argmax below).
+//   - row_reduce: ATen's reduce_kernel<512, 1> when the reduced dimension is
+//     the contiguous one, with its setReduceConfig: a warp (32 lanes) per
+//     output row and 16 rows per block while a lane holds fewer than 256
+//     values; from 256 (C > 8160) the block's 16 warps split one row and
+//     combine in shared memory. One vector a thread an iteration (4 floats,
+//     2 for Welford, as ATen's input_vec_size), one accumulator a vector lane,
+//     then a warp-shuffle tree. Ops are functors (sum, max, Welford, argmax).
 //   - col_reduce: reduce_kernel when the reduced dimension is the outer one:
 //     threads along the output columns (coalesced), 16 row slices per block
 //     combined in shared memory, and when there are few columns the rows are
@@ -30,8 +33,12 @@
 //   - fill: a tensor set to a constant (zeros, new_zeros, fill_): the
 //     vectorized elementwise kernel with no input.
 //   - index_add_rows: index_add_ along dim 0 (indexFuncLargeIndex): one
-//     thread per source element, grid-stride, the destination row from the
-//     index, an atomicAdd per element (so the summation order varies).
+//     thread per source element, grid-stride over min(n / 128, 8 x SMs)
+//     blocks, 32-bit index math with three divisions an element (the slice,
+//     and each side's TensorInfo offset), an atomicAdd per element (so the
+//     summation order varies).
+//   - unary_dyncast: a cast TensorIterator has no vectorized case for
+//     (bf16 -> fp32): the unrolled kernel with runtime-dtype loads and stores.
 //   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
 //     thread per index.
 //   - topk_rows: torch.topk(x, K, dim=-1) for short rows (sbtopk::gatherTopK,
@@ -45,8 +52,9 @@
 //     launch, grid.y picks the input, each thread copies elements of it to
 //     their column offset in the output, the row and column by division.
 //   - scan_rows: cumsum along the last dimension (ATen's
-//     tensor_kernel_scan_innermost_dim): 16 rows per block, 32 threads per
-//     row scanning chunks of 64 elements in shared memory with a carry.
+//     tensor_kernel_scan_innermost_dim): 512-thread blocks of tx lanes a row
+//     (32 x 16 rows at 4096 x 8192), chunks of 2 tx elements in shared memory,
+//     a Sklansky scan with a block barrier a level, a running total.
 // Every launch helper returns cudaGetLastError() == cudaSuccess ? 0 : -1.
 // Trusted code: it runs natively in the runner. Keep it small and reviewed.
 #ifndef KA_BANK_EAGER_CUH

@@ -13,6 +13,14 @@
 // All matrices are row-major; the wrappers map them onto column-major cuBLAS
 // (a row-major [R, C] matrix is the column-major [C, R] transpose).
 //
+// Launch shapes: eager's same-shape pointwise ops are TensorIterator's
+// vectorized kernel (eager.cuh), its broadcast bias add the legacy
+// elementwise_kernel<128, 4|2>; the compiled epilogue is `fused` (one
+// element a thread, 4 a thread in 256-thread blocks) or `fused_vec`
+// (Inductor's XBLOCK = 1024 layout with 16-byte vectors); `gemm_bias_lt` is
+// PyTorch's addmm with a vector bias (cuBLASLt, bias epilogue), which
+// torch.compile emits for `x @ w.T + b` alone.
+//
 // Pointwise and row kernels compute in fp32 and store the tensor's dtype, as
 // PyTorch's TensorIterator kernels and Inductor's generated kernels do: in
 // eager every intermediate is rounded to the dtype (it is a tensor), in the
