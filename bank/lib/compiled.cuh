@@ -20,9 +20,11 @@
 //     block of 32 columns x 16 row slices, partials in shared memory, the
 //     rows split over grid.y into a workspace when there are few columns
 //     (Inductor's split reduction), then a tiny combine kernel.
-//   - tiled_transpose: x [B, M, N] -> y [B, N, M] through a 32 x 32 tile in
-//     shared memory, coalesced on both sides (Triton's layout conversion for
-//     a pointwise kernel whose load and store orders differ).
+//   - tiled_transpose: x [B, M, N] -> y [B, N, M] through a 64 x 64 tile in
+//     shared memory, 16-byte vectors on both sides (Triton's layout
+//     conversion for a pointwise kernel whose load and store orders differ).
+//   - scatter_add_rows: index_add_ / index_put_(accumulate=True): the
+//     pointwise layout over the source elements, an atomic add each.
 //   - generate: a pointwise kernel with no same-index input, y[i] = f(i)
 //     (the functor does its own, maybe indirect, loads): Inductor's kernel
 //     for an index expression such as embedding, one_hot or cat + slice.
@@ -34,6 +36,7 @@
 #define KA_BANK_COMPILED_CUH
 
 #include "eager.cuh"
+#include "intdiv.cuh"
 
 namespace ka {
 
@@ -234,32 +237,59 @@ int fused_col_reduce(const Ti *x, To *out, long long R, long long C, Op op, E ep
 	return launch_status();
 }
 
-// y[b, n, m] = x[b, m, n] for x [B, M, N]: 32 x 32 tiles, 32 x 8 threads.
-template <typename T>
-__global__ void __launch_bounds__(256)
+// y[b, n, m] = x[b, m, n] for x [B, M, N]: Triton's tiled pointwise kernel
+// for a copy whose load and store orders differ (YBLOCK = XBLOCK = 64,
+// num_warps = 8): the 64 x 64 tile read with 16-byte vectors along x's rows,
+// its layout converted through shared memory, written with 16-byte vectors
+// along y's rows. VEC false (a row length not a multiple of the vector, or
+// misaligned pointers): one element at a time, same tiles.
+static const int TT = 64;	  // tile edge
+static const int TT_THREADS = 256; // num_warps = 8
+template <bool VEC, typename T>
+__global__ void __launch_bounds__(TT_THREADS)
 tiled_transpose_kernel(const T *__restrict__ x, T *__restrict__ y, long long M, long long N)
 {
-	__shared__ T tile[32][33];
-	long long b = blockIdx.z, m0 = (long long)blockIdx.y * 32, n0 = (long long)blockIdx.x * 32;
+	constexpr int V = VEC ? 16 / sizeof(T) : 1, TPR = TT / V, RPP = TT_THREADS / TPR;
+	__shared__ T tile[TT][TT + 1];
+	long long b = blockIdx.z, m0 = (long long)blockIdx.y * TT, n0 = (long long)blockIdx.x * TT;
 	const T *xb = x + b * M * N;
 	T *yb = y + b * M * N;
-	for (int k = threadIdx.y; k < 32; k += 8) {
-		long long m = m0 + k, n = n0 + threadIdx.x;
-		if (m < M && n < N)
-			tile[k][threadIdx.x] = xb[m * N + n];
+	int cg = (threadIdx.x % TPR) * V;
+	for (int k = threadIdx.x / TPR; k < TT; k += RPP) {
+		long long m = m0 + k, n = n0 + cg;
+		vec_t<T, V> v;
+		if (m < M && n + V <= N)
+			v = *reinterpret_cast<const vec_t<T, V> *>(xb + m * N + n);
+		else
+			for (int j = 0; j < V; j++)
+				v.v[j] = m < M && n + j < N ? xb[m * N + n + j] : T();
+#pragma unroll
+		for (int j = 0; j < V; j++)
+			tile[k][cg + j] = v.v[j];
 	}
 	__syncthreads();
-	for (int k = threadIdx.y; k < 32; k += 8) {
-		long long n = n0 + k, m = m0 + threadIdx.x;
-		if (m < M && n < N)
-			yb[n * M + m] = tile[threadIdx.x][k];
+	for (int k = threadIdx.x / TPR; k < TT; k += RPP) {
+		long long n = n0 + k, m = m0 + cg;
+		vec_t<T, V> v;
+#pragma unroll
+		for (int j = 0; j < V; j++)
+			v.v[j] = tile[cg + j][k];
+		if (n < N && m + V <= M)
+			*reinterpret_cast<vec_t<T, V> *>(yb + n * M + m) = v;
+		else
+			for (int j = 0; j < V && n < N && m + j < M; j++)
+				yb[n * M + m + j] = v.v[j];
 	}
 }
 
 template <typename T> int tiled_transpose(const T *x, T *y, long long B, long long M, long long N, cudaStream_t s)
 {
-	dim3 grid((unsigned)((N + 31) / 32), (unsigned)((M + 31) / 32), (unsigned)B), block(32, 8);
-	tiled_transpose_kernel<<<grid, block, 0, s>>>(x, y, M, N);
+	constexpr int V = 16 / sizeof(T);
+	dim3 grid((unsigned)((N + TT - 1) / TT), (unsigned)((M + TT - 1) / TT), (unsigned)B);
+	if (M % V == 0 && N % V == 0 && aligned16(x) && aligned16(y))
+		tiled_transpose_kernel<true><<<grid, TT_THREADS, 0, s>>>(x, y, M, N);
+	else
+		tiled_transpose_kernel<false><<<grid, TT_THREADS, 0, s>>>(x, y, M, N);
 	return launch_status();
 }
 
@@ -292,6 +322,44 @@ template <typename To, typename F> int generate(To *y, long long n, F f, cudaStr
 		generate_kernel<V><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
 	else
 		generate_kernel<1><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+	return launch_status();
+}
+
+// y[idx[r], :] += src[r, :] for src [R, D] fp32, idx [R] int64 in [-V, V),
+// y [V, D] (zeroed before): Inductor's kernel for index_add_ (decomposed to
+// index_put_ with accumulate): the pointwise layout over the R x D source
+// elements (1024 a block, 16-byte loads of src), the row by a constant
+// division, its index loaded and a negative one wrapped, an atomicAdd an
+// element. V: 4 when D % 4 == 0 and src is aligned (a vector stays in a row).
+template <int VEC, typename I>
+__global__ void __launch_bounds__(PW_THREADS)
+scatter_add_rows_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ y, long long n,
+			fast_div D, long long V)
+{
+	long long b0 = (long long)blockIdx.x * PW_BLOCK;
+#pragma unroll
+	for (int g = 0; g < PW_BLOCK / (PW_THREADS * VEC); g++) {
+		long long i0 = b0 + ((long long)g * PW_THREADS + threadIdx.x) * VEC;
+		if (i0 >= n)
+			continue;
+		vec_t<float, VEC> v = *reinterpret_cast<const vec_t<float, VEC> *>(src + i0);
+		long long r = D.div(i0), k = (long long)idx[r];
+		float *dst = y + (k < 0 ? k + V : k) * D.d + (i0 - r * D.d);
+#pragma unroll
+		for (int j = 0; j < VEC; j++)
+			atomicAdd(dst + j, v.v[j]);
+	}
+}
+
+template <typename I>
+int scatter_add_rows(const float *src, const I *idx, float *y, long long R, long long V, long long D, cudaStream_t s)
+{
+	long long n = R * D;
+	fast_div d = make_fast_div(D, n);
+	if (D % 4 == 0 && aligned16(src))
+		scatter_add_rows_kernel<4><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(src, idx, y, n, d, V);
+	else
+		scatter_add_rows_kernel<1><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(src, idx, y, n, d, V);
 	return launch_status();
 }
 

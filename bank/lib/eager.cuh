@@ -13,10 +13,13 @@
 //     broadcast over the rows (TensorIterator sees a stride-0 input and
 //     cannot vectorize): elementwise_kernel<128, 4>, each thread 4 elements
 //     128 apart, the column recomputed per element with a division.
-//   - row_reduce: ATen's reduce_kernel when the reduced dimension is the
-//     contiguous one: a warp (32 lanes) per output row, 16 rows per 512-thread
-//     block, 4 independent accumulators per lane over float4 loads, then a
-//     warp-shuffle tree. Ops are functors (sum, max, Welford, argmax below).
+//   - row_reduce: ATen's reduce_kernel<512, 1> when the reduced dimension is
+//     the contiguous one, with its setReduceConfig: a warp (32 lanes) per
+//     output row and 16 rows per block while a lane holds fewer than 256
+//     values; from 256 (C > 8160) the block's 16 warps split one row and
+//     combine in shared memory. One vector a thread an iteration (4 floats,
+//     2 for Welford, as ATen's input_vec_size), one accumulator a vector lane,
+//     then a warp-shuffle tree. Ops are functors (sum, max, Welford, argmax).
 //   - col_reduce: reduce_kernel when the reduced dimension is the outer one:
 //     threads along the output columns (coalesced), 16 row slices per block
 //     combined in shared memory, and when there are few columns the rows are
@@ -30,8 +33,12 @@
 //   - fill: a tensor set to a constant (zeros, new_zeros, fill_): the
 //     vectorized elementwise kernel with no input.
 //   - index_add_rows: index_add_ along dim 0 (indexFuncLargeIndex): one
-//     thread per source element, grid-stride, the destination row from the
-//     index, an atomicAdd per element (so the summation order varies).
+//     thread per source element, grid-stride over min(n / 128, 8 x SMs)
+//     blocks, 32-bit index math with three divisions an element (the slice,
+//     and each side's TensorInfo offset), an atomicAdd per element (so the
+//     summation order varies).
+//   - unary_dyncast: a cast TensorIterator has no vectorized case for
+//     (bf16 -> fp32): the unrolled kernel with runtime-dtype loads and stores.
 //   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
 //     thread per index.
 //   - topk_rows: torch.topk(x, K, dim=-1) for short rows (sbtopk::gatherTopK,
@@ -45,8 +52,9 @@
 //     launch, grid.y picks the input, each thread copies elements of it to
 //     their column offset in the output, the row and column by division.
 //   - scan_rows: cumsum along the last dimension (ATen's
-//     tensor_kernel_scan_innermost_dim): 16 rows per block, 32 threads per
-//     row scanning chunks of 64 elements in shared memory with a carry.
+//     tensor_kernel_scan_innermost_dim): 512-thread blocks of tx lanes a row
+//     (32 x 16 rows at 4096 x 8192), chunks of 2 tx elements in shared memory,
+//     a Sklansky scan with a block barrier a level, a running total.
 // Every launch helper returns cudaGetLastError() == cudaSuccess ? 0 : -1.
 // Trusted code: it runs natively in the runner. Keep it small and reviewed.
 #ifndef KA_BANK_EAGER_CUH
@@ -124,6 +132,77 @@ int unary(const Ti *in, To *out, long long n, F f, cudaStream_t s)
 		unary_kernel<V><<<grid_for(n, (long long)EW_THREADS * V), EW_THREADS, 0, s>>>(in, out, n, f);
 	else
 		unary_kernel<1><<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(in, out, n, f);
+	return launch_status();
+}
+
+// ---- casts through TensorIterator's dynamic casting ---------------------------
+// The copy of a dtype pair that direct_copy_kernel_cuda has no special case
+// for (bf16 -> fp32 among them) runs unrolled_elementwise_kernel<f, 4> with
+// LoadWithCast / StoreWithCast: 128 threads, 4 elements a thread 128 apart,
+// every load and store a switch on the tensor's runtime dtype
+// (fetch_and_cast, cast_and_store), all four loads before the stores.
+enum dyn_t { DYN_U8, DYN_I8, DYN_I16, DYN_I32, DYN_I64, DYN_F16, DYN_F32, DYN_F64, DYN_BOOL, DYN_BF16 };
+template <typename T> constexpr dyn_t dyn_of();
+template <> constexpr dyn_t dyn_of<float>() { return DYN_F32; }
+template <> constexpr dyn_t dyn_of<__half>() { return DYN_F16; }
+template <> constexpr dyn_t dyn_of<__nv_bfloat16>() { return DYN_BF16; }
+
+__device__ __forceinline__ float dyn_load(const char *p, int t, long long i)
+{
+	switch (t) {
+	case DYN_U8: return (float)((const uint8_t *)p)[i];
+	case DYN_I8: return (float)((const int8_t *)p)[i];
+	case DYN_I16: return (float)((const int16_t *)p)[i];
+	case DYN_I32: return (float)((const int32_t *)p)[i];
+	case DYN_I64: return (float)((const int64_t *)p)[i];
+	case DYN_F16: return __half2float(((const __half *)p)[i]);
+	case DYN_F64: return (float)((const double *)p)[i];
+	case DYN_BOOL: return ((const bool *)p)[i] ? 1.f : 0.f;
+	case DYN_BF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+	default: return ((const float *)p)[i];
+	}
+}
+
+__device__ __forceinline__ void dyn_store(char *p, int t, long long i, float v)
+{
+	switch (t) {
+	case DYN_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	case DYN_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	case DYN_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case DYN_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case DYN_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+	case DYN_F16: ((__half *)p)[i] = __float2half_rn(v); break;
+	case DYN_F64: ((double *)p)[i] = (double)v; break;
+	case DYN_BOOL: ((bool *)p)[i] = v != 0.f; break;
+	case DYN_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v); break;
+	default: ((float *)p)[i] = v;
+	}
+}
+
+template <typename F>
+__global__ void __launch_bounds__(EW_THREADS)
+dyncast_kernel(int n, const char *__restrict__ in, int ti, char *__restrict__ out, int to, F f)
+{
+	int base = blockIdx.x * EW_THREADS * EW_WORK + threadIdx.x, rem = n - blockIdx.x * EW_THREADS * EW_WORK;
+	float v[EW_WORK];
+#pragma unroll
+	for (int j = 0; j < EW_WORK; j++)
+		if (threadIdx.x + j * EW_THREADS < rem)
+			v[j] = dyn_load(in, ti, base + j * EW_THREADS);
+#pragma unroll
+	for (int j = 0; j < EW_WORK; j++)
+		if (threadIdx.x + j * EW_THREADS < rem)
+			dyn_store(out, to, base + j * EW_THREADS, f(v[j]));
+}
+
+// out = f(in) with the dtypes known only at run time (n < 2^31, as ATen's
+// 32-bit kernels; larger tensors are split there, not here).
+template <typename Ti, typename To, typename F> int unary_dyncast(const Ti *in, To *out, long long n, F f, cudaStream_t s)
+{
+	if (n >= (1ll << 31))
+		return -1;
+	dyncast_kernel<<<grid_for(n, EW_THREADS * EW_WORK), EW_THREADS, 0, s>>>(
+		(int)n, (const char *)in, (int)dyn_of<Ti>(), (char *)out, (int)dyn_of<To>(), f);
 	return launch_status();
 }
 
@@ -270,46 +349,72 @@ struct argmax_op {
 	__device__ long long project(argmax_t a) const { return a.i; }
 };
 
-static const int RED_ROWS = 16; // rows (warps) per 512-thread block
+static const int RED_ROWS = 16; // warps per 512-thread block (reduce_kernel<512, 1>)
 
-// out[r] = op over x[r, 0:C]. One warp per row; lanes read float4 (VEC 4)
-// when rows are 16-byte aligned, with 4 accumulators per lane.
-template <int VEC, typename Ti, typename To, typename Op>
+// ATen's input_vec_size (= vt0) of an op: 4, and 2 for Welford
+// (std_var_kernel_impl lowers vt0 to 2 against register spills).
+template <typename Op> struct red_vec {
+	static const int v = 4;
+};
+template <> struct red_vec<var_op> {
+	static const int v = 2;
+};
+
+// out[r] = op over x[r, 0:C], as reduce_kernel<512, 1> with ATen's config for
+// a reduction along the contiguous dimension: 32 lanes split the row; the 16
+// warps of a block take 16 rows (BLOCK_ROW false) or, once a lane would hold
+// 256 values or more (C > 8160), all 16 split one row (BLOCK_ROW true) and
+// combine through shared memory, one barrier a level (block_y_reduce). Each
+// thread reads one VEC-wide vector an iteration into VEC accumulators, one a
+// vector lane (input_vectorized_thread_reduce_impl).
+template <int VEC, bool BLOCK_ROW, typename Ti, typename To, typename Op>
 __global__ void __launch_bounds__(32 * RED_ROWS)
 row_reduce_kernel(const Ti *__restrict__ x, To *__restrict__ out, long long R, long long C, Op op)
 {
 	typedef typename Op::acc_t A;
-	long long r = (long long)blockIdx.x * RED_ROWS + threadIdx.y;
+	__shared__ A sm[RED_ROWS];
+	long long r = BLOCK_ROW ? (long long)blockIdx.x : (long long)blockIdx.x * RED_ROWS + threadIdx.y;
 	if (r >= R)
 		return;
 	const Ti *xr = x + r * C;
-	int lane = threadIdx.x;
-	A acc[4] = {op.ident(), op.ident(), op.ident(), op.ident()};
-	long long c = (long long)lane * VEC, step = 32 * VEC;
-	long long cv = C / VEC * VEC;
-	for (; c + 3 * step < cv; c += 4 * step)
+	int t = BLOCK_ROW ? threadIdx.y * 32 + threadIdx.x : threadIdx.x;
+	int step = BLOCK_ROW ? 32 * RED_ROWS : 32;
+	A acc[VEC];
 #pragma unroll
-		for (int k = 0; k < 4; k++) {
-			vec_t<Ti, VEC> q = *reinterpret_cast<const vec_t<Ti, VEC> *>(xr + c + k * step);
-#pragma unroll
-			for (int j = 0; j < VEC; j++)
-				acc[k] = op.reduce(acc[k], to_f(q.v[j]), c + k * step + j);
-		}
-	for (; c < cv; c += step) {
-		vec_t<Ti, VEC> q = *reinterpret_cast<const vec_t<Ti, VEC> *>(xr + c);
+	for (int j = 0; j < VEC; j++)
+		acc[j] = op.ident();
+	long long nv = C / VEC;
+	for (long long q = t; q < nv; q += step) {
+		vec_t<Ti, VEC> v = reinterpret_cast<const vec_t<Ti, VEC> *>(xr)[q];
 #pragma unroll
 		for (int j = 0; j < VEC; j++)
-			acc[0] = op.reduce(acc[0], to_f(q.v[j]), c + j);
+			acc[j] = op.reduce(acc[j], to_f(v.v[j]), q * VEC + j);
 	}
-	for (long long t = cv + lane; t < C; t += 32)
-		acc[1] = op.reduce(acc[1], to_f(xr[t]), t);
-	// acc[k] cover interleaved index ranges; argmax's combine breaks ties by
-	// index, so combining them in any order gives the first maximum.
-	A a = op.combine(op.combine(acc[0], acc[1]), op.combine(acc[2], acc[3]));
+	for (long long c = nv * VEC + t; c < C; c += step)
+		acc[0] = op.reduce(acc[0], to_f(xr[c]), c);
+	// The accumulators cover interleaved index ranges; argmax's combine
+	// breaks ties by index, so any combine order gives the first maximum.
+	A a = acc[0];
+#pragma unroll
+	for (int j = 1; j < VEC; j++)
+		a = op.combine(a, acc[j]);
 #pragma unroll
 	for (int o = 16; o > 0; o >>= 1)
 		a = op.combine(a, shfl(a, o));
-	if (lane == 0)
+	if (BLOCK_ROW) {
+		if (threadIdx.x == 0)
+			sm[threadIdx.y] = a;
+		for (int o = RED_ROWS / 2; o > 0; o >>= 1) {
+			__syncthreads();
+			if (threadIdx.x == 0 && threadIdx.y < o) {
+				a = op.combine(a, sm[threadIdx.y + o]);
+				sm[threadIdx.y] = a;
+			}
+		}
+		if (threadIdx.y != 0)
+			return;
+	}
+	if (threadIdx.x == 0)
 		out[r] = (To)op.project(a);
 }
 
@@ -317,12 +422,20 @@ template <typename Ti, typename To, typename Op>
 int row_reduce(const Ti *x, To *out, long long R, long long C, Op op, cudaStream_t s)
 {
 	dim3 block(32, RED_ROWS);
+	constexpr int V = red_vec<Op>::v * sizeof(Ti) <= 16 ? red_vec<Op>::v : 16 / sizeof(Ti);
+	bool vec = ((uintptr_t)x % (V * sizeof(Ti))) == 0 && C % V == 0;
+	if ((C + 31) / 32 >= 256) { // ATen's max_values_per_thread: a block a row
+		if (vec)
+			row_reduce_kernel<V, true><<<(unsigned)R, block, 0, s>>>(x, out, R, C, op);
+		else
+			row_reduce_kernel<1, true><<<(unsigned)R, block, 0, s>>>(x, out, R, C, op);
+		return launch_status();
+	}
 	unsigned grid = (unsigned)((R + RED_ROWS - 1) / RED_ROWS);
-	constexpr int V = 16 / sizeof(Ti);
-	if (aligned16(x) && C % V == 0)
-		row_reduce_kernel<V><<<grid, block, 0, s>>>(x, out, R, C, op);
+	if (vec)
+		row_reduce_kernel<V, false><<<grid, block, 0, s>>>(x, out, R, C, op);
 	else
-		row_reduce_kernel<1><<<grid, block, 0, s>>>(x, out, R, C, op);
+		row_reduce_kernel<1, false><<<grid, block, 0, s>>>(x, out, R, C, op);
 	return launch_status();
 }
 
@@ -463,22 +576,45 @@ template <typename T> int fill(T *out, long long n, T v, cudaStream_t s)
 	return launch_status();
 }
 
-// out[idx[n], :] += src[n, :] for idx [N], src [N, D], out [V, D].
-template <typename I>
+// A 2-D tensor's geometry as ATen's TensorInfo holds it after reduceDim of
+// the indexed dimension 0: size and stride of dim 1, the stride of dim 0.
+template <typename X> struct info2 {
+	X size1, stride1, stride0;
+	// IndexToOffset<2>::get: the offset of element e of a slice.
+	__device__ __forceinline__ X offset(X e) const { return e % size1 * stride1 + e / size1 * stride0; }
+};
+
+// out[idx[n], :] += alpha * src[n, :] for idx [N], src [N, D], out [V, D]:
+// ATen's indexFuncLargeIndex<.., 2, 2, -2, IndexIsMajor = true>: a
+// grid-stride loop over the source elements in index type X (32-bit where
+// the sizes allow), the slice and element by division, each side's offset
+// from its own TensorInfo (two more divisions), an atomicAdd.
+template <typename X, typename I>
 __global__ void __launch_bounds__(EW_THREADS)
-index_add_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ out, long long n,
-		 long long D)
+index_add_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ out, X total, X inner,
+		 info2<X> dst, info2<X> sr, float alpha)
 {
-	long long stride = (long long)gridDim.x * EW_THREADS;
-	for (long long i = (long long)blockIdx.x * EW_THREADS + threadIdx.x; i < n; i += stride)
-		atomicAdd(out + (long long)idx[i / D] * D + i % D, src[i]);
+	for (X li = (X)blockIdx.x * blockDim.x + threadIdx.x; li < total; li += (X)gridDim.x * blockDim.x) {
+		X si = li / inner, e = li % inner;
+		X di = (X)idx[si];
+		float v = src[sr.offset(e) + si * sr.stride0] * alpha;
+		atomicAdd(out + dst.offset(e) + di * dst.stride0, v);
+	}
 }
 
-template <typename I> int index_add_rows(const float *src, const I *idx, float *out, long long N, long long D, cudaStream_t s)
+template <typename I>
+int index_add_rows(const float *src, const I *idx, float *out, long long N, long long V, long long D, cudaStream_t s)
 {
 	long long n = N * D, blocks = (n + EW_THREADS - 1) / EW_THREADS;
 	blocks = blocks > 132 * 8 ? 132 * 8 : blocks < 1 ? 1 : blocks; // ATen: min(ceil(n / 128), 8 x SMs)
-	index_add_kernel<<<(unsigned)blocks, EW_THREADS, 0, s>>>(src, idx, out, n, D);
+	if (n < (1ll << 31) && V * D < (1ll << 31)) { // canUse32BitIndexMath
+		info2<unsigned> g{(unsigned)D, 1u, (unsigned)D};
+		index_add_kernel<unsigned><<<(unsigned)blocks, EW_THREADS, 0, s>>>(src, idx, out, (unsigned)n, (unsigned)D, g, g, 1.f);
+	} else {
+		info2<unsigned long long> g{(unsigned long long)D, 1ull, (unsigned long long)D};
+		index_add_kernel<unsigned long long><<<(unsigned)blocks, EW_THREADS, 0, s>>>(
+			src, idx, out, (unsigned long long)n, (unsigned long long)D, g, g, 1.f);
+	}
 	return launch_status();
 }
 
@@ -625,45 +761,70 @@ int topk_rows(const float *x, float *vals, I *idx, long long R, long long C, int
 	return launch_status();
 }
 
-// Inclusive prefix sum along rows of x [R, C]: 16 rows per block, 32 threads
-// per row, chunks of 64 elements scanned in shared memory, a running carry.
+// Inclusive prefix sum along rows of x [R, C] (C, R < 2^32), as ATen's
+// tensor_kernel_scan_innermost_dim: 512-thread blocks of tx lanes a row by
+// 512 / tx rows (tx from scan_threads_x), each row scanned in chunks of 2 tx
+// elements held in shared memory, the running total added to a chunk's first
+// element, then a Sklansky scan with a block-wide barrier a level.
 template <typename T>
-__global__ void __launch_bounds__(32 * RED_ROWS)
-scan_rows_kernel(const T *__restrict__ x, T *__restrict__ y, long long R, long long C)
+__global__ void __launch_bounds__(512)
+scan_rows_kernel(const T *__restrict__ x, T *__restrict__ y, unsigned R, unsigned C)
 {
-	__shared__ float buf[RED_ROWS][64];
-	long long r = (long long)blockIdx.x * RED_ROWS + threadIdx.y;
-	bool live = r < R;
-	const T *xr = x + (live ? r : 0) * C;
-	T *yr = y + (live ? r : 0) * C;
-	float *b = buf[threadIdx.y];
-	int l = threadIdx.x;
-	float carry = 0.f;
-	for (long long c0 = 0; c0 < C; c0 += 64) {
-		b[l] = live && c0 + l < C ? to_f(xr[c0 + l]) : 0.f;
-		b[l + 32] = live && c0 + l + 32 < C ? to_f(xr[c0 + l + 32]) : 0.f;
-		__syncwarp();
-		// Hillis-Steele over 64 elements, two per lane.
-		for (int o = 1; o < 64; o <<= 1) {
-			float u0 = l >= o ? b[l - o] : 0.f, u1 = b[l + 32 - o];
-			__syncwarp();
-			b[l] += u0;
-			b[l + 32] += u1;
-			__syncwarp();
+	__shared__ float sbuf[2 * 512];
+	unsigned tx = threadIdx.x, nx = blockDim.x;
+	float *buf = sbuf + 2 * nx * threadIdx.y;
+	for (unsigned r0 = blockIdx.x * blockDim.y; r0 < R; r0 += blockDim.y * gridDim.x) {
+		unsigned r = r0 + threadIdx.y;
+		bool live = r < R;
+		const T *xr = x + (size_t)r * C;
+		T *yr = y + (size_t)r * C;
+		float total = 0.f;
+		for (unsigned c0 = 0; c0 < C; c0 += 2 * nx) {
+			unsigned c1 = c0 + tx, c2 = c0 + nx + tx;
+			if (live) {
+				buf[tx] = c1 < C ? to_f(xr[c1]) : 0.f;
+				buf[nx + tx] = c2 < C ? to_f(xr[c2]) : 0.f;
+			}
+			if (tx == 0)
+				buf[0] += total;
+			__syncthreads();
+			for (unsigned st = 1; st <= nx; st <<= 1) {
+				if (live) {
+					unsigned a = (tx / st) * (2 * st) + st;
+					buf[a + tx % st] += buf[a - 1];
+				}
+				__syncthreads();
+			}
+			if (live && c1 < C)
+				yr[c1] = from_f<T>(buf[tx]);
+			if (live && c2 < C)
+				yr[c2] = from_f<T>(buf[nx + tx]);
+			total = buf[2 * nx - 1];
+			__syncthreads();
 		}
-		if (live && c0 + l < C)
-			yr[c0 + l] = from_f<T>(carry + b[l]);
-		if (live && c0 + l + 32 < C)
-			yr[c0 + l + 32] = from_f<T>(carry + b[l + 32]);
-		carry += b[63];
-		__syncwarp();
 	}
+}
+
+// ATen's get_log_num_threads_x_inner_scan: the lanes a row keep about the
+// ratio of the row length to the row count, 16 to 512 of them.
+static inline int scan_threads_x(long long R, long long C)
+{
+	int lx = 0, ly = 0;
+	while ((1ll << lx) < C)
+		lx++;
+	while ((1ll << ly) < R)
+		ly++;
+	lx = (9 + lx - ly) / 2;
+	lx = lx < 4 ? 4 : lx > 9 ? 9 : lx;
+	return 1 << lx;
 }
 
 template <typename T> int scan_rows(const T *x, T *y, long long R, long long C, cudaStream_t s)
 {
-	dim3 block(32, RED_ROWS);
-	scan_rows_kernel<<<(unsigned)((R + RED_ROWS - 1) / RED_ROWS), block, 0, s>>>(x, y, R, C);
+	int tx = scan_threads_x(R, C);
+	dim3 block(tx, 512 / tx);
+	long long g = (R + block.y - 1) / block.y;
+	scan_rows_kernel<<<(unsigned)(g > 0x7fffffff ? 0x7fffffff : g), block, 0, s>>>(x, y, (unsigned)R, (unsigned)C);
 	return launch_status();
 }
 

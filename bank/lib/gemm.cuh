@@ -13,6 +13,14 @@
 // All matrices are row-major; the wrappers map them onto column-major cuBLAS
 // (a row-major [R, C] matrix is the column-major [C, R] transpose).
 //
+// Launch shapes: eager's same-shape pointwise ops are TensorIterator's
+// vectorized kernel (eager.cuh), its broadcast bias add the legacy
+// elementwise_kernel<128, 4|2>; the compiled epilogue is `fused` (one
+// element a thread, 4 a thread in 256-thread blocks) or `fused_vec`
+// (Inductor's XBLOCK = 1024 layout with 16-byte vectors); `gemm_bias_lt` is
+// PyTorch's addmm with a vector bias (cuBLASLt, bias epilogue), which
+// torch.compile emits for `x @ w.T + b` alone.
+//
 // Pointwise and row kernels compute in fp32 and store the tensor's dtype, as
 // PyTorch's TensorIterator kernels and Inductor's generated kernels do: in
 // eager every intermediate is rounded to the dtype (it is a tensor), in the
@@ -25,11 +33,14 @@
 #ifndef KA_BANK_GEMM_CUH
 #define KA_BANK_GEMM_CUH
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include "eager.cuh"
+#include "intdiv.cuh"
 #include "ka_kernel.h"
 
 namespace kagemm {
@@ -205,35 +216,30 @@ template <class F, class G> struct op_then { // g(f(v))
 };
 
 // ---- eager: one kernel per op ----------------------------------------------
+// Same-shape ops (unary, add, mul) are TensorIterator's vectorized kernel
+// (eager.cuh ka::unary / ka::binary: 128 threads, one 16-byte vector a
+// thread). An op with a broadcast operand (a [.., N] plus a row vector, or a
+// per-row divisor) cannot vectorize: ATen's legacy elementwise_kernel<128,
+// vt> (vt = 4 for 2-byte types, 2 for 4-byte ones), each thread vt elements
+// 128 apart, 32-bit indices, the broadcast operand's index from a
+// multiply-high division (its offset calculator), and one element's load,
+// op and store before the next (no restrict: the stores may alias).
 
-template <class T, class Op>
-__global__ void k_unary(const T *__restrict__ a, T *__restrict__ out, long long n, Op op)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		out[i] = dt<T>::st(op(dt<T>::ld(a[i])));
-}
+template <class T> struct legacy_vt {
+	static const int v = sizeof(T) >= 4 ? 2 : 4;
+};
+static const int LEGACY_THREADS = 128;
 
 // out[i] = a[i] + v[i % N] (a [.., N] plus a row vector: `t + b`)
-template <class T>
-__global__ void k_add_rowvec(const T *__restrict__ a, const T *__restrict__ v, T *__restrict__ out,
-			     long long n, long long N)
+template <class T, class X>
+__global__ void __launch_bounds__(LEGACY_THREADS)
+k_add_rowvec(const T *a, const T *v, T *out, X n, ka::fast_div N)
 {
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		out[i] = dt<T>::st(dt<T>::ld(a[i]) + dt<T>::ld(v[i % N]));
-}
-
-// out[i] = a[i] (+|*) b[i]
-template <class T, bool MUL>
-__global__ void k_binary(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ out,
-			 long long n)
-{
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		float x = dt<T>::ld(a[i]), y = dt<T>::ld(b[i]);
-		out[i] = dt<T>::st(MUL ? x * y : x + y);
-	}
+	X i = (X)blockIdx.x * (LEGACY_THREADS * legacy_vt<T>::v) + threadIdx.x;
+#pragma unroll
+	for (int j = 0; j < legacy_vt<T>::v; j++, i += LEGACY_THREADS)
+		if (i < n)
+			out[i] = dt<T>::st(dt<T>::ld(a[i]) + dt<T>::ld(v[N.mod(i)]));
 }
 
 // out[i] = a[i] / d[i / N] (a [M, N] divided by a per-row scalar d [M])
@@ -251,24 +257,33 @@ static inline int launched() { return cudaGetLastError() == cudaSuccess ? 0 : -1
 
 template <class T, class Op> static inline int unary(ctx *c, const T *a, T *out, long long n, Op op)
 {
-	k_unary<T, Op><<<ew_blocks(n), EW_THREADS, 0, c->s>>>(a, out, n, op);
-	return launched();
+	return ka::unary(a, out, n, op, c->s);
 }
 template <class T>
 static inline int add_rowvec(ctx *c, const T *a, const T *v, T *out, long long n, long long N)
 {
-	k_add_rowvec<T><<<ew_blocks(n), EW_THREADS, 0, c->s>>>(a, v, out, n, N);
+	const long long per = LEGACY_THREADS * legacy_vt<T>::v;
+	unsigned blocks = (unsigned)((n + per - 1) / per);
+	ka::fast_div d = ka::make_fast_div(N, n + per);
+	if (!d.wide)
+		k_add_rowvec<T, int><<<blocks, LEGACY_THREADS, 0, c->s>>>(a, v, out, (int)n, d);
+	else
+		k_add_rowvec<T, long long><<<blocks, LEGACY_THREADS, 0, c->s>>>(a, v, out, n, d);
 	return launched();
 }
+struct f_add {
+	__device__ float operator()(float x, float y) const { return x + y; }
+};
+struct f_mul {
+	__device__ float operator()(float x, float y) const { return x * y; }
+};
 template <class T> static inline int add(ctx *c, const T *a, const T *b, T *out, long long n)
 {
-	k_binary<T, false><<<ew_blocks(n), EW_THREADS, 0, c->s>>>(a, b, out, n);
-	return launched();
+	return ka::binary(a, b, out, n, f_add(), c->s);
 }
 template <class T> static inline int mul(ctx *c, const T *a, const T *b, T *out, long long n)
 {
-	k_binary<T, true><<<ew_blocks(n), EW_THREADS, 0, c->s>>>(a, b, out, n);
-	return launched();
+	return ka::binary(a, b, out, n, f_mul(), c->s);
 }
 template <class T>
 static inline int div_rowscalar(ctx *c, const T *a, const T *d, T *out, long long n, long long N)
@@ -313,6 +328,143 @@ static inline int fused(ctx *c, const T *t, const T *bias, const T *res, const T
 	k_fused<T, Op><<<(unsigned)((n + per_block - 1) / per_block), EW_THREADS, 0, c->s>>>(
 		t, bias, res, t2, out, n, N, op);
 	return launched();
+}
+
+// The same epilogue as Inductor's pointwise kernel lays it out (XBLOCK =
+// 1024, num_warps = 4): 128 threads, each one 16-byte vector of every
+// operand an access (two of them for fp32), the bias column from a
+// multiply-high division (Triton divides by the static N), fp32 math, one
+// rounding on the store. Shapes it cannot vectorize (N not a multiple of the
+// vector, misaligned pointers) take `fused` above.
+static const int PW_THREADS = 128, PW_BLOCK = 1024;
+template <class T, int V, class Op>
+__global__ void __launch_bounds__(PW_THREADS)
+k_fused_vec(const T *__restrict__ t, const T *__restrict__ bias, const T *__restrict__ res,
+	    const T *__restrict__ t2, T *__restrict__ out, long long n, ka::fast_div N, Op op)
+{
+	typedef ka::vec_t<T, V> vv;
+	long long b0 = (long long)blockIdx.x * PW_BLOCK;
+#pragma unroll
+	for (int g = 0; g < PW_BLOCK / (PW_THREADS * V); g++) {
+		long long i0 = b0 + ((long long)g * PW_THREADS + threadIdx.x) * V;
+		if (i0 >= n)
+			continue;
+		vv a = *reinterpret_cast<const vv *>(t + i0), bb, rr, uu, o;
+		if (bias)
+			bb = *reinterpret_cast<const vv *>(bias + N.mod(i0));
+		if (res)
+			rr = *reinterpret_cast<const vv *>(res + i0);
+		if (t2)
+			uu = *reinterpret_cast<const vv *>(t2 + i0);
+#pragma unroll
+		for (int j = 0; j < V; j++) {
+			float v = dt<T>::ld(a.v[j]);
+			if (bias)
+				v += dt<T>::ld(bb.v[j]);
+			v = op(v);
+			if (t2)
+				v *= dt<T>::ld(uu.v[j]);
+			if (res)
+				v += dt<T>::ld(rr.v[j]);
+			o.v[j] = dt<T>::st(v);
+		}
+		*reinterpret_cast<vv *>(out + i0) = o;
+	}
+}
+
+template <class T, class Op>
+static inline int fused_vec(ctx *c, const T *t, const T *bias, const T *res, const T *t2, T *out,
+			    long long n, long long N, Op op)
+{
+	constexpr int V = 16 / sizeof(T);
+	bool ok = N % V == 0 && ka::aligned16(t) && ka::aligned16(out) && ka::aligned16(bias) &&
+		  ka::aligned16(res) && ka::aligned16(t2);
+	if (!ok)
+		return fused(c, t, bias, res, t2, out, n, N, op);
+	k_fused_vec<T, V, Op><<<(unsigned)((n + PW_BLOCK - 1) / PW_BLOCK), PW_THREADS, 0, c->s>>>(
+		t, bias, res, t2, out, n, ka::make_fast_div(N, n), op);
+	return launched();
+}
+
+// ---- compiled: addmm through cuBLASLt with the bias in its epilogue ----------
+
+// The largest power of two up to 256 dividing p (PyTorch's _getAlignment).
+static inline uint32_t lt_align(const void *p)
+{
+	uint32_t a = 256;
+	while ((uintptr_t)p % a)
+		a /= 2;
+	return a;
+}
+
+// C [M, N] = A [M, K] @ B.T + bias (B [N, K], bias [N], all row-major) as
+// PyTorch's addmm with a vector bias runs it (gemm_and_bias): one
+// cublasLtMatmul, CUBLASLT_EPILOGUE_BIAS, fp32 compute (no TF32), the first
+// algorithm of cublasLtMatmulAlgoGetHeuristic under the workspace size and
+// the operands' alignments. torch.compile emits that addmm for `x @ w.T + b`
+// when no pointwise op follows the sum (Inductor's mm + add -> addmm
+// pattern); eager runs mm then add. Where PyTorch does not take that path
+// (a dimension of 1) or cuBLASLt offers no algorithm, gemm() then the bias
+// added in place. Returns 0 or -1.
+template <class T>
+static inline int lt_bias_call(ctx *c, long long M, long long N, long long K, const T *A, const T *B,
+			       const T *bias, T *C)
+{
+	static cublasLtHandle_t lt;
+	if (!lt && cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS)
+		return -1;
+	const cublasStatus_t ok = CUBLAS_STATUS_SUCCESS;
+	const cudaDataType_t ty = dt<T>::cuda;
+	cublasLtMatmulDesc_t op = NULL;
+	cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+	uint64_t ws = CUBLAS_WS_BYTES;
+	uint32_t al_a = lt_align(B), al_b = lt_align(A), al_c = lt_align(C);
+	cublasLtMatmulHeuristicResult_t h;
+	int found = 0, rc = -1;
+	const float one = 1.0f, zero = 0.0f;
+	// Column-major as in gemm(): D^T [N, M] = op_T(B^T [K, N]) @ A^T [K, M].
+	if (cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == ok &&
+	    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) == ok &&
+	    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) == ok &&
+	    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi) == ok &&
+	    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) == ok &&
+	    cublasLtMatrixLayoutCreate(&la, ty, (uint64_t)K, (uint64_t)N, K) == ok &&
+	    cublasLtMatrixLayoutCreate(&lb, ty, (uint64_t)K, (uint64_t)M, K) == ok &&
+	    cublasLtMatrixLayoutCreate(&lc, ty, (uint64_t)N, (uint64_t)M, N) == ok &&
+	    cublasLtMatmulPreferenceCreate(&pref) == ok &&
+	    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws) == ok &&
+	    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a) == ok &&
+	    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b) == ok &&
+	    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c) == ok &&
+	    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c) == ok &&
+	    cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &h, &found) == ok && found > 0 &&
+	    cublasLtMatmul(lt, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &h.algo, c->scratch + c->cap, ws, c->s) == ok)
+		rc = 0;
+	if (pref)
+		cublasLtMatmulPreferenceDestroy(pref);
+	if (lc)
+		cublasLtMatrixLayoutDestroy(lc);
+	if (lb)
+		cublasLtMatrixLayoutDestroy(lb);
+	if (la)
+		cublasLtMatrixLayoutDestroy(la);
+	if (op)
+		cublasLtMatmulDescDestroy(op);
+	return rc;
+}
+
+template <class T>
+static inline int gemm_bias_lt(ctx *c, long long M, long long N, long long K, const T *A, const T *B,
+			       const T *bias, T *C)
+{
+	if (M > 1 && N > 1 && K > 1 && lt_bias_call(c, M, N, K, A, B, bias, C) == 0)
+		return 0;
+	if (gemm(c, true, M, N, K, A, B, C))
+		return -1;
+	return add_rowvec(c, (const T *)C, bias, C, M * N, N); // in place: that kernel has no restrict
 }
 
 // ---- row kernels: one block of ROW_THREADS per row ---------------------------

@@ -442,8 +442,9 @@ enum online_kind { ONLINE_SOFTMAX, ONLINE_LOG_SOFTMAX, ONLINE_XENT };
 // element), the slots and the block combined, then: softmax y = exp(x - m) /
 // s; log_softmax y = x - m - log(s); cross-entropy loss[row] = m + log(s) -
 // x[t[row]] (no write pass; NaN for a target outside [0, C)). fp32; VEC
-// divides C; one vector load a thread an iteration.
-template <int VEC, int KIND>
+// divides C; U vector loads a thread an iteration, all issued before their
+// uses, each into its own VEC slots (RBLOCK = U x VEC x threads).
+template <int VEC, int U, int KIND>
 __global__ void __launch_bounds__(1024)
 online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int64_t *__restrict__ t,
 		   long long C)
@@ -451,26 +452,38 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	typedef vec_t<float, VEC> V;
 	const float *row = x + (long long)blockIdx.x * C;
 	const V *xr = reinterpret_cast<const V *>(row);
-	float m[VEC], s[VEC];
+	float m[U * VEC], s[U * VEC];
 #pragma unroll
-	for (int j = 0; j < VEC; j++) {
+	for (int j = 0; j < U * VEC; j++) {
 		m[j] = -INFINITY;
 		s[j] = 0.f;
 	}
-	row_vectors<1>(xr, C / VEC, [&](const V &v, long long) {
+	long long nv = C / VEC;
+	for (long long q0 = threadIdx.x; q0 < nv; q0 += (long long)U * blockDim.x) {
+		V v[U];
 #pragma unroll
-		for (int j = 0; j < VEC; j++) {
-			float mn = fmaxf(m[j], v.v[j]);
-			if (mn != -INFINITY) { // else nothing but -inf yet: (m, s) stays (-inf, 0)
-				s[j] = s[j] * expf(m[j] - mn) + expf(v.v[j] - mn);
-				m[j] = mn;
+		for (int u = 0; u < U; u++)
+			if (q0 + (long long)u * blockDim.x < nv)
+				v[u] = xr[q0 + (long long)u * blockDim.x];
+#pragma unroll
+		for (int u = 0; u < U; u++) {
+			if (q0 + (long long)u * blockDim.x >= nv)
+				break;
+#pragma unroll
+			for (int j = 0; j < VEC; j++) {
+				int k = u * VEC + j;
+				float mn = fmaxf(m[k], v[u].v[j]);
+				if (mn != -INFINITY) { // else nothing but -inf yet: (m, s) stays (-inf, 0)
+					s[k] = s[k] * expf(m[k] - mn) + expf(v[u].v[j] - mn);
+					m[k] = mn;
+				}
 			}
 		}
-	});
+	}
 	online_softmax_op op;
 	online_t a{m[0], s[0]};
 #pragma unroll
-	for (int j = 1; j < VEC; j++)
+	for (int j = 1; j < U * VEC; j++)
 		a = op.combine(a, online_t{m[j], s[j]});
 	a = block_all(a, op);
 	if (KIND == ONLINE_XENT) {
@@ -482,7 +495,7 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	}
 	float ls = logf(a.s);
 	V *yr = reinterpret_cast<V *>(y + (long long)blockIdx.x * C);
-	row_vectors<1>(xr, C / VEC, [&](const V &v, long long q) {
+	row_vectors<1>(xr, nv, [&](const V &v, long long q) {
 		V o;
 #pragma unroll
 		for (int j = 0; j < VEC; j++)
@@ -491,17 +504,23 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	});
 }
 
-// Rows of C: 256 threads up to C = 8192, 1024 beyond, so that the rows in
-// flight (2 blocks an SM, 128 KiB a row at C = 32000) stay in L2 for the
-// second pass. y: [R, C], or loss [R] with t.
+// Softmax and log_softmax: rows of C, 256 threads up to C = 8192, 1024
+// beyond, so that the rows in flight (2 blocks an SM, 128 KiB a row at
+// C = 32000) stay in L2 for the second pass; one vector a thread an
+// iteration. Cross-entropy has no second pass: Inductor's looped reduction
+// as it runs it, 256 threads (num_warps = 8), RBLOCK = 2048 (two float4 a
+// thread an iteration), 8 rows an SM in flight. y: [R, C], or loss [R] with t.
 template <int KIND>
 int online_rows(const float *x, float *y, const int64_t *t, long long R, long long C, cudaStream_t s)
 {
-	unsigned threads = C <= 8192 ? LOOP_THREADS : 1024;
-	if (C % 4 == 0 && aligned16(x) && (KIND == ONLINE_XENT || aligned16(y)))
-		online_rows_kernel<4, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
+	unsigned threads = C <= 8192 || KIND == ONLINE_XENT ? LOOP_THREADS : 1024;
+	bool vec = C % 4 == 0 && aligned16(x) && (KIND == ONLINE_XENT || aligned16(y));
+	if (KIND == ONLINE_XENT && vec)
+		online_rows_kernel<4, 2, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
+	else if (vec)
+		online_rows_kernel<4, 1, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
 	else
-		online_rows_kernel<1, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
+		online_rows_kernel<1, 1, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);
 	return launch_status();
 }
 

@@ -1,5 +1,7 @@
 // cast_bf16_fp32, eager baseline: x.to(torch.float32) as PyTorch eager runs it:
-// 1 launch of the vectorized elementwise kernel (bank/lib/eager.cuh): copy_f.
+// 1 launch of the dynamic-casting unrolled kernel (bank/lib/eager.cuh
+// unary_dyncast: ATen has no vectorized special case for bf16 -> fp32, so its
+// copy loads and stores through LoadWithCast / StoreWithCast): copy_f.
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "eager.cuh"
 #include "ka_kernel.h"
@@ -14,5 +16,5 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	long long n = a->params[0] * a->params[1];
 	const __nv_bfloat16 *x = (const __nv_bfloat16 *)a->inputs[0].ptr;
 	float *y = (float *)a->outputs[0].ptr;
-	return ka::unary(x, y, n, copy_f(), stream);
+	return ka::unary_dyncast(x, y, n, copy_f(), stream);
 }

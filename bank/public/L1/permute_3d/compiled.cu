@@ -2,9 +2,8 @@
 // torch.compile produces it: a pointwise copy over y's index space whose
 // load order (x viewed as [A*B, C]) is the transpose of its store order, so
 // Triton converts the layout through a shared-memory tile (bank/lib/
-// compiled.cuh tiled_transpose of [A*B, C] into [C, A*B], 2-byte words).
-// Calibration (H200, docs/PERF.md): torch.compile is faster than this
-// baseline (77.2 us against 194.2 us), so "vs compiled" is inflated by that ratio.
+// compiled.cuh tiled_transpose of [A*B, C] into [C, A*B], 2-byte words, 64 x
+// 64 tiles moved as 16-byte vectors; notes.md has the history).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "compiled.cuh"
 #include "ka_kernel.h"

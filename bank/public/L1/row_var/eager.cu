@@ -1,6 +1,8 @@
 // row_var, eager baseline: torch.var(x, dim=-1) as PyTorch eager runs it: one launch of
 // ATen's reduce kernel along the contiguous dimension (bank/lib/eager.cuh
-// row_reduce: a warp per row, float4 loads, 4 accumulators per lane).
+// row_reduce with reduce_kernel<512, 1>'s config: at C > 8160 a
+// 512-thread block a row, one float2 a thread an iteration, 2 Welford
+// accumulators: std_var_kernel_impl's vt0 = 2).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "eager.cuh"
 #include "ka_kernel.h"

@@ -1,10 +1,9 @@
 // scatter_add, compiled baseline: src.new_zeros(V, D).index_add_(0, idx, src)
 // as torch.compile produces it: Inductor lowers index_add_ to an
 // accumulating index_put, two kernels: a pointwise fill of zeros (bank/lib/
-// compiled.cuh generate) and a scatter over src's elements with an atomic
-// add each (the same work as eager's index_add kernel, which this reuses).
-// Calibration (H200, docs/PERF.md): torch.compile's scatter is faster (264 us
-// against 333 us), so "vs compiled" is inflated by 1.26.
+// compiled.cuh generate) and a pointwise scatter over src's elements
+// (compiled.cuh scatter_add_rows: 1024 elements a block, 16-byte loads of
+// src, the row by a constant division, an atomic add each; notes.md).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "compiled.cuh"
 #include "ka_kernel.h"
@@ -20,6 +19,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	float *y = (float *)a->outputs[0].ptr;
 	if (ka::generate(y, V * D, zero_f(), stream))
 		return -1;
-	return ka::index_add_rows((const float *)a->inputs[1].ptr, (const long long *)a->inputs[0].ptr, y, N, D,
-				  stream);
+	return ka::scatter_add_rows((const float *)a->inputs[1].ptr, (const long long *)a->inputs[0].ptr, y, N, V, D,
+				    stream);
 }

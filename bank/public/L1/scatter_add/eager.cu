@@ -1,10 +1,9 @@
 // scatter_add, eager baseline: src.new_zeros(V, D).index_add_(0, idx, src)
 // as PyTorch eager runs it: two launches, the zero fill of y (bank/lib/
 // eager.cuh fill, the vectorized elementwise kernel) and ATen's index_add
-// kernel for many indices (index_add_rows: a thread per source element, an
-// atomicAdd into y's row idx[n]).
-// Calibration (H200, docs/PERF.md): PyTorch's index_add_ is slower (516 us
-// against 339 us), so "vs eager" is understated.
+// kernel for many indices (index_add_rows: indexFuncLargeIndex's grid-stride
+// loop over the source elements, 32-bit offsets from three divisions, an
+// atomicAdd into y's row idx[n]; notes.md).
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "eager.cuh"
 #include "ka_kernel.h"
@@ -16,6 +15,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	float *y = (float *)a->outputs[0].ptr;
 	if (ka::fill(y, V * D, 0.f, stream))
 		return -1;
-	return ka::index_add_rows((const float *)a->inputs[1].ptr, (const long long *)a->inputs[0].ptr, y, N, D,
+	return ka::index_add_rows((const float *)a->inputs[1].ptr, (const long long *)a->inputs[0].ptr, y, N, V, D,
 				  stream);
 }

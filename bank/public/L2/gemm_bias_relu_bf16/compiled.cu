@@ -23,5 +23,5 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	__nv_bfloat16 *t = kagemm::alloc<__nv_bfloat16>(&c, n);
 	if (kagemm::gemm<__nv_bfloat16>(&c, true, M, N, K, x, w, t))
 		return -1;
-	return kagemm::fused<__nv_bfloat16>(&c, t, b, (const __nv_bfloat16 *)0, (const __nv_bfloat16 *)0, y, n, N, kagemm::op_relu());
+	return kagemm::fused_vec<__nv_bfloat16>(&c, t, b, (const __nv_bfloat16 *)0, (const __nv_bfloat16 *)0, y, n, N, kagemm::op_relu());
 }

@@ -23,5 +23,5 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	__half *t = kagemm::alloc<__half>(&c, n);
 	if (kagemm::gemm<__half>(&c, true, M, N, K, x, w, t))
 		return -1;
-	return kagemm::fused<__half>(&c, t, b, (const __half *)0, (const __half *)0, y, n, N, kagemm::op_silu());
+	return kagemm::fused_vec<__half>(&c, t, b, (const __half *)0, (const __half *)0, y, n, N, kagemm::op_silu());
 }

@@ -1,7 +1,8 @@
-// gemm_splitk, compiled baseline: x @ w.T + b as torch.compile produces it by default: the GEMM through cuBLAS
-// (extern kernel), then one fused kernel for everything after it.
-//   t = x @ w.T   cuBLAS (cublasSgemm, fp32, no tf32)
-//   y = t + b   one fused pointwise kernel
+// gemm_splitk, compiled baseline: x @ w.T + b as torch.compile produces it by
+// default: Inductor rewrites mm + add into addmm when nothing pointwise
+// follows the sum, and addmm with a vector bias runs as one cuBLASLt call
+// with the bias in its epilogue (PyTorch's gemm_and_bias):
+//   y = x @ w.T + b   cublasLtMatmul, fp32 compute, no tf32, CUBLASLT_EPILOGUE_BIAS
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"
@@ -16,12 +17,8 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	const float *w = (const float *)a->inputs[1].ptr;
 	const float *b = (const float *)a->inputs[2].ptr;
 	float *y = (float *)a->outputs[0].ptr;
-	long long n = M * N;
 	kagemm::ctx c;
-	if (kagemm::begin(&c, stream, kagemm::round256(n * sizeof(float))))
+	if (kagemm::begin(&c, stream, 0))
 		return -1;
-	float *t = kagemm::alloc<float>(&c, n);
-	if (kagemm::gemm<float>(&c, true, M, N, K, x, w, t))
-		return -1;
-	return kagemm::fused<float>(&c, t, b, (const float *)0, (const float *)0, y, n, N, kagemm::op_id());
+	return kagemm::gemm_bias_lt<float>(&c, M, N, K, x, w, b, y);
 }

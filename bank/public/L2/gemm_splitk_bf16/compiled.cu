@@ -1,7 +1,8 @@
-// gemm_splitk_bf16, compiled baseline: x @ w.T + b as torch.compile produces it by default: the GEMM through cuBLAS
-// (extern kernel), then one fused kernel for everything after it.
-//   t = x @ w.T   cuBLAS (cublasGemmEx, fp32 accumulation)
-//   y = t + b   one fused pointwise kernel
+// gemm_splitk_bf16, compiled baseline: x @ w.T + b as torch.compile produces it by
+// default: Inductor rewrites mm + add into addmm when nothing pointwise
+// follows the sum, and addmm with a vector bias runs as one cuBLASLt call
+// with the bias in its epilogue (PyTorch's gemm_and_bias):
+//   y = x @ w.T + b   cublasLtMatmul, fp32 accumulation, CUBLASLT_EPILOGUE_BIAS
 // Trusted code: it runs natively in the runner (bank/lib/gemm.cuh has the
 // math modes and the kernels).
 #include "gemm.cuh"
@@ -16,12 +17,8 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	const __nv_bfloat16 *w = (const __nv_bfloat16 *)a->inputs[1].ptr;
 	const __nv_bfloat16 *b = (const __nv_bfloat16 *)a->inputs[2].ptr;
 	__nv_bfloat16 *y = (__nv_bfloat16 *)a->outputs[0].ptr;
-	long long n = M * N;
 	kagemm::ctx c;
-	if (kagemm::begin(&c, stream, kagemm::round256(n * sizeof(__nv_bfloat16))))
+	if (kagemm::begin(&c, stream, 0))
 		return -1;
-	__nv_bfloat16 *t = kagemm::alloc<__nv_bfloat16>(&c, n);
-	if (kagemm::gemm<__nv_bfloat16>(&c, true, M, N, K, x, w, t))
-		return -1;
-	return kagemm::fused<__nv_bfloat16>(&c, t, b, (const __nv_bfloat16 *)0, (const __nv_bfloat16 *)0, y, n, N, kagemm::op_id());
+	return kagemm::gemm_bias_lt<__nv_bfloat16>(&c, M, N, K, x, w, b, y);
 }

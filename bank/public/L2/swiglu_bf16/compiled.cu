@@ -23,5 +23,5 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	__nv_bfloat16 *g = kagemm::alloc<__nv_bfloat16>(&c, n), *u = kagemm::alloc<__nv_bfloat16>(&c, n);
 	if (kagemm::gemm<__nv_bfloat16>(&c, true, M, H, K, x, w1, g) || kagemm::gemm<__nv_bfloat16>(&c, true, M, H, K, x, w3, u))
 		return -1;
-	return kagemm::fused<__nv_bfloat16>(&c, g, (const __nv_bfloat16 *)0, (const __nv_bfloat16 *)0, u, y, n, H, kagemm::op_silu());
+	return kagemm::fused_vec<__nv_bfloat16>(&c, g, (const __nv_bfloat16 *)0, (const __nv_bfloat16 *)0, u, y, n, H, kagemm::op_silu());
 }
