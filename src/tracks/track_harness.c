@@ -413,6 +413,20 @@ static json_t *train_hyper(const struct htrack *t, const struct arm_round *x)
 			 json_object_get(h, "order"));
 }
 
+/* Where a sample call of round r grades into: x's held-out and train
+ * figures and the verified train replies ver. */
+static struct trainee_graded graded_of(struct arm_round *x, json_t *ver, int r)
+{
+	struct trainee_graded g = {.hc = x->c,
+				   .hok = x->ok,
+				   .tc = x->tc,
+				   .tok = x->tok,
+				   .hs = x->solved,
+				   .verified = ver,
+				   .round = r};
+	return g;
+}
+
 /* Arm a at round r: train the base on the round's SFT set (none: the base
  * stays as it is) and sample the model on the held-out and train prompts;
  * its verified train replies join the arm's pool. Both arms use the same
@@ -431,8 +445,8 @@ static int train_and_sample(struct htrack *t, int a, int r)
 		char *sft = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, r, th_arms[a]);
 		model = xasprintf("%s/%s/r%d", t->tr.dir_models, th_arms[a], r);
 		json_t *hyper = train_hyper(t, x), *res = NULL;
-		rc = trainee_train(&t->tr, key, o->trainee, sft, hyper, o->p.seed + 7919 * r, model,
-				   &res, &e);
+		rc = trainee_train(&t->tr, key, o->trainee, sft, (size_t)x->n_examples, hyper,
+				   o->p.seed + 7919 * r, model, &res, &e);
 		const json_t *loss = json_object_get(res, "final_loss");
 		if (json_is_number(loss))
 			x->loss = json_number_value(loss);
@@ -445,7 +459,7 @@ static int train_and_sample(struct htrack *t, int a, int r)
 		model = xstrdup(o->trainee);
 	}
 	json_t *ver = json_array();
-	struct trainee_graded g = {x->c, x->ok, x->tc, x->tok, x->solved, ver, r, {0, 0, 0}};
+	struct trainee_graded g = graded_of(x, ver, r);
 	round_key(key, sizeof key, r, th_arms[a], "sample", NULL);
 	if (!rc)
 		rc = trainee_sample(&t->tr, key, model, 1, 1, o->p.seed + 1000 * r, &g, &e);
@@ -483,7 +497,7 @@ static int round0(struct htrack *t)
 {
 	struct arm_round *x = &t->ar[IMP][0], *y = &t->ar[FRZ][0];
 	json_t *ver = json_array();
-	struct trainee_graded g = {x->c, x->ok, x->tc, x->tok, x->solved, ver, 0, {0, 0, 0}};
+	struct trainee_graded g = graded_of(x, ver, 0);
 	char key[ROUND_KEY_MAX];
 	struct ka_err e;
 	round_key(key, sizeof key, 0, "base", "sample", NULL);
@@ -545,16 +559,6 @@ static int run_rounds(struct htrack *t)
 }
 
 /* ---- the scorecard ------------------------------------------------------------------ */
-
-static struct round_budget allowance(const struct htrack *t)
-{
-	/* per arm: round 0's shared draw, then k per train and held-out task a round */
-	struct round_budget b;
-	b.requests = (int64_t)t->o->k * (t->nh + t->nt) * (t->R + 1);
-	b.checks = b.requests;
-	b.tokens = b.requests * t->o->p.max_tokens;
-	return b;
-}
 
 static json_t *row_json(const struct htrack *t, int a, int r, const struct metrics_figure *c,
 			const struct metrics_figure *ok)
@@ -620,17 +624,13 @@ static json_t *build_scorecard(const struct htrack *t)
 {
 	const struct harness_opts *o = t->o;
 	json_t *sc = procrun_scorecard_base(&t->r, "harness_rsi");
-	const char *slash = strrchr(o->trainee, '/');
-	json_object_set_new(sc, "trainee",
-			    json_pack("{s:s,s:s,s:s,s:s}", "spec", o->trainee, "backend",
-				      t->tr.en.name, "name",
-				      slash && slash[1] ? slash + 1 : o->trainee, "kind", "open"));
+	json_object_set_new(sc, "trainee", trainee_model_json(&t->tr, o->trainee));
 	json_object_set_new(sc, "k", json_integer(o->k));
 	struct metrics_figure c[2], d, c0;
 	json_object_set_new(sc, "rounds", rows_json(t, c, &d));
 	round_mean_figure(t->ar[IMP][0].c, t->nh, (uint64_t)o->p.seed, &c0);
 	enum metrics_verdict v = metrics_rsi_verdict(&d, c[IMP].value > c0.value);
-	struct round_budget allow = allowance(t), spend = {0, 0, 0}, used[2];
+	struct round_budget allow = trainee_allowance(&t->tr, t->R), spend = {0, 0, 0}, used[2];
 	memset(used, 0, sizeof used);
 	int accepted = 0;
 	for (int r = 0; r <= t->R; r++) {
@@ -733,7 +733,8 @@ static int ht_prepare(struct htrack *t, const struct harness_opts *o)
 	free(et);
 	if (rc)
 		return -1;
-	struct round_budget allow[2] = {allowance(t), allowance(t)};
+	struct round_budget allow[2] = {trainee_allowance(&t->tr, t->R),
+					trainee_allowance(&t->tr, t->R)};
 	if (round_budgets_equal(allow, th_arms, 2, &e)) {
 		procrun_fail(&t->r, "%s", e.msg);
 		return -1;

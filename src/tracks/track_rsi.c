@@ -19,13 +19,13 @@
  * journaled as unit r<r>/<arm>/diag and written in the scorecard rows.
  *
  * Every arm retrains from the base each round (ReST-EM) unless --continue.
- * Training and sampling are engine calls (engine.h), each a journaled unit;
- * grading reuses round.h (one grade per task and source hash over the run),
- * the split, the output folder and the scorecard base come from procrun.h.
+ * The model is a trainee (trainee.h): its sample and train calls are engine
+ * calls (engine.h), each a journaled unit, its replies graded through
+ * round.h (one grade per task and source hash over the run); the split, the
+ * output folder and the scorecard base come from procrun.h.
  * Every arm draws the same generations per round: k per train task and k per
  * held-out task. */
 #include <jansson.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,23 +33,18 @@
 
 #include "bank.h"
 #include "bank_std.h"
-#include "engine.h"
-#include "extract.h"
 #include "metrics.h"
 #include "procrun.h"
-#include "prompt.h"
 #include "rsi_diag.h"
 #include "scorecard.h"
 #include "track.h"
 #include "trainee.h"
 
 #define N_ARMS 4
-#define RSI_REPLIES_CAP ((size_t)1 << 30) /* bytes of one sample call's replies */
 #define SELF 0
 #define FRESH 1
 #define ROUND0 2
 #define CKPT 3
-#define REPLY_LINE_CAP ((size_t)64 << 20)
 static const char *const arms[N_ARMS] = {"self", "fresh_frozen", "round0", "ckpt_frozen"};
 
 /* The weight-RSI form of the verdict rule (metrics_rsi_verdict), written in
@@ -93,19 +88,16 @@ struct arm_round {
 struct rtrack {
 	const struct rsi_opts *o;
 	struct procrun r;
-	struct engine en;
-	const char *lang;
-	char *dir_engine, *dir_models, *dir_data;
+	struct trainee tr; /* the model's engine calls (tr.score_compiled: C
+			    * against the compiled baseline) */
 	int R, nh, nt;
-	int n_arms;	    /* 3, or 4 with --interrupt-after */
-	int score_compiled; /* C scored against the compiled baseline */
-	int standardized;   /* the bank holds standardized.json: std */
+	int n_arms;	  /* 3, or 4 with --interrupt-after */
+	int standardized; /* the bank holds standardized.json: std */
 	struct bank_std_info std;
 	char *ckpt;		      /* self's model after round I (the frozen producer) */
 	struct arm_round *ar[N_ARMS]; /* [round], round 0 shared */
 	json_t *d0;		      /* round 0's verified train examples */
 	json_t *acc_self;	      /* self's accumulated verified examples */
-	int engine_calls_run;
 };
 
 static void fail(const struct rtrack *t, const char *fmt, const char *msg)
@@ -113,163 +105,7 @@ static void fail(const struct rtrack *t, const char *fmt, const char *msg)
 	procrun_fail(&t->r, fmt, msg);
 }
 
-/* ---- prompts and replies ---------------------------------------------------- */
-
-static char *prompt_for(const struct rtrack *t, const struct procrun_split *s, int i)
-{
-	if (!strcmp(t->o->prompt_style, "short"))
-		return xasprintf("task: %s\n### opencl\n", s->t[i]->name);
-	return xstrdup(s->prompts[i]);
-}
-
-/* The prompts of split s (prefix "train/" or "heldout/") appended to arr. */
-static void add_prompts(const struct rtrack *t, json_t *arr, const struct procrun_split *s,
-			const char *prefix)
-{
-	for (int i = 0; i < s->n; i++) {
-		char *id = xasprintf("%s/%d", prefix, i);
-		char *p = prompt_for(t, s, i);
-		json_array_append_new(arr, json_pack("{s:s,s:s}", "id", id, "text", p));
-		free(id);
-		free(p);
-	}
-}
-
-/* Scores of one sample call's replies: heldout per-task sums into hc/hok/hs
- * (may be NULL), verified train replies appended to ver as
- * {task, prompt, completion, hash}. */
-struct graded {
-	double *hc, *hok;
-	int *hs;
-	struct rsi_samples *hsmp;
-	json_t *ver;
-	struct round_budget used;
-};
-
-/* A held-out grade into gr: its score (against the compiled baseline on a
- * standardized bank graded on CUDA, else the eager one) and its sample. */
-static void add_heldout(const struct rtrack *t, struct graded *gr, int i,
-			const struct round_grade *g)
-{
-	double score = g->score;
-	if (t->score_compiled)
-		score = metrics_score(g->ok, g->compiled.present ? g->compiled.median : NAN,
-				      g->compiled.present ? g->compiled.lo : NAN);
-	gr->hc[i] += score / t->o->k;
-	gr->hok[i] += (g->ok ? 1.0 : 0.0) / t->o->k;
-	gr->hs[i] |= g->ok;
-	struct metrics_sample ms = {g->ok, g->eager, g->compiled};
-	rsi_samples_add(gr->hsmp, i, &ms);
-}
-
-static int grade_replies(struct rtrack *t, const char *path, struct graded *gr, struct ka_err *e)
-{
-	/* Read whole before grading: no stdio stream open while the grader
-	 * forks compilers and recorders (a child sharing the descriptor could
-	 * move its offset). */
-	char *text_all = NULL;
-	size_t total = 0;
-	if (util_read_file(path, RSI_REPLIES_CAP, &text_all, &total, e))
-		return -1;
-	int rc = 0;
-	char *next = text_all, *end = text_all + total;
-	while (!rc && next < end) {
-		char *line = next, *nl = memchr(line, '\n', (size_t)(end - line));
-		size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
-		line[len] = '\0';
-		next = line + len + 1;
-		if (len == 0)
-			continue;
-		if (len > REPLY_LINE_CAP) {
-			rc = ka_err_set(e, "%s: a reply line over the cap", path);
-			break;
-		}
-		json_error_t je;
-		json_t *o = json_loads(line, 0, &je);
-		const char *id = json_string_value(json_object_get(o, "id"));
-		const char *text = json_string_value(json_object_get(o, "text"));
-		if (!id || !text) {
-			json_decref(o);
-			rc = ka_err_set(e, "%s: a line without id and text", path);
-			break;
-		}
-		int train = !strncmp(id, "train/", 6);
-		const struct procrun_split *s = train ? &t->r.train : &t->r.heldout;
-		int i = atoi(strchr(id, '/') + 1);
-		if (i < 0 || i >= s->n) {
-			json_decref(o);
-			rc = ka_err_set(e, "%s: unknown prompt id '%s'", path, id);
-			break;
-		}
-		gr->used.requests++;
-		gr->used.tokens += json_integer_value(json_object_get(o, "tokens_in")) +
-				   json_integer_value(json_object_get(o, "tokens_out"));
-		char *code = extract_code(text, t->lang);
-		struct round_grade g;
-		memset(&g, 0, sizeof g);
-		int fresh = 0;
-		if (code) {
-			gr->used.checks++;
-			if (round_grade_code(t->r.d.j, t->r.gs, t->r.start_id, s->t[i], code, &g,
-					     &fresh, e))
-				rc = -1;
-		}
-		if (!rc && !train && gr->hc)
-			add_heldout(t, gr, i, &g);
-		if (!rc && train && g.ok && gr->ver) {
-			char h[17];
-			snprintf(h, sizeof h, "%016llx",
-				 (unsigned long long)util_hash64(code, strlen(code), 1));
-			char *p = prompt_for(t, s, i);
-			json_array_append_new(gr->ver, json_pack("{s:s,s:s,s:s,s:s}", "task",
-								 s->t[i]->name, "prompt", p,
-								 "completion", text, "hash", h));
-			free(p);
-		}
-		round_grade_free(&g);
-		free(code);
-		json_decref(o);
-	}
-	free(text_all);
-	return rc;
-}
-
 /* ---- engine calls ----------------------------------------------------------- */
-
-/* Sample model on the held-out prompts (heldout) and/or the train prompts
- * (train) as unit key; grades the replies into gr. */
-static int sample(struct rtrack *t, const char *key, const char *model, int heldout, int train,
-		  int64_t seed, struct graded *gr, struct ka_err *e)
-{
-	const struct rsi_opts *o = t->o;
-	json_t *prompts = json_array();
-	if (heldout)
-		add_prompts(t, prompts, &t->r.heldout, "heldout");
-	if (train)
-		add_prompts(t, prompts, &t->r.train, "train");
-	char sn[ROUND_KEY_MAX];
-	snprintf(sn, sizeof sn, "%s", key);
-	for (char *p = sn; *p; p++)
-		if (*p == '/')
-			*p = '_';
-	char *out = xasprintf("%s/%s.jsonl", t->dir_data, sn);
-	json_t *m = json_pack("{s:s,s:s,s:o,s:i,s:f,s:i,s:I,s:s}", "op", "sample", "model", model,
-			      "prompts", prompts, "k", o->k, "temperature", o->p.temperature,
-			      "max_tokens", o->p.max_tokens, "seed", (json_int_t)seed, "out", out);
-	const char *outs[] = {out, NULL};
-	json_t *res = NULL;
-	int ran = 0;
-	int rc = engine_call(&t->en, t->r.d.j, key, t->dir_engine, m, NULL, outs, &res, &ran, e);
-	t->engine_calls_run += ran;
-	if (!rc)
-		rc = grade_replies(t, out, gr, e);
-	if (!rc && !o->p.quiet)
-		fprintf(stderr, "ka: %s: %s\n", key, ran ? "sampled" : "journaled");
-	json_decref(m);
-	json_decref(res);
-	free(out);
-	return rc;
-}
 
 /* Keep at most per_task_cap distinct (by code hash) examples per task. */
 static json_t *capped(const struct rtrack *t, const json_t *ex)
@@ -303,11 +139,11 @@ static int train(struct rtrack *t, int round, int arm, const json_t *ex, const c
 	const struct rsi_opts *o = t->o;
 	char key[ROUND_KEY_MAX];
 	round_key(key, sizeof key, round, arms[arm], "train", NULL);
-	char *exp = xasprintf("%s/r%d_%s_sft.jsonl", t->dir_data, round, arms[arm]);
-	char *out = xasprintf("%s/%s/r%d", t->dir_models, arms[arm], round);
+	char *exp = xasprintf("%s/r%d_%s_sft.jsonl", t->tr.dir_data, round, arms[arm]);
+	char *out = xasprintf("%s/%s/r%d", t->tr.dir_models, arms[arm], round);
 	*model = NULL;
 	int rc = -1;
-	json_t *res = NULL, *m = NULL;
+	json_t *res = NULL, *hyper = NULL;
 	if (!json_array_size(ex)) {
 		/* nothing verified to train on: the arm keeps the model it starts
 		 * from this round (a fact of the run, not an error) */
@@ -320,24 +156,16 @@ static int train(struct rtrack *t, int round, int arm, const json_t *ex, const c
 	}
 	if (trainee_write_sft(exp, ex, e))
 		goto out;
-	m = json_pack("{s:s,s:s,s:s,s:{s:s,s:i,s:f,s:i},s:I,s:s}", "op", "train", "base", from,
-		      "examples", exp, "hyper", "method", o->finetune, "epochs", o->epochs, "lr",
-		      o->lr, "batch", o->batch, "seed",
-		      (json_int_t)(o->p.seed + 7919 * round + 101 * arm), "out", out);
-	const char *ins[] = {exp, NULL}, *outs[] = {out, NULL};
-	int ran = 0;
-	if (engine_call(&t->en, t->r.d.j, key, t->dir_engine, m, ins, outs, &res, &ran, e))
+	hyper = json_pack("{s:s,s:i,s:f,s:i}", "method", o->finetune, "epochs", o->epochs, "lr",
+			  o->lr, "batch", o->batch);
+	if (trainee_train(&t->tr, key, from, exp, json_array_size(ex), hyper,
+			  o->p.seed + 7919 * round + 101 * arm, out, &res, e))
 		goto out;
-	t->engine_calls_run += ran;
-	if (!o->p.quiet)
-		fprintf(stderr, "ka: %s: %s on %zu examples (%s)\n", key,
-			ran ? "trained" : "journaled", json_array_size(ex),
-			json_string_value(json_object_get(res, "method")));
 	*model = out;
 	out = NULL;
 	rc = 0;
 out:
-	json_decref(m);
+	json_decref(hyper);
 	json_decref(res);
 	free(exp);
 	free(out);
@@ -370,11 +198,16 @@ static void copy_round(struct arm_round *dst, const struct arm_round *src, int n
 	dst->used = src->used;
 }
 
-static struct graded graded_of(struct arm_round *a, json_t *ver)
+/* Where a sample call of round r grades into: a's held-out figures (a may
+ * be NULL: none) and the verified train replies ver. */
+static struct trainee_graded graded_of(struct arm_round *a, json_t *ver, int r)
 {
-	struct graded g = {
-		a ? a->c : NULL, a ? a->ok : NULL, a ? a->solved : NULL, a ? &a->smp : NULL, ver,
-		{0, 0, 0}};
+	struct trainee_graded g = {.hc = a ? a->c : NULL,
+				   .hok = a ? a->ok : NULL,
+				   .hs = a ? a->solved : NULL,
+				   .hsmp = a ? &a->smp : NULL,
+				   .verified = ver,
+				   .round = r};
 	return g;
 }
 
@@ -394,9 +227,9 @@ static int round_zero(struct rtrack *t, struct ka_err *e)
 {
 	char key[ROUND_KEY_MAX];
 	t->d0 = json_array();
-	struct graded g0 = graded_of(&t->ar[SELF][0], t->d0);
+	struct trainee_graded g0 = graded_of(&t->ar[SELF][0], t->d0, 0);
 	round_key(key, sizeof key, 0, "base", "sample", NULL);
-	if (sample(t, key, t->o->model, 1, 1, t->o->p.seed, &g0, e))
+	if (trainee_sample(&t->tr, key, t->o->model, 1, 1, t->o->p.seed, &g0, e))
 		return -1;
 	t->ar[SELF][0].used = g0.used;
 	for (int a = 0; a < t->n_arms; a++) {
@@ -417,9 +250,9 @@ static json_t *producer_examples(struct rtrack *t, int r, int a, const char *pha
 {
 	char key[ROUND_KEY_MAX];
 	json_t *ver = json_array();
-	struct graded g = graded_of(NULL, ver);
+	struct trainee_graded g = graded_of(NULL, ver, r);
 	round_key(key, sizeof key, r, arms[a], phase, NULL);
-	if (sample(t, key, producer, 0, 1, seed, &g, e)) {
+	if (trainee_sample(&t->tr, key, producer, 0, 1, seed, &g, e)) {
 		json_decref(ver);
 		return NULL;
 	}
@@ -459,7 +292,7 @@ static int run_arm(struct rtrack *t, int r, int a, char **prev, struct ka_err *e
 	if (!ex)
 		return -1;
 	ar->n_examples = (int)json_array_size(ex);
-	rsi_diag_examples(ex, t->lang, &ar->dd);
+	rsi_diag_examples(ex, t->tr.lang, &ar->dd);
 	char *model = NULL;
 	int rc = train(t, r, a, ex, train_from(t, a, prev), &model, e);
 	json_decref(ex);
@@ -468,11 +301,11 @@ static int run_arm(struct rtrack *t, int r, int a, char **prev, struct ka_err *e
 	free(prev[a]);
 	prev[a] = model;
 	json_t *ver = json_array();
-	struct graded gs = graded_of(ar, ver);
+	struct trainee_graded gs = graded_of(ar, ver, r);
 	char key[ROUND_KEY_MAX];
 	round_key(key, sizeof key, r, arms[a], "sample", NULL);
 	/* fresh_frozen and ckpt_frozen drew their train generations above */
-	rc = sample(t, key, model, 1, a == SELF || a == ROUND0, seed + a, &gs, e);
+	rc = trainee_sample(&t->tr, key, model, 1, a == SELF || a == ROUND0, seed + a, &gs, e);
 	for (size_t i = 0; !rc && a == SELF && i < json_array_size(ver); i++)
 		json_array_append(t->acc_self, json_array_get(ver, i));
 	json_decref(ver);
@@ -590,17 +423,6 @@ static int run_rounds(struct rtrack *t, struct ka_err *e)
 
 /* ---- the scorecard ------------------------------------------------------------- */
 
-static struct round_budget allowance(const struct rtrack *t)
-{
-	/* per arm: round 0's shared draw, then k per train and held-out task a round */
-	struct round_budget b;
-	int64_t per_round = (int64_t)t->o->k * (t->nh + t->nt);
-	b.requests = per_round * (t->R + 1);
-	b.checks = b.requests;
-	b.tokens = b.requests * t->o->p.max_tokens;
-	return b;
-}
-
 /* A copy of field of the row of arm at round r in rows (JSON null if none). */
 static json_t *row_field(const json_t *rows, int r, const char *arm, const char *field)
 {
@@ -619,7 +441,8 @@ static json_t *row_field(const json_t *rows, int r, const char *arm, const char 
  * why compiled_x is null, the interruption control, the standardized bank. */
 static void summary_extras(const struct rtrack *t, json_t *sum)
 {
-	json_object_set_new(sum, "baseline", json_string(t->score_compiled ? "compiled" : "eager"));
+	json_object_set_new(sum, "baseline",
+			    json_string(t->tr.score_compiled ? "compiled" : "eager"));
 	if (json_is_null(json_object_get(sum, "compiled_x")))
 		json_object_set_new(
 			sum, "compiled_x_reason",
@@ -645,11 +468,7 @@ static json_t *build_scorecard(struct rtrack *t)
 	uint64_t s0 = (uint64_t)o->p.seed;
 	json_t *sc = procrun_scorecard_base(&t->r, "weight_rsi");
 	json_object_set_new(sc, "schema", json_string(SCORECARD_SCHEMA_2));
-	const char *slash = strrchr(o->model, '/');
-	const char *name = slash && slash[1] ? slash + 1 : o->model;
-	json_object_set_new(sc, "model",
-			    json_pack("{s:s,s:s,s:s,s:s}", "spec", o->model, "backend", t->en.name,
-				      "name", name, "kind", "open"));
+	json_object_set_new(sc, "model", trainee_model_json(&t->tr, o->model));
 	json_object_set_new(sc, "k", json_integer(o->k));
 	json_t *rows = json_array();
 	struct round_budget used[N_ARMS];
@@ -666,7 +485,7 @@ static json_t *build_scorecard(struct rtrack *t)
 	round_paired_diff(t->ar[SELF][R].c, t->ar[ROUND0][R].c, nh, s0 + 1002, &dsr);
 	round_paired_diff(t->ar[SELF][R].c, t->ar[SELF][0].c, nh, s0 + 1003, &dvf);
 	enum metrics_verdict v = metrics_rsi_verdict(&dsf, dsr.value > 0);
-	struct round_budget allow = allowance(t);
+	struct round_budget allow = trainee_allowance(&t->tr, R);
 	json_t *used_j = json_object();
 	for (int a = 0; a < t->n_arms; a++)
 		json_object_set_new(used_j, arms[a], round_budget_json(&used[a]));
@@ -679,7 +498,7 @@ static json_t *build_scorecard(struct rtrack *t)
 		"self_minus_round0", scorecard_figure_json(&dsr), "verdict",
 		metrics_verdict_name(v), "verdict_rule", RSI_VERDICT_RULE, "budget_allowed",
 		round_budget_json(&allow), "budget_used", used_j, "n_train", t->nt, "n_heldout", nh,
-		"engine", t->en.name, "finetune", o->finetune, "continued_training", o->cont,
+		"engine", t->tr.en.name, "finetune", o->finetune, "continued_training", o->cont,
 		"per_task_cap", o->per_task_cap);
 	summary_extras(t, sum);
 	json_object_set_new(sc, "summary", sum);
@@ -702,10 +521,7 @@ static void rt_free(struct rtrack *t)
 	json_decref(t->d0);
 	json_decref(t->acc_self);
 	free(t->ckpt);
-	free(t->dir_engine);
-	free(t->dir_models);
-	free(t->dir_data);
-	engine_free(&t->en);
+	trainee_close(&t->tr);
 	procrun_free(&t->r);
 }
 
@@ -727,7 +543,7 @@ static int read_standardized(struct rtrack *t, struct ka_err *e)
 				  "since `ka bank standardize`; run it again)",
 				  dir, BANK_STD_FILE, t->std.hash, hash);
 	t->standardized = 1;
-	t->score_compiled = !strcmp(t->r.target, "cuda");
+	t->tr.score_compiled = !strcmp(t->r.target, "cuda");
 	return 0;
 }
 
@@ -764,18 +580,18 @@ static int rt_prepare(struct rtrack *t)
 		fail(t, "%s", "--interrupt-after must be before the last round (below --rounds)");
 		return -1;
 	}
-	if (engine_find(o->engine, &t->en, &e) || read_standardized(t, &e)) {
+	if (trainee_open(&t->tr, &t->r, o->engine, o->engine_timeout_s, o->prompt_style, o->k,
+			 &e) ||
+	    read_standardized(t, &e)) {
 		fail(t, "%s", e.msg);
 		return -1;
 	}
-	t->en.timeout_s = o->engine_timeout_s;
-	t->lang = prompt_extract_lang(t->r.target);
 	t->nh = t->r.heldout.n;
 	t->nt = t->r.train.n;
 	t->n_arms = o->interrupt_after ? 4 : 3;
 	struct round_budget allow[N_ARMS];
 	for (int a = 0; a < t->n_arms; a++)
-		allow[a] = allowance(t);
+		allow[a] = trainee_allowance(&t->tr, t->R);
 	if (round_budgets_equal(allow, arms, t->n_arms, &e)) {
 		fail(t, "%s", e.msg);
 		return -1;
@@ -805,7 +621,7 @@ static void print_summary(const struct rtrack *t, const json_t *sc)
 	else
 		printf("  compiled x: none (%s)\n",
 		       json_string_value(json_object_get(s, "compiled_x_reason")));
-	printf("  engine calls run by this process: %d\n", t->engine_calls_run);
+	printf("  engine calls run by this process: %d\n", t->tr.calls_run);
 }
 
 int track_rsi_run(const struct rsi_opts *o)
@@ -825,11 +641,7 @@ int track_rsi_run(const struct rsi_opts *o)
 	if (rc)
 		goto out;
 	rc = KA_EXIT_FAIL;
-	t.dir_engine = xasprintf("%s/engine", o->p.out);
-	t.dir_models = xasprintf("%s/models", o->p.out);
-	t.dir_data = xasprintf("%s/data", o->p.out);
-	if (util_mkdirs(t.dir_engine, &e) || util_mkdirs(t.dir_data, &e) ||
-	    util_mkdirs(t.dir_models, &e)) {
+	if (trainee_mkdirs(&t.tr, &e)) {
 		fail(&t, "%s", e.msg);
 		goto out;
 	}

@@ -2,14 +2,17 @@
  * (see trainee.h). */
 #include "trainee.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract.h"
+#include "metrics.h"
 #include "prompt.h"
 
-#define REPLIES_CAP ((size_t)1 << 30) /* bytes of one sample call's replies */
+#define REPLIES_CAP ((size_t)1 << 30)	  /* bytes of one sample call's replies */
+#define REPLY_LINE_CAP ((size_t)64 << 20) /* bytes of one reply line */
 
 int trainee_open(struct trainee *t, struct procrun *r, const char *engine, double timeout_s,
 		 const char *prompt_style, int k, struct ka_err *e)
@@ -64,6 +67,47 @@ static void add_prompts(const struct trainee *t, json_t *arr, const struct procr
 	}
 }
 
+/* A held-out grade gr of task i into g: its score (against the compiled
+ * baseline when t->score_compiled, else the grader's), verdict and sample. */
+static void add_heldout(const struct trainee *t, struct trainee_graded *g, int i,
+			const struct round_grade *gr)
+{
+	double score = gr->score;
+	if (t->score_compiled)
+		score = metrics_score(gr->ok, gr->compiled.present ? gr->compiled.median : NAN,
+				      gr->compiled.present ? gr->compiled.lo : NAN);
+	if (g->hc) {
+		g->hc[i] += score / t->k;
+		g->hok[i] += (gr->ok ? 1.0 : 0.0) / t->k;
+	}
+	if (g->hs)
+		g->hs[i] |= gr->ok;
+	if (g->hsmp) {
+		struct metrics_sample ms = {gr->ok, gr->eager, gr->compiled};
+		rsi_samples_add(g->hsmp, i, &ms);
+	}
+}
+
+/* A verified train reply o (task i of s, code extracted, graded gr) appended
+ * to g->verified. */
+static void add_verified(const struct trainee *t, struct trainee_graded *g,
+			 const struct procrun_split *s, int i, const json_t *o, const char *code,
+			 const struct round_grade *gr)
+{
+	char h[17];
+	snprintf(h, sizeof h, "%016llx", (unsigned long long)util_hash64(code, strlen(code), 1));
+	char *p = trainee_prompt(t, s, i);
+	json_array_append_new(
+		g->verified,
+		json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:I,s:I,s:i}", "task", s->t[i]->name,
+			  "tier", s->t[i]->tier, "prompt", p, "completion",
+			  json_string_value(json_object_get(o, "text")), "code", code, "hash", h,
+			  "score", gr->score, "sample",
+			  json_integer_value(json_object_get(o, "sample")), "tokens_out",
+			  json_integer_value(json_object_get(o, "tokens_out")), "round", g->round));
+	free(p);
+}
+
 /* One reply line o (from path): graded into g. */
 static int grade_one(struct trainee *t, const char *path, json_t *o, struct trainee_graded *g,
 		     struct ka_err *e)
@@ -77,9 +121,9 @@ static int grade_one(struct trainee *t, const char *path, json_t *o, struct trai
 	int i = atoi(strchr(id, '/') + 1);
 	if (i < 0 || i >= s->n)
 		return ka_err_set(e, "%s: unknown prompt id '%s'", path, id);
-	json_int_t tout = json_integer_value(json_object_get(o, "tokens_out"));
 	g->used.requests++;
-	g->used.tokens += json_integer_value(json_object_get(o, "tokens_in")) + tout;
+	g->used.tokens += json_integer_value(json_object_get(o, "tokens_in")) +
+			  json_integer_value(json_object_get(o, "tokens_out"));
 	char *code = extract_code(text, t->lang);
 	struct round_grade gr;
 	memset(&gr, 0, sizeof gr);
@@ -89,27 +133,14 @@ static int grade_one(struct trainee *t, const char *path, json_t *o, struct trai
 		rc = round_grade_code(t->r->d.j, t->r->gs, t->r->start_id, s->t[i], code, &gr,
 				      &fresh, e);
 	}
-	double *c = train ? g->tc : g->hc, *ok = train ? g->tok : g->hok;
-	if (!rc && c) {
-		c[i] += gr.score / t->k;
-		ok[i] += (gr.ok ? 1.0 : 0.0) / t->k;
+	if (!rc && !train)
+		add_heldout(t, g, i, &gr);
+	if (!rc && train && g->tc) {
+		g->tc[i] += gr.score / t->k;
+		g->tok[i] += (gr.ok ? 1.0 : 0.0) / t->k;
 	}
-	if (!rc && !train && g->hs)
-		g->hs[i] |= gr.ok;
-	if (!rc && train && gr.ok && g->verified) {
-		char h[17];
-		snprintf(h, sizeof h, "%016llx",
-			 (unsigned long long)util_hash64(code, strlen(code), 1));
-		char *p = trainee_prompt(t, s, i);
-		json_array_append_new(g->verified,
-				      json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:I,s:I,s:i}", "task",
-						s->t[i]->name, "tier", s->t[i]->tier, "prompt", p,
-						"completion", text, "code", code, "hash", h,
-						"score", gr.score, "sample",
-						json_integer_value(json_object_get(o, "sample")),
-						"tokens_out", tout, "round", g->round));
-		free(p);
-	}
+	if (!rc && train && gr.ok && g->verified)
+		add_verified(t, g, s, i, o, code, &gr);
 	round_grade_free(&gr);
 	free(code);
 	return rc;
@@ -117,27 +148,36 @@ static int grade_one(struct trainee *t, const char *path, json_t *o, struct trai
 
 /* The replies file, read whole before any reply is graded (grading forks
  * compilers and recorders; nothing of the file is then shared with them),
- * one JSON object a line. */
+ * one JSON object a line; blank lines are skipped. */
 static int grade_file(struct trainee *t, const char *path, struct trainee_graded *g,
 		      struct ka_err *e)
 {
 	char *text = NULL;
-	size_t len;
-	if (util_read_file(path, REPLIES_CAP, &text, &len, e))
+	size_t total = 0;
+	if (util_read_file(path, REPLIES_CAP, &text, &total, e))
 		return -1;
 	int rc = 0, n = 0;
-	for (char *line = text; !rc && *line; n++) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
+	char *next = text, *end = text + total;
+	while (!rc && next < end) {
+		char *line = next, *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+		line[len] = '\0';
+		next = line + len + 1;
+		n++;
+		if (len == 0)
+			continue;
+		if (len > REPLY_LINE_CAP) {
+			rc = ka_err_set(e, "%s: line %d is over %zu bytes", path, n,
+					REPLY_LINE_CAP);
+			break;
+		}
 		json_error_t je;
 		json_t *o = json_loads(line, 0, &je);
 		if (!o)
-			rc = ka_err_set(e, "%s: line %d is not JSON: %s", path, n + 1, je.text);
+			rc = ka_err_set(e, "%s: line %d is not JSON: %s", path, n, je.text);
 		else
 			rc = grade_one(t, path, o, g, e);
 		json_decref(o);
-		line = nl ? nl + 1 : line + strlen(line);
 	}
 	free(text);
 	return rc;
@@ -203,7 +243,8 @@ int trainee_write_sft(const char *path, const json_t *examples, struct ka_err *e
 }
 
 int trainee_train(struct trainee *t, const char *key, const char *base, const char *sft,
-		  json_t *hyper, int64_t seed, const char *out, json_t **result, struct ka_err *e)
+		  size_t n_examples, json_t *hyper, int64_t seed, const char *out, json_t **result,
+		  struct ka_err *e)
 {
 	json_t *m = json_pack("{s:s,s:s,s:s,s:O,s:I,s:s}", "op", "train", "base", base, "examples",
 			      sft, "hyper", hyper, "seed", (json_int_t)seed, "out", out);
@@ -213,12 +254,28 @@ int trainee_train(struct trainee *t, const char *key, const char *base, const ch
 	int rc = engine_call(&t->en, t->r->d.j, key, t->dir_engine, m, ins, outs, result, &ran, e);
 	t->calls_run += ran;
 	if (!rc && !t->r->o->quiet)
-		fprintf(stderr, "ka: %s: %s (%s, final loss %.4g)\n", key,
-			ran ? "trained" : "journaled",
+		fprintf(stderr, "ka: %s: %s on %zu examples (%s, final loss %.4g)\n", key,
+			ran ? "trained" : "journaled", n_examples,
 			json_string_value(json_object_get(*result, "method")),
 			json_number_value(json_object_get(*result, "final_loss")));
 	json_decref(m);
 	return rc;
+}
+
+struct round_budget trainee_allowance(const struct trainee *t, int rounds)
+{
+	struct round_budget b;
+	b.requests = (int64_t)t->k * (t->r->heldout.n + t->r->train.n) * (rounds + 1);
+	b.checks = b.requests;
+	b.tokens = b.requests * t->r->o->max_tokens;
+	return b;
+}
+
+json_t *trainee_model_json(const struct trainee *t, const char *spec)
+{
+	const char *slash = strrchr(spec, '/');
+	return json_pack("{s:s,s:s,s:s,s:s}", "spec", spec, "backend", t->en.name, "name",
+			 slash && slash[1] ? slash + 1 : spec, "kind", "open");
 }
 
 static int cmp_u64(const void *a, const void *b)
