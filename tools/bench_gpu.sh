@@ -66,22 +66,25 @@ thr() { # task n graders tag [extra]
 	done
 	echo "-- $tag: $task, $n candidates, $g grader(s) $*"
 	"$KA" grade --target cuda --task bank/public/$task "${args[@]}" --jobs "$(nproc)" --graders "$g" \
-		--profile "$@" --workdir "$W" --json "$OUT/thr-$tag.jsonl" | sed -n '/^graded/,$p'
+		--profile "$@" --workdir "$W" --json "$OUT/thr-$tag.jsonl" | sed -n '/^graded/,$p' | tee "$OUT/thr-$tag.txt"
 	rm -rf "$dir"
 }
 G=${THR_GRADERS:-4}
-# THR_QUICK=1: the 32-candidate runs with G graders only (and L1 with one).
+# THR_QUICK=1: the 32-candidate runs with G graders only (and L1 with one);
+# THR_QUICK=2: L1 with one and with G graders only.
 q=${THR_QUICK:-0}
 thr L1/gelu_bias_scale 32 1 l1-32-g1
 # The same without the call pipeline (docs/grader.md, "Call-level overlap").
-thr L1/gelu_bias_scale 32 1 l1-32-g1-serial --pipeline off
+[ "$q" = 2 ] || thr L1/gelu_bias_scale 32 1 l1-32-g1-serial --pipeline off
 thr L1/gelu_bias_scale 32 "$G" l1-32-g$G
-[ "$q" = 1 ] || thr L1/gelu_bias_scale 256 "$G" l1-256-g$G
-[ "$q" = 1 ] || thr L1/gelu_bias_scale 32 "$G" l1-32-g$G-nt --no-timing
-[ "$q" = 1 ] || thr L2/gemm_bias_gelu 32 1 l2-32-g1
-thr L2/gemm_bias_gelu 32 "$G" l2-32-g$G
-[ "$q" = 1 ] || thr L3/softmax_rows 32 1 l3-32-g1
-thr L3/softmax_rows 32 "$G" l3-32-g$G
+if [ "$q" != 2 ]; then
+	[ "$q" = 1 ] || thr L1/gelu_bias_scale 256 "$G" l1-256-g$G
+	[ "$q" = 1 ] || thr L1/gelu_bias_scale 32 "$G" l1-32-g$G-nt --no-timing
+	[ "$q" = 1 ] || thr L2/gemm_bias_gelu 32 1 l2-32-g1
+	thr L2/gemm_bias_gelu 32 "$G" l2-32-g$G
+	[ "$q" = 1 ] || thr L3/softmax_rows 32 1 l3-32-g1
+	thr L3/softmax_rows 32 "$G" l3-32-g$G
+fi
 
 fi
 if want cap; then

@@ -81,7 +81,7 @@ if want lat; then stamp lat; BENCH_PARTS="lat" bash tools/bench_gpu.sh "$OUT/ben
 if want probe; then stamp probe; BENCH_PARTS="probe" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -5; fi
 if want rep; then stamp rep; BENCH_PARTS="rep" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -40; fi
 if want thr; then stamp thr; BENCH_PARTS="thr" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10; fi
-if want thrq; then stamp thrq; THR_QUICK=1 BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
+if want thrq; then stamp thrq; THR_QUICK=${THR_QUICK:-1} BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
 	grep -E "^--|^graded|per cand|compile|record|correctness|timing|waiting|gold|parallelism"; fi
 if want cap; then stamp cap; BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
 	tail -4 "$OUT/bench/cap.log"; fi
