@@ -134,9 +134,9 @@ def main():
             torch.cuda.empty_cache()
         print(json.dumps(r), flush=True)
         res["shapes"].append(r)
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump(res, f, indent=2)
+        if a.out:  # after each shape: a run cut short keeps what it measured
+            with open(a.out, "w") as f:
+                json.dump(res, f, indent=2)
     return 0
 
 
