@@ -173,7 +173,7 @@ static void test_gold_confined(void)
 			  "\ty[item] = state ? 42.0 : x[item];\n",
 			  secret, marker);
 	char *esc = variant("v_escape", body);
-	int rc = frontier_gold_confined(esc, NULL, NULL, 120, line, sizeof line);
+	int rc = frontier_gold_confined(esc, NULL, NULL, 120, line, sizeof line, &cs, &gs);
 	CHECK_EQ_INT(rc, 0);
 	if (rc)
 		fprintf(stderr, "v_escape: %s\n", line);
