@@ -164,11 +164,12 @@ static int operand_ok(const char *name, const char *ldname, const char *rowname,
 	uint64_t ext = plan_gemm_extent((uint64_t)rows, (uint64_t)cols, (uint64_t)ld,
 					(uint64_t)stride, (uint64_t)batch, es);
 	uint64_t size = sizes[r.buf];
-	if (ext == UINT64_MAX || r.offset > size || ext > size - r.offset)
-		GEMM_BAD("%s: %s%llu bytes from buffer %d + %llu run past its end (%llu bytes)",
-			 name, ext == UINT64_MAX ? "over 2^64 " : "",
-			 (unsigned long long)(ext == UINT64_MAX ? 0 : ext), (int)r.buf,
-			 (unsigned long long)r.offset, (unsigned long long)size);
+	if (ext == UINT64_MAX)
+		GEMM_BAD("%s: the extent overflows 64 bits", name);
+	if (r.offset > size || ext > size - r.offset)
+		GEMM_BAD("%s: %llu bytes from buffer %d + %llu run past its end (%llu bytes)", name,
+			 (unsigned long long)ext, (int)r.buf, (unsigned long long)r.offset,
+			 (unsigned long long)size);
 	return 0;
 }
 
