@@ -152,9 +152,11 @@ static int operand_ok(const char *name, const char *ldname, const char *rowname,
 		      char *why, size_t cap)
 {
 	int64_t need = rows > 1 ? rows : 1;
-	if (ld < need || ld > PLAN_GEMM_MAX_DIM)
-		GEMM_BAD("%s = %lld is less than max(1, %s = %lld) or over 2^31-1", ldname,
-			 (long long)ld, rowname, (long long)rows);
+	if (ld > PLAN_GEMM_MAX_DIM)
+		GEMM_BAD("%s = %lld is over 2^31-1", ldname, (long long)ld);
+	if (ld < need)
+		GEMM_BAD("%s = %lld is less than max(1, %s = %lld)", ldname, (long long)ld, rowname,
+			 (long long)rows);
 	uint32_t es = plan_gemm_elem_bytes(dtype);
 	if (r.buf < 0 || r.buf >= n_buf)
 		GEMM_BAD("%s: buffer %d does not exist", name, (int)r.buf);
