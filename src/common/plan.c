@@ -529,9 +529,9 @@ static int read_gemm(json_t *jo, struct plan_gemm *g, const char *where, struct 
 		else
 			*f[i].i64 = v;
 	}
-	if (get_real(jo, "alpha", &g->alpha, where, e) || get_real(jo, "beta", &g->beta, where, e) ||
-	    get_gref(jo, "a", &g->a, where, e) || get_gref(jo, "b", &g->b, where, e) ||
-	    get_gref(jo, "c", &g->c, where, e))
+	if (get_real(jo, "alpha", &g->alpha, where, e) ||
+	    get_real(jo, "beta", &g->beta, where, e) || get_gref(jo, "a", &g->a, where, e) ||
+	    get_gref(jo, "b", &g->b, where, e) || get_gref(jo, "c", &g->c, where, e))
 		return -1;
 	return 0;
 }
@@ -976,7 +976,8 @@ char *plan_signature(const struct plan *p)
 		else if (o->kind == PLAN_OP_GEMM)
 			snprintf(item, sizeof item, "%s<%lldx%lldx%lldx%lld>;",
 				 plan_gemm_api_name(o->gemm.api), (long long)o->gemm.m,
-				 (long long)o->gemm.n, (long long)o->gemm.k, (long long)o->gemm.batch);
+				 (long long)o->gemm.n, (long long)o->gemm.k,
+				 (long long)o->gemm.batch);
 		else
 			snprintf(item, sizeof item, "%s;",
 				 o->kind == PLAN_OP_FILL   ? "fill"

@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const api_names[PLAN_GEMM_N_API] = {
-	"cublasSgemm_v2", "cublasSgemmStridedBatched", "cublasGemmEx", "cublasGemmStridedBatchedEx"};
+static const char *const api_names[PLAN_GEMM_N_API] = {"cublasSgemm_v2",
+						       "cublasSgemmStridedBatched", "cublasGemmEx",
+						       "cublasGemmStridedBatchedEx"};
 static const char *const api_keys[PLAN_GEMM_N_API] = {"sgemm", "sgemm_strided", "gemm_ex",
-						       "gemm_strided_ex"};
+						      "gemm_strided_ex"};
 
 const char *plan_gemm_api_name(int32_t api)
 {
@@ -120,7 +121,8 @@ static int fields_ok(const struct plan_gemm *g, char *why, size_t cap)
 			 (int)g->transa, (int)g->transb);
 	if (types_ok(g, why, cap))
 		return -1;
-	if (!(g->algo == -1 || (g->algo >= 0 && g->algo <= 23) || (g->algo >= 99 && g->algo <= 115)))
+	if (!(g->algo == -1 || (g->algo >= 0 && g->algo <= 23) ||
+	      (g->algo >= 99 && g->algo <= 115)))
 		GEMM_BAD("algo %d is not a cublasGemmAlgo_t", (int)g->algo);
 	int32_t mm = g->math_mode;
 	if ((mm & 0xf) > 3 || (mm & ~0x1f))
@@ -147,9 +149,9 @@ static int fields_ok(const struct plan_gemm *g, char *why, size_t cap)
 /* One operand: its leading dimension against cuBLAS's rule, then its extent
  * inside its buffer. */
 static int operand_ok(const char *name, const char *ldname, const char *rowname, int64_t rows,
-		      int64_t cols, int64_t ld, int64_t stride, int64_t batch,
-		      int32_t dtype, struct plan_gemm_ref r, int n_buf, const uint64_t *sizes,
-		      char *why, size_t cap)
+		      int64_t cols, int64_t ld, int64_t stride, int64_t batch, int32_t dtype,
+		      struct plan_gemm_ref r, int n_buf, const uint64_t *sizes, char *why,
+		      size_t cap)
 {
 	int64_t need = rows > 1 ? rows : 1;
 	if (ld > PLAN_GEMM_MAX_DIM)
@@ -183,12 +185,12 @@ int plan_gemm_check(const struct plan_gemm *g, int n_buf, const uint64_t *sizes,
 	/* Stored shapes: op(A) is m x k, so A is m x k (N) or k x m (T, C). */
 	int64_t ar = g->transa ? g->k : g->m, ac = g->transa ? g->m : g->k;
 	int64_t br = g->transb ? g->n : g->k, bc = g->transb ? g->k : g->n;
-	if (operand_ok("A", "lda", g->transa ? "k" : "m", ar, ac, g->lda, g->stride_a,
-		       g->batch, g->atype, g->a, n_buf, sizes, why, cap) ||
-	    operand_ok("B", "ldb", g->transb ? "n" : "k", br, bc, g->ldb, g->stride_b,
-		       g->batch, g->btype, g->b, n_buf, sizes, why, cap) ||
-	    operand_ok("C", "ldc", "m", g->m, g->n, g->ldc, g->stride_c, g->batch, g->ctype,
-		       g->c, n_buf, sizes, why, cap))
+	if (operand_ok("A", "lda", g->transa ? "k" : "m", ar, ac, g->lda, g->stride_a, g->batch,
+		       g->atype, g->a, n_buf, sizes, why, cap) ||
+	    operand_ok("B", "ldb", g->transb ? "n" : "k", br, bc, g->ldb, g->stride_b, g->batch,
+		       g->btype, g->b, n_buf, sizes, why, cap) ||
+	    operand_ok("C", "ldc", "m", g->m, g->n, g->ldc, g->stride_c, g->batch, g->ctype, g->c,
+		       n_buf, sizes, why, cap))
 		return -1;
 	return 0;
 }

@@ -32,8 +32,8 @@ enum {
 
 struct blas_handle {
 	int used;
-	void *stream;	/* NULL: the legacy default stream, refused at a GEMM */
-	int32_t math;	/* cublasMath_t */
+	void *stream;	  /* NULL: the legacy default stream, refused at a GEMM */
+	int32_t math;	  /* cublasMath_t */
 	int32_t ptr_mode; /* always host: device mode is refused when set */
 };
 
@@ -172,10 +172,12 @@ static const struct {
 	{BLAS_OK, "CUBLAS_STATUS_SUCCESS", "success"},
 	{BLAS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED", "the library was not initialized"},
 	{BLAS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed"},
-	{BLAS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE", "an invalid numeric value was used as "
-							    "an argument"},
-	{BLAS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED", "the functionality requested is not "
-							    "supported"},
+	{BLAS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE",
+	 "an invalid numeric value was used as "
+	 "an argument"},
+	{BLAS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
+	 "the functionality requested is not "
+	 "supported"},
 };
 
 const char *cublasGetStatusName(int status);

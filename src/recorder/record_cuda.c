@@ -10,7 +10,8 @@
  * 64 GiB window per buffer, so any 8-byte word of a kernel argument that falls
  * in a buffer becomes a relocation. Streams, events, graphs, synchronisation,
  * allocation, libraries and driver entry points are refused (record_error) by
- * classify before the candidate is loaded. cuTensorMapEncodeTiled is
+ * classify before the candidate is loaded, except the recorded cuBLAS of
+ * record_cublas.c where the request's "libraries" lists cublas. cuTensorMapEncodeTiled is
  * recorded as a plan tensor map: the candidate gets 128 bytes of a fake
  * encoding (a magic word and the map's index) that may only reach a kernel
  * as a whole __grid_constant__ const CUtensorMap parameter, where it becomes a
@@ -436,10 +437,10 @@ static const char *const cuda_libraries[] = CUDASYM_LIBRARIES;
 int __cxa_guard_acquire(int64_t *guard);
 void _Unwind_Resume(void *exception);
 void *const record_cuda_keep_cxx_[] = {(void *)__cxa_guard_acquire, (void *)_Unwind_Resume};
-static const char *const cuda_exports[] = {
-	CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_) CUDASYM_CUBLAS_EXPORTS(CUDASYM_STR_)
-		CUDA_EXTRA_EXPORTS,
-	NULL};
+static const char *const cuda_exports[] = {CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_)
+						   CUDASYM_CUBLAS_EXPORTS(CUDASYM_STR_)
+							   CUDA_EXTRA_EXPORTS,
+					   NULL};
 
 const struct record_target record_target = {
 	.name = "cuda",

@@ -309,8 +309,10 @@ static void one_fixture(const char *file)
 	char *cache = xasprintf("%s/cache", work), *inc = xasprintf("%s/include", root);
 	static const char *const cublas[] = {"cublas", NULL};
 	int libs = cublas_fixture(file);
-	struct cudac_opts o = {
-		.arch = "sm_90a", .cache_dir = cache, .include_dir = inc, .libs = libs ? cublas : NULL};
+	struct cudac_opts o = {.arch = "sm_90a",
+			       .cache_dir = cache,
+			       .include_dir = inc,
+			       .libs = libs ? cublas : NULL};
 	struct cudac_result r;
 	int rc = cudac_compile(src, len, &o, &r, &e);
 	free(src);
@@ -329,8 +331,8 @@ static void one_fixture(const char *file)
 		/* The same object recorded without the policy: the recorder
 		 * itself refuses every cuBLAS name. */
 		char d2[1024], *pj2 = NULL;
-		const char *v2 = record(r.so_path, &r.kernels, "ok_cublas_nopolicy", 0, &pj2, d2,
-					sizeof d2);
+		const char *v2 =
+			record(r.so_path, &r.kernels, "ok_cublas_nopolicy", 0, &pj2, d2, sizeof d2);
 		printf("# %s without the policy: %s (%s)\n", file, v2, d2);
 		CHECK(!strcmp(v2, "record_error") && strstr(d2, "cublas") != NULL &&
 		      strstr(d2, "not available to a candidate") != NULL);
