@@ -1190,10 +1190,10 @@ static int blas_open(struct cu *c, struct ka_err *e)
 	return 0;
 }
 
-/* ";name;" for every kernel of the slot's module: CUPTI records of a slot
+/* ";name;" for every kernel of the slot's plan and module: CUPTI records of a slot
  * with cuBLAS steps whose names are not here are cuBLAS's own kernels (device
  * code can launch only kernels of its own module). */
-static int module_names(struct cu_slot *sl, struct ka_err *e)
+static int module_names(struct cu_slot *sl, const struct plan *p, struct ka_err *e)
 {
 	unsigned n = 0;
 	if (cuModuleGetFunctionCount(&n, sl->mod) || n > 65536)
@@ -1202,6 +1202,12 @@ static int module_names(struct cu_slot *sl, struct ka_err *e)
 	struct util_buf b;
 	memset(&b, 0, sizeof b);
 	util_buf_puts(&b, ";");
+	/* The plan's names first: they are what CUPTI reports for the
+	 * launches (the signature check relies on it). */
+	for (int k = 0; k < p->n_kernels; k++) {
+		util_buf_puts(&b, p->kernels[k].name);
+		util_buf_puts(&b, ";");
+	}
 	int rc = n && cuModuleEnumerateFunctions(fs, n, sl->mod) ? -1 : 0;
 	for (unsigned i = 0; i < n && !rc; i++) {
 		const char *name = NULL;
@@ -1229,7 +1235,7 @@ static int load_blas(struct cu *c, struct cu_slot *sl, const struct plan *p,
 		sl->n_gemm += p->ops[i].kind == PLAN_OP_GEMM;
 	if (!sl->n_gemm)
 		return 0;
-	if (blas_open(c, e) || module_names(sl, e))
+	if (blas_open(c, e) || module_names(sl, p, e))
 		return -1;
 	char what[512] = "";
 	for (int i = 0; i < p->n_ops; i++) {
