@@ -51,7 +51,8 @@ COMMON_SRC := $(wildcard src/common/*.c)
 # The parent: src/ and its groups (models, tracks, board).
 PARENT_SRC := $(wildcard src/*.c src/models/*.c src/tracks/*.c src/board/*.c)
 # Recorder: shared sandbox/driver code plus one recording API per target.
-REC_SHARED := $(filter-out src/recorder/record_opencl.c src/recorder/record_cuda.c,$(wildcard src/recorder/*.c))
+REC_CUDA   := src/recorder/record_cuda.c src/recorder/record_cublas.c
+REC_SHARED := $(filter-out src/recorder/record_opencl.c $(REC_CUDA),$(wildcard src/recorder/*.c))
 # Runner: shared protocol loop plus one replay engine per target.
 RUN_SHARED := $(filter-out src/runner/run_opencl.c src/runner/run_cuda.cu,$(wildcard src/runner/*.c))
 
@@ -103,7 +104,7 @@ $(BUILD)/ka-record-opencl: $(call obj,$(REC_SHARED) src/recorder/record_opencl.c
 	$(CC) $(LDSAN) $(REC_LDFLAGS) -Wl,--dynamic-list=src/recorder/record_opencl.dynlist -o $@ \
 	    $(filter %.o,$^) -ljansson -ldl -lm
 
-$(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) src/recorder/record_cuda.c $(COMMON_SRC)) \
+$(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) $(REC_CUDA) $(COMMON_SRC)) \
                          src/recorder/record_cuda.dynlist
 	$(CC) $(LDSAN) $(REC_LDFLAGS) -Wl,--dynamic-list=src/recorder/record_cuda.dynlist -o $@ \
 	    $(filter %.o,$^) -ljansson -ldl -lm -lstdc++
@@ -137,7 +138,7 @@ $(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cud
 	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC)) $(BUILD)/obj/run_cuda.o \
 	    -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64 \
-	    -Xlinker -export-dynamic -lcuda -lcupti -Xlinker -Bstatic -ljansson -Xlinker -Bdynamic \
+	    -Xlinker -export-dynamic -lcuda -lcupti -lcublas -Xlinker -Bstatic -ljansson -Xlinker -Bdynamic \
 	    -lm -lpthread -ldl -lgomp $(addprefix -Xcompiler=,$(LDSAN))
 
 # Unit tests: tests/unit/test_*.c, each linked with the parent's modules.

@@ -93,7 +93,12 @@ static int cuda_compile(const struct ka_task *t, const char *src, size_t len, co
 			json_object_set_new(dev, "cuda", cu);
 		}
 		json_object_set_new(cu, "kernels", cudac_kernels_json(&r.kernels));
-		out->record_extra = json_pack("{s:o}", "device", dev);
+		/* The libraries the policy allows: the recorder provides their
+		 * recorded entry points (cuBLAS) to this candidate only. */
+		json_t *jl = json_array();
+		for (int i = 0; libs[i]; i++)
+			json_array_append_new(jl, json_string(libs[i]));
+		out->record_extra = json_pack("{s:o,s:o}", "device", dev, "libraries", jl);
 	}
 	cudac_result_free(&r);
 	return 0;

@@ -43,6 +43,26 @@
 	X(cuTensorMapEncodeTiled)                                                                  \
 	X(ka_workspace)
 
+/* The cuBLAS entry points the recording runtime implements (record_cublas.c,
+ * docs/cuda-target.md "cuBLAS"). They stay CUDASYM_LIBRARY names: a
+ * candidate may import them only when the task's policy lists cublas, and the
+ * recorder provides them only when its request says so. */
+#define CUDASYM_CUBLAS_EXPORTS(X)                                                                  \
+	X(cublasCreate_v2)                                                                         \
+	X(cublasDestroy_v2)                                                                        \
+	X(cublasSetStream_v2)                                                                      \
+	X(cublasGetStream_v2)                                                                      \
+	X(cublasSetMathMode)                                                                       \
+	X(cublasGetMathMode)                                                                       \
+	X(cublasSetPointerMode_v2)                                                                 \
+	X(cublasGetPointerMode_v2)                                                                 \
+	X(cublasGetStatusName)                                                                     \
+	X(cublasGetStatusString)                                                                   \
+	X(cublasSgemm_v2)                                                                          \
+	X(cublasSgemmStridedBatched)                                                               \
+	X(cublasGemmEx)                                                                            \
+	X(cublasGemmStridedBatchedEx)
+
 /* C++ runtime symbols nvcc's host code and ordinary C++ need; the recorder
  * is linked with libstdc++, which provides them. */
 #define CUDASYM_CXX_RUNTIME(X)                                                                     \

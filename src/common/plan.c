@@ -9,6 +9,9 @@
 #include <string.h>
 
 #define PLAN_FORMAT "ka-plan/1"
+/* Plans with library steps (cuBLAS GEMMs): a runner that knows only
+ * ka-plan/1 refuses them by their format rather than by an unknown op. */
+#define PLAN_FORMAT_LIB "ka-plan/2"
 
 static json_t *hex_of(const uint8_t *b, size_t n)
 {
@@ -68,10 +71,55 @@ static json_t *tensormaps_json(const struct plan *p)
 	return a;
 }
 
+static json_t *gref_json(struct plan_gemm_ref r)
+{
+	return ref_json((struct plan_ref){.buf = r.buf, .offset = r.offset});
+}
+
+/* A cuBLAS GEMM step (plan_gemm.h; docs/plan-format.md). */
+static void gemm_json(json_t *jo, const struct plan_gemm *g)
+{
+	const char *key = plan_gemm_api_key(g->api);
+	json_object_set_new(jo, "op", json_string("gemm"));
+	json_object_set_new(jo, "api", json_string(key ? key : "?"));
+	json_object_set_new(jo, "transa", json_integer(g->transa));
+	json_object_set_new(jo, "transb", json_integer(g->transb));
+	json_object_set_new(jo, "m", json_integer(g->m));
+	json_object_set_new(jo, "n", json_integer(g->n));
+	json_object_set_new(jo, "k", json_integer(g->k));
+	json_object_set_new(jo, "alpha", json_real(g->alpha));
+	json_object_set_new(jo, "beta", json_real(g->beta));
+	json_object_set_new(jo, "a", gref_json(g->a));
+	json_object_set_new(jo, "atype", json_integer(g->atype));
+	json_object_set_new(jo, "lda", json_integer(g->lda));
+	json_object_set_new(jo, "stride_a", json_integer(g->stride_a));
+	json_object_set_new(jo, "b", gref_json(g->b));
+	json_object_set_new(jo, "btype", json_integer(g->btype));
+	json_object_set_new(jo, "ldb", json_integer(g->ldb));
+	json_object_set_new(jo, "stride_b", json_integer(g->stride_b));
+	json_object_set_new(jo, "c", gref_json(g->c));
+	json_object_set_new(jo, "ctype", json_integer(g->ctype));
+	json_object_set_new(jo, "ldc", json_integer(g->ldc));
+	json_object_set_new(jo, "stride_c", json_integer(g->stride_c));
+	json_object_set_new(jo, "batch", json_integer(g->batch));
+	json_object_set_new(jo, "compute", json_integer(g->compute));
+	json_object_set_new(jo, "algo", json_integer(g->algo));
+	json_object_set_new(jo, "math_mode", json_integer(g->math_mode));
+}
+
+static int has_gemm(const struct plan *p)
+{
+	for (int i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == PLAN_OP_GEMM)
+			return 1;
+	return 0;
+}
+
 char *plan_write(const struct plan *p)
 {
 	json_t *root = json_object();
-	json_object_set_new(root, "format", json_string(PLAN_FORMAT));
+	json_object_set_new(root, "format",
+			    json_string(has_gemm(p) ? PLAN_FORMAT_LIB : PLAN_FORMAT));
 	json_object_set_new(root, "target", json_string(p->target));
 	json_object_set_new(root, "status", json_integer(p->status));
 	json_t *progs = json_array();
@@ -166,6 +214,7 @@ char *plan_write(const struct plan *p)
 			json_object_set_new(jo, "offset", json_integer((json_int_t)o->dst.offset));
 			json_object_set_new(jo, "hex", hex_of(o->data, o->size));
 			break;
+		case PLAN_OP_GEMM: gemm_json(jo, &o->gemm); break;
 		}
 		json_array_append_new(ops, jo);
 	}
@@ -418,6 +467,75 @@ static int read_tensormaps(json_t *root, struct plan *p, struct ka_err *e)
 	return 0;
 }
 
+static int get_gref(json_t *o, const char *key, struct plan_gemm_ref *r, const char *where,
+		    struct ka_err *e)
+{
+	struct plan_ref x;
+	if (get_ref(o, key, &x, where, e))
+		return -1;
+	r->buf = x.buf;
+	r->offset = x.offset;
+	return 0;
+}
+
+static int get_real(json_t *o, const char *key, double *out, const char *where, struct ka_err *e)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_number(v))
+		return ka_err_set(e, "plan: %s: '%s' missing or not a number", where, key);
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* A cuBLAS GEMM step: the integers bounded to their C types here, the
+ * meaning (enums, leading dimensions, extents) by plan_gemm_check in
+ * plan_check_refs. */
+static int read_gemm(json_t *jo, struct plan_gemm *g, const char *where, struct ka_err *e)
+{
+	const struct {
+		const char *key;
+		int64_t lo, hi;
+		int32_t *i32;
+		int64_t *i64;
+	} f[] = {
+		{"transa", 0, 2, &g->transa, NULL},
+		{"transb", 0, 2, &g->transb, NULL},
+		{"m", 0, PLAN_GEMM_MAX_DIM, NULL, &g->m},
+		{"n", 0, PLAN_GEMM_MAX_DIM, NULL, &g->n},
+		{"k", 0, PLAN_GEMM_MAX_DIM, NULL, &g->k},
+		{"atype", 0, 255, &g->atype, NULL},
+		{"btype", 0, 255, &g->btype, NULL},
+		{"ctype", 0, 255, &g->ctype, NULL},
+		{"lda", 0, PLAN_GEMM_MAX_DIM, NULL, &g->lda},
+		{"ldb", 0, PLAN_GEMM_MAX_DIM, NULL, &g->ldb},
+		{"ldc", 0, PLAN_GEMM_MAX_DIM, NULL, &g->ldc},
+		{"stride_a", 0, INT64_MAX, NULL, &g->stride_a},
+		{"stride_b", 0, INT64_MAX, NULL, &g->stride_b},
+		{"stride_c", 0, INT64_MAX, NULL, &g->stride_c},
+		{"batch", 0, PLAN_GEMM_MAX_DIM, NULL, &g->batch},
+		{"compute", 0, 255, &g->compute, NULL},
+		{"algo", -1, 255, &g->algo, NULL},
+		{"math_mode", 0, 31, &g->math_mode, NULL},
+	};
+	g->api = plan_gemm_api_of(json_string_value(json_object_get(jo, "api")));
+	if (g->api < 0)
+		return ka_err_set(e, "plan: %s: 'api' is not a recorded cuBLAS GEMM", where);
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		int64_t v;
+		if (get_int(jo, f[i].key, f[i].lo, f[i].hi, &v, where, e))
+			return -1;
+		if (f[i].i32)
+			*f[i].i32 = (int32_t)v;
+		else
+			*f[i].i64 = v;
+	}
+	if (get_real(jo, "alpha", &g->alpha, where, e) ||
+	    get_real(jo, "beta", &g->beta, where, e) || get_gref(jo, "a", &g->a, where, e) ||
+	    get_gref(jo, "b", &g->b, where, e) || get_gref(jo, "c", &g->c, where, e))
+		return -1;
+	return 0;
+}
+
 static int read_op(json_t *jo, struct plan_op *o, int idx, struct ka_err *e)
 {
 	char where[48];
@@ -500,6 +618,10 @@ static int read_op(json_t *jo, struct plan_op *o, int idx, struct ka_err *e)
 		o->size = n;
 		return 0;
 	}
+	if (!strcmp(op, "gemm")) {
+		o->kind = PLAN_OP_GEMM;
+		return read_gemm(jo, &o->gemm, where, e);
+	}
 	return ka_err_set(e, "plan: %s: unknown op '%s'", where, op);
 }
 
@@ -514,8 +636,8 @@ int plan_read(const char *text, size_t len, struct plan *p, struct ka_err *e)
 	int64_t v;
 	const char *fmt = json_string_value(json_object_get(root, "format"));
 	const char *target = json_string_value(json_object_get(root, "target"));
-	if (!fmt || strcmp(fmt, PLAN_FORMAT)) {
-		ka_err_set(e, "plan: format is not %s", PLAN_FORMAT);
+	if (!fmt || (strcmp(fmt, PLAN_FORMAT) && strcmp(fmt, PLAN_FORMAT_LIB))) {
+		ka_err_set(e, "plan: format is not %s or %s", PLAN_FORMAT, PLAN_FORMAT_LIB);
 		goto out;
 	}
 	if (!target || (strcmp(target, "opencl") && strcmp(target, "cuda"))) {
@@ -603,6 +725,12 @@ int plan_read(const char *text, size_t len, struct plan *p, struct ka_err *e)
 		p->n_ops = (int)i + 1;
 		if (read_op(json_array_get(ops, i), &p->ops[i], (int)i, e))
 			goto out;
+		if (p->ops[i].kind == PLAN_OP_GEMM &&
+		    (strcmp(p->target, "cuda") || strcmp(fmt, PLAN_FORMAT_LIB))) {
+			ka_err_set(e, "plan: ops[%zu]: a gemm step needs target cuda and format %s",
+				   i, PLAN_FORMAT_LIB);
+			goto out;
+		}
 		if (p->ops[i].kind == PLAN_OP_LAUNCH && p->ops[i].kernel >= p->n_kernels) {
 			ka_err_set(e, "plan: ops[%zu]: kernel %d does not exist", i,
 				   p->ops[i].kernel);
@@ -792,6 +920,13 @@ int plan_check_refs(const struct plan *p, int n_tensors, const uint64_t *tensor_
 				}
 			break;
 		case PLAN_OP_SYMBOL: break;
+		case PLAN_OP_GEMM: {
+			char why[256];
+			if (plan_gemm_check(&o->gemm, nbuf, sizes, why, sizeof why))
+				return ka_err_set(e, "ops[%d]: %s: %s", i,
+						  plan_gemm_api_name(o->gemm.api), why);
+			break;
+		}
 		}
 	}
 	return 0;
@@ -838,6 +973,11 @@ char *plan_signature(const struct plan *p)
 				 (unsigned long long)o->grid[1], (unsigned long long)o->grid[2],
 				 (unsigned long long)o->block[0], (unsigned long long)o->block[1],
 				 (unsigned long long)o->block[2]);
+		else if (o->kind == PLAN_OP_GEMM)
+			snprintf(item, sizeof item, "%s<%lldx%lldx%lldx%lld>;",
+				 plan_gemm_api_name(o->gemm.api), (long long)o->gemm.m,
+				 (long long)o->gemm.n, (long long)o->gemm.k,
+				 (long long)o->gemm.batch);
 		else
 			snprintf(item, sizeof item, "%s;",
 				 o->kind == PLAN_OP_FILL   ? "fill"

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "plan_gemm.h"
 #include "util.h"
 
 #define PLAN_MAX_PROGRAMS 8
@@ -72,6 +73,7 @@ enum plan_op_kind {
 	PLAN_OP_FILL,	/* memset / clEnqueueFillBuffer */
 	PLAN_OP_COPY,	/* device-to-device copy */
 	PLAN_OP_SYMBOL, /* CUDA cudaMemcpyToSymbolAsync: bytes -> symbol */
+	PLAN_OP_GEMM,	/* CUDA: a cuBLAS GEMM the runner replays (plan_gemm.h) */
 };
 
 struct plan_op {
@@ -93,6 +95,7 @@ struct plan_op {
 	uint32_t pattern_size;
 	char symbol[PLAN_MAX_NAME]; /* SYMBOL: device symbol name */
 	uint8_t *data;		    /* SYMBOL: size bytes; owned */
+	struct plan_gemm gemm;	    /* GEMM: the call, checked by plan_gemm_check */
 };
 
 /* A per-kernel attribute set before launch (CUDA cudaFuncSetAttribute). */
@@ -146,8 +149,8 @@ int plan_read(const char *json, size_t len, struct plan *p, struct ka_err *e);
 /* Check every buffer reference, fill, copy and relocation against the actual
  * buffer sizes (n_tensors tensor sizes, then the plan's workspaces): every
  * access must lie inside its buffer, including the whole global extent of
- * each tensor map (plan_tensormap_extent). 0 or -1 with e naming the op or
- * the map. */
+ * each tensor map (plan_tensormap_extent) and every operand of each cuBLAS
+ * GEMM (plan_gemm_check). 0 or -1 with e naming the op or the map. */
 int plan_check_refs(const struct plan *p, int n_tensors, const uint64_t *tensor_bytes,
 		    struct ka_err *e);
 

@@ -10,7 +10,8 @@
  * 64 GiB window per buffer, so any 8-byte word of a kernel argument that falls
  * in a buffer becomes a relocation. Streams, events, graphs, synchronisation,
  * allocation, libraries and driver entry points are refused (record_error) by
- * classify before the candidate is loaded. cuTensorMapEncodeTiled is
+ * classify before the candidate is loaded, except the recorded cuBLAS of
+ * record_cublas.c where the request's "libraries" lists cublas. cuTensorMapEncodeTiled is
  * recorded as a plan tensor map: the candidate gets 128 bytes of a fake
  * encoding (a magic word and the map's index) that may only reach a kernel
  * as a whole __grid_constant__ const CUtensorMap parameter, where it becomes a
@@ -25,6 +26,7 @@
 #include "../common/cudasym.h"
 #include "../common/elfread.h"
 #include "record.h"
+#include "record_cuda.h"
 
 /* ---- CUDA 13 ABI pieces (values from the toolkit headers) ---- */
 
@@ -289,6 +291,34 @@ static int kinfo_load(json_t *arr, struct ka_err *e)
 	return 0;
 }
 
+/* The libraries the task's policy allows (the request's "libraries"). */
+#define MAX_LIBS 4
+static char allowed_libs[MAX_LIBS][16];
+static int n_allowed_libs;
+
+static int libs_load(json_t *arr, struct ka_err *e)
+{
+	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+	if (n > MAX_LIBS)
+		return ka_err_set(e, "request: libraries: %zu entries, over the cap", n);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(arr, i));
+		if (!s || strlen(s) >= sizeof allowed_libs[0])
+			return ka_err_set(e, "request: libraries[%zu]: not a short string", i);
+		snprintf(allowed_libs[i], sizeof allowed_libs[i], "%s", s);
+		n_allowed_libs = (int)i + 1;
+	}
+	return 0;
+}
+
+int rcuda_library_allowed(const char *lib)
+{
+	for (int i = 0; lib && i < n_allowed_libs; i++)
+		if (!strcmp(allowed_libs[i], lib))
+			return 1;
+	return 0;
+}
+
 static int cuda_prepare(const struct record_request *req, struct ka_err *e)
 {
 	rc.n_tensors = req->n_inputs + req->n_outputs;
@@ -305,6 +335,8 @@ static int cuda_prepare(const struct record_request *req, struct ka_err *e)
 		c = cu;
 	dev_load(c);
 	snprintf(rc.plan.target, sizeof rc.plan.target, "cuda");
+	if (libs_load(json_object_get(req->root, "libraries"), e))
+		return -1;
 	return kinfo_load(json_object_get(c, "kernels"), e);
 }
 
@@ -319,14 +351,45 @@ static enum record_sym cuda_classify(const char *symbol)
 	 * (exit_group is allowed) before a plan exists: runtime_fault. */
 	if (!strcmp(symbol, "exit") || !strcmp(symbol, CUDA_EXTRA_EXPORTS))
 		return RECORD_SYM_PROVIDED;
+	static const char *const cublas[] = {CUDASYM_CUBLAS_EXPORTS(CUDASYM_STR_) NULL};
 	switch (cudasym_classify(symbol)) {
 	case CUDASYM_PROVIDED: return RECORD_SYM_PROVIDED;
-	case CUDASYM_CUDA:
-	case CUDASYM_LIBRARY: return RECORD_SYM_UNSUPPORTED;
+	case CUDASYM_LIBRARY:
+		/* Recorded only where the task's policy lists the library. */
+		return rcuda_library_allowed(cudasym_library(symbol)) &&
+				       cudasym_in_list(symbol, cublas)
+			       ? RECORD_SYM_PROVIDED
+			       : RECORD_SYM_UNSUPPORTED;
+	case CUDASYM_CUDA: return RECORD_SYM_UNSUPPORTED;
 	case CUDASYM_OTHER_CUDA:
 	case CUDASYM_OTHER: break;
 	}
 	return RECORD_SYM_OTHER;
+}
+
+int rcuda_resolve(const void *p, int *buf, uint64_t *off)
+{
+	return resolve((uint64_t)(uintptr_t)p, buf, off);
+}
+
+int rcuda_stream_ok(void *stream, const char *api)
+{
+	return stream_ok(stream, api);
+}
+
+int rcuda_buffers(const uint64_t **sizes)
+{
+	*sizes = rc.size;
+	return n_buffers();
+}
+
+struct plan_op *rcuda_add_op(const char *api)
+{
+	if (rc.plan.n_ops >= PLAN_MAX_OPS) {
+		record_fail("%s: more than %d operations in one call", api, PLAN_MAX_OPS);
+		return NULL;
+	}
+	return plan_add_op(&rc.plan);
 }
 
 static void *cuda_tensor_ptr(int i)
@@ -374,8 +437,10 @@ static const char *const cuda_libraries[] = CUDASYM_LIBRARIES;
 int __cxa_guard_acquire(int64_t *guard);
 void _Unwind_Resume(void *exception);
 void *const record_cuda_keep_cxx_[] = {(void *)__cxa_guard_acquire, (void *)_Unwind_Resume};
-static const char *const cuda_exports[] = {
-	CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_) CUDA_EXTRA_EXPORTS, NULL};
+static const char *const cuda_exports[] = {CUDASYM_RECORDER_EXPORTS(CUDASYM_STR_)
+						   CUDASYM_CUBLAS_EXPORTS(CUDASYM_STR_)
+							   CUDA_EXTRA_EXPORTS,
+					   NULL};
 
 const struct record_target record_target = {
 	.name = "cuda",

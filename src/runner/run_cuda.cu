@@ -25,6 +25,7 @@
  * beyond compile_error / launch_error / runtime_fault. */
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cublas_v2.h>
 #include <cupti.h>
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -45,6 +46,7 @@ extern "C" {
 #define CU_MAX_KREC 4096	/* kernel records kept per call */
 #define CU_STAGE_BYTES (16u << 20) /* page-locked read-back stage */
 #define CU_CUPTI_SLACK_NS 100000   /* CUPTI vs host timestamps: see cu_call */
+#define CU_BLAS_WS_BYTES (32u << 20) /* cuBLAS workspace (Hopper's recommended size) */
 
 
 /* ---- device-side helpers of the runner (named ka_rt_* so CUPTI can tell
@@ -335,6 +337,8 @@ struct cu_slot {
 	void *pinned;			/* symbol data, page-locked for graph capture */
 	char signature[4096];		/* kernel names of the plan, in order */
 	int n_launch;
+	int n_gemm;			/* cuBLAS steps of the plan */
+	char *module_names;		/* ";name;name;...": every kernel of the module */
 };
 
 struct cu {
@@ -365,6 +369,8 @@ struct cu {
 		pageable, persisting_l2_max, max_grid[3], max_block[3], cluster_launch;
 	size_t global_mem;
 	int driver_version, runtime_version;
+	cublasHandle_t blas;		/* the replay's handle, on stream, created lazily */
+	CUdeviceptr blas_ws;		/* its workspace (set, so capture never allocates) */
 };
 
 /* For native baselines: ka_workspace hands out scratch of the current call. */
@@ -557,6 +563,7 @@ static void cu_unload(void *ctx, int slot)
 	}
 	if (sl->pinned)
 		cuMemFreeHost(sl->pinned);
+	free(sl->module_names);
 	if (sl->mod)
 		cuModuleUnload(sl->mod);
 	if (sl->lib)
@@ -574,6 +581,67 @@ static int alloc_buf(struct cu_buf *b, uint64_t bytes, struct ka_err *e)
 	b->ptr = b->whole + RUNNER_CANARY_BYTES;
 	b->bytes = bytes;
 	return 0;
+}
+
+/* A cuBLAS step of the plan on the runner's handle and stream, exactly as the
+ * candidate called it (the same entry point, math mode and host scalars).
+ * plan_check_refs has checked it against the buffers when the plan was
+ * loaded; it is checked again here, right before the call, against this
+ * slot's buffers, so no path reaches cuBLAS unchecked. */
+static CUresult issue_gemm(struct cu *c, const struct cu_slot *sl, const struct plan_op *o, int i,
+			   char *what, size_t cap)
+{
+	const struct plan_gemm *g = &o->gemm;
+	const char *api = plan_gemm_api_name(g->api);
+	uint64_t sizes[RUNNER_MAX_BUFFERS];
+	for (int b = 0; b < sl->n_bufs; b++)
+		sizes[b] = sl->buf[b].bytes;
+	char why[256];
+	if (!c->blas || plan_gemm_check(g, sl->n_bufs, sizes, why, sizeof why)) {
+		snprintf(what, cap, "%s (op %d): %s", api, i, c->blas ? why : "no cuBLAS handle");
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	void *A = (void *)(uintptr_t)(sl->buf[g->a.buf].ptr + g->a.offset);
+	void *B = (void *)(uintptr_t)(sl->buf[g->b.buf].ptr + g->b.offset);
+	void *C = (void *)(uintptr_t)(sl->buf[g->c.buf].ptr + g->c.offset);
+	cublasOperation_t ta = (cublasOperation_t)g->transa, tb = (cublasOperation_t)g->transb;
+	int m = (int)g->m, n = (int)g->n, k = (int)g->k, lda = (int)g->lda, ldb = (int)g->ldb,
+	    ldc = (int)g->ldc, batch = (int)g->batch;
+	float fa = (float)g->alpha, fb = (float)g->beta;
+	double da = g->alpha, db = g->beta;
+	int dbl = g->compute == PLAN_COMPUTE_64F || g->compute == PLAN_COMPUTE_64F_PEDANTIC;
+	const void *al = dbl ? (const void *)&da : (const void *)&fa;
+	const void *be = dbl ? (const void *)&db : (const void *)&fb;
+	cudaDataType at = (cudaDataType)g->atype, bt = (cudaDataType)g->btype,
+		     ct = (cudaDataType)g->ctype;
+	cublasComputeType_t ctype = (cublasComputeType_t)g->compute;
+	cublasGemmAlgo_t algo = (cublasGemmAlgo_t)g->algo;
+	cublasStatus_t st = cublasSetMathMode(c->blas, (cublasMath_t)g->math_mode);
+	if (st == CUBLAS_STATUS_SUCCESS) {
+		switch (g->api) {
+		case PLAN_GEMM_SGEMM:
+			st = cublasSgemm(c->blas, ta, tb, m, n, k, &fa, (const float *)A, lda,
+					 (const float *)B, ldb, &fb, (float *)C, ldc);
+			break;
+		case PLAN_GEMM_SGEMM_STRIDED:
+			st = cublasSgemmStridedBatched(c->blas, ta, tb, m, n, k, &fa,
+						       (const float *)A, lda, g->stride_a,
+						       (const float *)B, ldb, g->stride_b, &fb,
+						       (float *)C, ldc, g->stride_c, batch);
+			break;
+		case PLAN_GEMM_EX:
+			st = cublasGemmEx(c->blas, ta, tb, m, n, k, al, A, at, lda, B, bt, ldb, be, C,
+					  ct, ldc, ctype, algo);
+			break;
+		default:
+			st = cublasGemmStridedBatchedEx(c->blas, ta, tb, m, n, k, al, A, at, lda,
+							g->stride_a, B, bt, ldb, g->stride_b, be, C,
+							ct, ldc, g->stride_c, batch, ctype, algo);
+			break;
+		}
+	}
+	snprintf(what, cap, "%s (op %d) returned %s", api, i, cublasGetStatusName(st));
+	return st == CUBLAS_STATUS_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* Issue the plan's ops on the stream (inside a graph capture). */
@@ -645,6 +713,7 @@ static CUresult issue_ops(struct cu *c, struct cu_slot *sl, const struct plan *p
 			snprintf(what, cap, "copy to symbol %s (op %d)", o->symbol, i);
 			break;
 		}
+		case PLAN_OP_GEMM: r = issue_gemm(c, sl, o, i, what, cap); break;
 		}
 		if (r)
 			return r;
@@ -1092,6 +1161,97 @@ static int load_capture(struct cu *c, struct cu_slot *sl, const struct plan *p,
 	return 0;
 }
 
+/* The runner's cuBLAS handle, made once: on the runner's stream, host
+ * pointer mode, and a workspace of its own so that neither the warm-up nor
+ * the capture makes cuBLAS allocate. */
+static int blas_open(struct cu *c, struct ka_err *e)
+{
+	if (c->blas)
+		return 0;
+	CUresult r = cuMemAlloc(&c->blas_ws, CU_BLAS_WS_BYTES);
+	if (r)
+		return ka_err_set(e, "cuBLAS workspace: %s", cu_err(r));
+	cublasHandle_t h = NULL;
+	cublasStatus_t st = cublasCreate(&h);
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = cublasSetStream(h, (cudaStream_t)c->stream);
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = cublasSetWorkspace(h, (void *)(uintptr_t)c->blas_ws, CU_BLAS_WS_BYTES);
+	if (st != CUBLAS_STATUS_SUCCESS) {
+		if (h)
+			cublasDestroy(h);
+		cuMemFree(c->blas_ws);
+		c->blas_ws = 0;
+		return ka_err_set(e, "cuBLAS: %s", cublasGetStatusName(st));
+	}
+	c->blas = h;
+	return 0;
+}
+
+/* ";name;" for every kernel of the slot's plan and module: CUPTI records of a slot
+ * with cuBLAS steps whose names are not here are cuBLAS's own kernels (device
+ * code can launch only kernels of its own module). */
+static int module_names(struct cu_slot *sl, const struct plan *p, struct ka_err *e)
+{
+	unsigned n = 0;
+	if (cuModuleGetFunctionCount(&n, sl->mod) || n > 65536)
+		return ka_err_set(e, "cannot count the module's kernels");
+	CUfunction *fs = (CUfunction *)xcalloc(n ? n : 1, sizeof *fs);
+	struct util_buf b;
+	memset(&b, 0, sizeof b);
+	util_buf_puts(&b, ";");
+	/* The plan's names first: they are what CUPTI reports for the
+	 * launches (the signature check relies on it). */
+	for (int k = 0; k < p->n_kernels; k++) {
+		util_buf_puts(&b, p->kernels[k].name);
+		util_buf_puts(&b, ";");
+	}
+	int rc = n && cuModuleEnumerateFunctions(fs, n, sl->mod) ? -1 : 0;
+	for (unsigned i = 0; i < n && !rc; i++) {
+		const char *name = NULL;
+		if (cuFuncGetName(&name, fs[i]) || !name) {
+			rc = -1;
+			break;
+		}
+		util_buf_puts(&b, name);
+		util_buf_puts(&b, ";");
+	}
+	free(fs);
+	sl->module_names = util_buf_take(&b);
+	return rc ? ka_err_set(e, "cannot list the module's kernels") : 0;
+}
+
+/* Load, step 2b (plans with cuBLAS steps): the handle, the module's kernel
+ * names, and each cuBLAS step run once outside any capture (cuBLAS loads its
+ * kernels and picks them on a first call; the buffers' contents do not
+ * matter: inputs are regenerated and outputs poisoned before every call). A
+ * step cuBLAS refuses is the candidate's launch_error. */
+static int load_blas(struct cu *c, struct cu_slot *sl, const struct plan *p,
+		     struct runner_verdict *v, struct ka_err *e)
+{
+	for (int i = 0; i < p->n_ops; i++)
+		sl->n_gemm += p->ops[i].kind == PLAN_OP_GEMM;
+	if (!sl->n_gemm)
+		return 0;
+	if (blas_open(c, e) || module_names(sl, p, e))
+		return -1;
+	char what[512] = "";
+	for (int i = 0; i < p->n_ops; i++) {
+		if (p->ops[i].kind != PLAN_OP_GEMM)
+			continue;
+		if (issue_gemm(c, sl, &p->ops[i], i, what, sizeof what))
+			return runner_verdict_set(v, "launch_error", "%s", what);
+	}
+	CUresult r = cuStreamSynchronize(c->stream);
+	if (r) {
+		v->fatal = true;
+		return runner_verdict_set(v, "runtime_fault", "the cuBLAS warm-up: %s", cu_err(r));
+	}
+	return 0;
+}
+
 /* A failed load leaves what it made in sl: the request loop calls cu_unload. */
 static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runner_verdict *v,
 		   struct ka_err *e)
@@ -1106,6 +1266,8 @@ static int cu_load(void *ctx, int slot, const struct runner_slot *s, struct runn
 	if (s->native[0])
 		return load_native(c, sl, s, e);
 	rc = load_kernels(sl, s, v, e);
+	if (!rc)
+		rc = load_blas(c, sl, p, v, e);
 	if (rc)
 		return rc;
 	CUtensorMap *tmaps = NULL;
@@ -1305,6 +1467,19 @@ static int call_replay(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	return 0;
 }
 
+/* 1 if a CUPTI kernel name (possibly cut at 127 bytes) begins a name of the
+ * slot's module. */
+static int in_module(const struct cu_slot *sl, const char *name)
+{
+	if (!sl->module_names)
+		return 0;
+	char needle[sizeof cupti.rec[0].name + 2];
+	/* A whole name ends at ';'; a cut one matches as a prefix. */
+	snprintf(needle, sizeof needle, strlen(name) + 1 < sizeof cupti.rec[0].name ? ";%s;" : ";%s",
+		 name);
+	return strstr(sl->module_names, needle) != NULL;
+}
+
 /* Call, step 3: what CUPTI saw of the window [w0, w1] (the reply's "cupti":
  * docs/runner-protocol.md); *span_ns gets first start to last end. */
 static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, double *span_ns)
@@ -1318,7 +1493,7 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 	 * launches none of its own helpers until the next flush, so every
 	 * record here that did not end before the window belongs to the
 	 * replay. */
-	int earlier = 0;
+	int earlier = 0, library = 0;
 	int64_t outside_by = 0;
 	for (int i = 0; i < cupti.n; i++) {
 		const struct krec *k = &cupti.rec[i];
@@ -1346,17 +1521,23 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 		if (k->end > last)
 			last = k->end;
 		busy += k->end - k->start;
+		/* A slot with cuBLAS steps: a kernel that is not the module's is
+		 * cuBLAS's (inside the window, so timed; not in the signature). */
+		if (sl->n_gemm && !in_module(sl, k->name)) {
+			library++;
+			continue;
+		}
 		size_t l = strlen(names);
 		snprintf(names + l, sizeof names - l, "%s;", k->name);
 		if (!sl->native && !strstr(sl->signature, k->name))
 			foreign++;
 	}
 	*span_ns = n ? (double)(last - first) : 0.0;
-	return json_pack("{s:i,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:b}", "kernels", n, "outside", outside,
-			 "outside_by_ns", (json_int_t)outside_by, "foreign", foreign, "earlier",
-			 earlier, "dropped", cupti.dropped, "span_ns", *span_ns, "busy_ns",
-			 (double)busy, "signature_match",
-			 sl->native || !strcmp(names, sl->signature));
+	return json_pack("{s:i,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:b,s:i}", "kernels", n, "outside",
+			 outside, "outside_by_ns", (json_int_t)outside_by, "foreign", foreign,
+			 "earlier", earlier, "dropped", cupti.dropped, "span_ns", *span_ns,
+			 "busy_ns", (double)busy, "signature_match",
+			 sl->native || !strcmp(names, sl->signature), "library", library);
 }
 
 /* Call, step 4: queue the read-back and wait for it, in one
@@ -1535,6 +1716,10 @@ static void cu_destroy(void *ctx)
 		cuMemFree(c->regen);
 	if (c->stage)
 		cuMemFreeHost(c->stage);
+	if (c->blas)
+		cublasDestroy(c->blas);
+	if (c->blas_ws)
+		cuMemFree(c->blas_ws);
 	json_decref(c->clocks);
 	if (cupti.on)
 		cuptiActivityFlushAll(1);

@@ -821,9 +821,12 @@ static int ocl_load(void *ctx, int slot, const struct runner_slot *s, struct run
 			break;
 		case PLAN_OP_FILL: break;
 		case PLAN_OP_SYMBOL:
+		case PLAN_OP_GEMM:
 			return runner_verdict_set(
 				v, "launch_error",
-				"ops[%d]: symbol copies exist only on the CUDA target", i);
+				"ops[%d]: symbol copies and library steps exist only on the CUDA "
+				"target",
+				i);
 		}
 	}
 	return 0;
@@ -903,7 +906,8 @@ static cl_int enqueue_op(struct ocl *o, struct ocl_slot *sl, const struct plan *
 			o->q, s->whole, d->whole, s->pre + (size_t)op->src.offset,
 			d->pre + (size_t)op->dst.offset, (size_t)op->size, 0, NULL, ev);
 	}
-	case PLAN_OP_SYMBOL: break;
+	case PLAN_OP_SYMBOL:
+	case PLAN_OP_GEMM: break;
 	}
 	return CL_INVALID_OPERATION;
 }

@@ -348,6 +348,187 @@ static void test_check_refs(void)
 	free(j);
 }
 
+/* ---- cuBLAS GEMM steps (plan_gemm.h) ---- */
+
+/* A valid Sgemm: C (buffer 2, m x n = 64 x 32) = A (buffer 0, 64 x 16) x B
+ * (buffer 1, 16 x 32), all fp32, packed. */
+static struct plan_gemm gemm0(void)
+{
+	struct plan_gemm g;
+	memset(&g, 0, sizeof g);
+	g.api = PLAN_GEMM_SGEMM;
+	g.m = 64;
+	g.n = 32;
+	g.k = 16;
+	g.alpha = 1;
+	g.a.buf = 0;
+	g.b.buf = 1;
+	g.c.buf = 2;
+	g.lda = 64;
+	g.ldb = 16;
+	g.ldc = 64;
+	g.batch = 1;
+	g.compute = PLAN_COMPUTE_32F;
+	g.algo = -1;
+	return g;
+}
+
+static const uint64_t gemm_sizes[3] = {64 * 16 * 4, 16 * 32 * 4, 64 * 32 * 4};
+
+static void test_gemm_extent(void)
+{
+	CHECK(plan_gemm_extent(0, 5, 5, 0, 1, 4) == 0);
+	CHECK(plan_gemm_extent(5, 0, 5, 0, 1, 4) == 0);
+	CHECK(plan_gemm_extent(5, 5, 5, 0, 0, 4) == 0);
+	CHECK(plan_gemm_extent(64, 16, 64, 0, 1, 4) == 64 * 16 * 4);
+	/* ld larger than rows: the last column starts at (cols-1) ld. */
+	CHECK(plan_gemm_extent(10, 3, 100, 0, 1, 2) == (2 * 100 + 10) * 2);
+	/* batches: (batch-1) stride more; stride 0 (broadcast) adds nothing. */
+	CHECK(plan_gemm_extent(10, 3, 10, 50, 4, 4) == (3 * 50 + 2 * 10 + 10) * 4);
+	CHECK(plan_gemm_extent(10, 3, 10, 0, 4, 4) == 30 * 4);
+	/* Overflow anywhere is UINT64_MAX, never a wrapped small number. */
+	CHECK(plan_gemm_extent(1, 2, UINT64_MAX / 2, 0, 1, 4) == UINT64_MAX);
+	CHECK(plan_gemm_extent(1, 1, 1, UINT64_MAX / 3, 5, 1) == UINT64_MAX);
+	CHECK(plan_gemm_extent(2147483647, 2147483647, 2147483647, 0, 1, 1) ==
+	      2147483646ull * 2147483647ull + 2147483647ull);
+	CHECK(plan_gemm_extent(2147483647, 2147483647, 2147483647, 0, 1, 8) == UINT64_MAX);
+	CHECK(plan_gemm_extent(2147483647, 2147483647, 2147483647, INT64_MAX, 2147483647, 8) ==
+	      UINT64_MAX);
+}
+
+/* g (gemm0) with fields changed by STMT must fail, naming WANT. */
+#define GEMM_BAD(STMT, WANT)                                                                       \
+	do {                                                                                       \
+		g = gemm0();                                                                       \
+		why[0] = 0;                                                                        \
+		STMT;                                                                              \
+		int rc = plan_gemm_check(&g, 3, gemm_sizes, why, sizeof why);                      \
+		if (rc != -1 || !strstr(why, WANT))                                                \
+			printf("# %s: rc %d, '%s'\n", #STMT, rc, why);                             \
+		CHECK(rc == -1 && strstr(why, WANT) != NULL);                                      \
+	} while (0)
+
+static void test_gemm_check(void)
+{
+	char why[256];
+	struct plan_gemm g = gemm0();
+	CHECK_EQ_INT(plan_gemm_check(&g, 3, gemm_sizes, why, sizeof why), 0);
+	g.transa = 1; /* A stored k x m: lda >= 16, 64 columns of 16 */
+	g.lda = 16;
+	CHECK_EQ_INT(plan_gemm_check(&g, 3, gemm_sizes, why, sizeof why), 0);
+	g = gemm0(); /* m = 0: nothing touched, still a valid call */
+	g.m = 0;
+	g.ldc = 1;
+	g.lda = 1;
+	CHECK_EQ_INT(plan_gemm_check(&g, 3, gemm_sizes, why, sizeof why), 0);
+	g = gemm0(); /* bf16 in, fp32 out, through GemmEx */
+	g.api = PLAN_GEMM_EX;
+	g.atype = g.btype = PLAN_DT_R_16BF;
+	CHECK_EQ_INT(plan_gemm_check(&g, 3, gemm_sizes, why, sizeof why), 0);
+	/* Leading dimensions, dimensions, extents: */
+	GEMM_BAD(g.lda = 63, "lda = 63 is less than max(1, m = 64)");
+	GEMM_BAD((g.transb = 1, g.ldb = 16), "ldb = 16 is less than max(1, n = 32)");
+	GEMM_BAD(g.ldc = 0, "ldc = 0 is less than max(1, m = 64)");
+	GEMM_BAD((g.m = 65, g.lda = 65, g.ldc = 65), "A: 4160 bytes from buffer 0 + 0 run past");
+	GEMM_BAD(g.n = 33, "B: 2112 bytes from buffer 1 + 0 run past its end (2048 bytes)");
+	GEMM_BAD(g.ldc = 65, "C: 8316 bytes from buffer 2 + 0 run past its end (8192 bytes)");
+	GEMM_BAD(g.c.offset = 4, "C: 8192 bytes from buffer 2 + 4 run past its end");
+	GEMM_BAD(g.c.offset = 2, "C: offset 2 in buffer 2 is not a multiple of the element size 4");
+	GEMM_BAD(g.c.offset = UINT64_MAX - 3, "run past its end");
+	GEMM_BAD(g.a.buf = 3, "A: buffer 3 does not exist");
+	GEMM_BAD(g.b.buf = -1, "B: buffer -1 does not exist");
+	GEMM_BAD(g.k = -1, "k = -1 is not 0..2^31-1");
+	GEMM_BAD(g.m = 1ll << 31, "m = 2147483648 is not 0..2^31-1");
+	GEMM_BAD(g.lda = 2147483647, "A: 128849019076 bytes from buffer 0 + 0 run past");
+	GEMM_BAD((g.api = PLAN_GEMM_SGEMM_STRIDED, g.batch = 2147483647, g.stride_c = INT64_MAX),
+		 "C: the extent overflows 64 bits");
+	/* Batches and strides: */
+	GEMM_BAD(g.batch = 2, "a non-batched call has batchCount 1 and strides 0");
+	GEMM_BAD((g.api = PLAN_GEMM_SGEMM_STRIDED, g.batch = 2, g.stride_c = 64 * 32),
+		 "C: 16384 bytes from buffer 2 + 0 run past its end (8192 bytes)");
+	GEMM_BAD((g.api = PLAN_GEMM_SGEMM_STRIDED, g.batch = 2, g.stride_a = -1),
+		 "negative strides");
+	GEMM_BAD((g.api = PLAN_GEMM_STRIDED_EX, g.batch = -1), "batchCount = -1");
+	/* Types, compute types, enums, scalars: */
+	GEMM_BAD(g.atype = PLAN_DT_R_16F, "the types must be CUDA_R_32F");
+	GEMM_BAD((g.api = PLAN_GEMM_EX, g.compute = 72), "computeType 72 is not supported");
+	GEMM_BAD((g.api = PLAN_GEMM_EX, g.compute = PLAN_COMPUTE_32F_FAST_TF32,
+		  g.atype = g.btype = PLAN_DT_R_16F),
+		 "not a supported combination");
+	GEMM_BAD((g.api = PLAN_GEMM_EX, g.atype = PLAN_DT_R_16F, g.btype = PLAN_DT_R_16BF),
+		 "not a supported combination");
+	GEMM_BAD((g.api = PLAN_GEMM_EX, g.atype = 3, g.btype = 3), "Atype 3");
+	GEMM_BAD((g.api = PLAN_GEMM_EX, g.algo = 50), "algo 50 is not a cublasGemmAlgo_t");
+	GEMM_BAD(g.transa = 3, "transa 3");
+	GEMM_BAD(g.math_mode = 4, "math mode 4");
+	GEMM_BAD(g.math_mode = 64, "math mode 64");
+	GEMM_BAD(g.api = 9, "api 9");
+	GEMM_BAD(g.beta = 1.0 / 0.0, "alpha and beta must be finite");
+}
+
+/* A plan with a gemm step: ka-plan/2, the runner's plan_check_refs, and
+ * plan_read's structural refusals. */
+#define GEMM_PLAN                                                                                  \
+	"{\"format\":\"%s\",\"target\":\"%s\",\"status\":0,\"programs\":[],\"kernels\":[],"        \
+	"\"workspaces\":[],\"ops\":[{\"op\":\"gemm\",\"api\":\"%s\",\"transa\":0,\"transb\":0,"    \
+	"\"m\":64,\"n\":32,\"k\":16,\"alpha\":1.5,\"beta\":0,\"a\":{\"buf\":0,\"offset\":0},"      \
+	"\"atype\":0,\"lda\":%d,\"stride_a\":0,\"b\":{\"buf\":1,\"offset\":0},\"btype\":0,"        \
+	"\"ldb\":16,\"stride_b\":0,\"c\":{\"buf\":2,\"offset\":0},\"ctype\":0,\"ldc\":64,"         \
+	"\"stride_c\":0,\"batch\":1,\"compute\":68,\"algo\":-1,\"math_mode\":0}]}"
+
+static void test_gemm_plan(void)
+{
+	char text[2048];
+	struct plan p;
+	struct ka_err e;
+	snprintf(text, sizeof text, GEMM_PLAN, "ka-plan/2", "cuda", "sgemm", 64);
+	CHECK_EQ_INT(plan_read(text, strlen(text), &p, &e), 0);
+	CHECK(p.n_ops == 1 && p.ops[0].kind == PLAN_OP_GEMM && p.ops[0].gemm.alpha == 1.5);
+	CHECK_EQ_INT(plan_check_refs(&p, 3, gemm_sizes, &e), 0);
+	uint64_t small[3] = {gemm_sizes[0], gemm_sizes[1], gemm_sizes[2] - 4};
+	CHECK_EQ_INT(plan_check_refs(&p, 3, small, &e), -1);
+	CHECK(strstr(e.msg, "ops[0]: cublasSgemm_v2: C: 8192 bytes") != NULL);
+	char *sig = plan_signature(&p);
+	CHECK_STR(sig, "cublasSgemm_v2<64x32x16x1>;");
+	free(sig);
+	char *again = plan_write(&p);
+	struct plan q;
+	CHECK_EQ_INT(plan_read(again, strlen(again), &q, &e), 0);
+	CHECK(!memcmp(&q.ops[0].gemm, &p.ops[0].gemm, sizeof q.ops[0].gemm));
+	CHECK(strstr(again, "\"format\":\"ka-plan/2\"") != NULL);
+	plan_free(&q);
+	free(again);
+	plan_free(&p);
+	/* A hand-written plan with lda too small reads (structure) but fails the
+	 * runner's check (meaning). */
+	snprintf(text, sizeof text, GEMM_PLAN, "ka-plan/2", "cuda", "sgemm", 8);
+	CHECK_EQ_INT(plan_read(text, strlen(text), &p, &e), 0);
+	CHECK_EQ_INT(plan_check_refs(&p, 3, gemm_sizes, &e), -1);
+	CHECK(strstr(e.msg, "lda = 8 is less than max(1, m = 64)") != NULL);
+	plan_free(&p);
+	const struct {
+		const char *fmt, *target, *api;
+		int lda;
+		const char *want;
+	} bads[] = {
+		{"ka-plan/1", "cuda", "sgemm", 64, "needs target cuda and format ka-plan/2"},
+		{"ka-plan/2", "opencl", "sgemm", 64, "needs target cuda"},
+		{"ka-plan/2", "cuda", "dgemm", 64, "'api' is not a recorded cuBLAS GEMM"},
+		{"ka-plan/2", "cuda", "sgemm", -1, "'lda' = -1 is out of range"},
+		{"ka-plan/3", "cuda", "sgemm", 64, "format is not"},
+	};
+	for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
+		snprintf(text, sizeof text, GEMM_PLAN, bads[i].fmt, bads[i].target, bads[i].api,
+			 bads[i].lda);
+		int rc = plan_read(text, strlen(text), &p, &e);
+		if (rc != -1 || !strstr(e.msg, bads[i].want))
+			printf("# bad gemm plan %zu: rc %d, %s\n", i, rc, rc ? e.msg : "");
+		CHECK(rc == -1 && strstr(e.msg, bads[i].want) != NULL);
+		if (!rc)
+			plan_free(&p);
+	}
+}
+
 int main(void)
 {
 	memset(zeros128, '0', 256);
@@ -358,5 +539,8 @@ int main(void)
 	RUN(test_check_rules);
 	RUN(test_extent);
 	RUN(test_check_refs);
+	RUN(test_gemm_extent);
+	RUN(test_gemm_check);
+	RUN(test_gemm_plan);
 	TEST_EXIT();
 }

@@ -37,6 +37,10 @@ static const struct {
 	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
 	{"kernel_never_ends.cu", "_Z4spinPf<1x1x1,32x1x1>;", 1, 0, 0, 0, 0, 0, 0},
 	{"ok_tma.cu", "_Z7add_tma14CUtensorMap_stS_Pfx<5x1x1,128x1x1>;", 1, 0, 0, 0, 0, 2, 2},
+	{"ok_cublas.cu",
+	 "cublasSgemm_v2<10x10x100x1>;cublasGemmStridedBatchedEx<5x10x100x2>;_Z5scalePfx<1x1x1,"
+	 "256x1x1>;",
+	 1, 0, 0, 0, 0, 0, 0},
 };
 
 /* Fixtures whose record_error must name its cause. */
@@ -48,6 +52,12 @@ static const struct {
 	{"tma_bad_box.cu", "cuTensorMapEncodeTiled: boxDim[0] = 300 is not 1..256"},
 	{"tma_in_struct.cu", "argument 0 (256 bytes at parameter offset"},
 	{"tma_modified.cu", "argument 0 (128 bytes at parameter offset 112) holds a tensor map"},
+	{"cublas_bad_ldc.cu",
+	 "cublasSgemm_v2: C: 4400 bytes from buffer 2 + 0 run past its end (4000 bytes)"},
+	{"cublas_device_scalars.cu", "cublasSetPointerMode_v2: CUBLAS_POINTER_MODE_DEVICE cannot "
+				     "be recorded"},
+	{"cublas_default_stream.cu", "cublasSgemm_v2: on stream 0 (the legacy default stream)"},
+	{"cublas_unsupported.cu", "cublasSetWorkspace_v2: not available to a candidate"},
 };
 
 static const char *const fixtures[] = {
@@ -75,8 +85,19 @@ static const char *const fixtures[] = {
 	"tma_bad_box.cu",
 	"tma_in_struct.cu",
 	"tma_modified.cu",
+	"ok_cublas.cu",
+	"cublas_bad_ldc.cu",
+	"cublas_device_scalars.cu",
+	"cublas_default_stream.cu",
+	"cublas_unsupported.cu",
 	NULL,
 };
+
+/* Fixtures compiled and recorded under a policy that lists cublas. */
+static int cublas_fixture(const char *file)
+{
+	return !strncmp(file, "cublas_", 7) || !strcmp(file, "ok_cublas.cu");
+}
 
 static int have_tools(void)
 {
@@ -95,7 +116,7 @@ static void expect_of(const char *src, char *out, size_t cap)
 /* Run the recorder on so; returns the verdict name and fills *plan_json
  * (caller frees) for "ok"/"launch_error". */
 static const char *record(const char *so, const struct elf_kernels *ks, const char *name,
-			  char **plan_json, char *detail, size_t cap)
+			  int cublas, char **plan_json, char *detail, size_t cap)
 {
 	*plan_json = NULL;
 	detail[0] = 0;
@@ -127,6 +148,8 @@ static const char *record(const char *so, const struct elf_kernels *ks, const ch
 				   "N", "values", 1000, "device", dev);
 	if (!req)
 		printf("# request: %s\n", je.text);
+	else if (cublas)
+		json_object_set_new(req, "libraries", json_pack("[s]", "cublas"));
 	json_decref(t);
 	char *reqpath = xasprintf("%s/%s.request.json", work, name);
 	json_dump_file(req, reqpath, 0);
@@ -164,6 +187,37 @@ static const char *record(const char *so, const struct elf_kernels *ks, const ch
 	return verdict;
 }
 
+/* ok_cublas.cu's two GEMMs, field by field, and their JSON round trip. */
+static void check_cublas_plan(const struct plan *p)
+{
+	CHECK(p->n_ops == 3 && p->ops[0].kind == PLAN_OP_GEMM && p->ops[1].kind == PLAN_OP_GEMM);
+	if (p->n_ops != 3 || p->ops[1].kind != PLAN_OP_GEMM)
+		return;
+	const struct plan_gemm *g = &p->ops[0].gemm, *h = &p->ops[1].gemm;
+	CHECK(g->api == PLAN_GEMM_SGEMM && g->transa == 1 && g->transb == 0);
+	CHECK(g->m == 10 && g->n == 10 && g->k == 100 && g->batch == 1);
+	CHECK(g->alpha == 1.0 && g->beta == 0.0 && g->math_mode == 0);
+	CHECK(g->a.buf == 0 && g->b.buf == 1 && g->c.buf == 2 && g->c.offset == 0);
+	CHECK(g->lda == 100 && g->ldb == 100 && g->ldc == 10);
+	CHECK(h->api == PLAN_GEMM_STRIDED_EX && h->transa == 0 && h->alpha == 2.0);
+	CHECK(h->m == 5 && h->n == 10 && h->k == 100 && h->batch == 2);
+	CHECK(h->stride_a == 500 && h->stride_b == 0 && h->stride_c == 50);
+	CHECK(h->c.buf == 2 && h->c.offset == 400 && h->ldc == 5);
+	CHECK(h->compute == PLAN_COMPUTE_32F && h->algo == -1 && h->math_mode == 3);
+	struct ka_err e;
+	char *again = plan_write(p);
+	CHECK(strstr(again, "\"ka-plan/2\"") != NULL);
+	struct plan q;
+	CHECK_EQ_INT(plan_read(again, strlen(again), &q, &e), 0);
+	CHECK(q.n_ops == 3 && !memcmp(&q.ops[1].gemm, h, sizeof *h));
+	plan_free(&q);
+	free(again);
+	/* The runner's check with w one float short: the Sgemm's B is outside. */
+	uint64_t small[3] = {4000, 3996, 4000};
+	CHECK_EQ_INT(plan_check_refs(p, 3, small, &e), -1);
+	CHECK(strstr(e.msg, "ops[0]: cublasSgemm_v2: B:") != NULL);
+}
+
 static void check_plan(const char *file, const char *json)
 {
 	struct plan p;
@@ -195,6 +249,8 @@ static void check_plan(const char *file, const char *json)
 			printf("# %s: relocs %d status %d\n", file, relocs, p.status);
 		CHECK_EQ_INT(relocs, plans[i].relocs);
 		CHECK_EQ_INT(p.status, plans[i].status);
+		if (!strcmp(file, "ok_cublas.cu"))
+			check_cublas_plan(&p);
 		const struct plan_op *last = &p.ops[p.n_ops - 1];
 		CHECK(last->kind == PLAN_OP_LAUNCH);
 		CHECK(last->cluster[0] == plans[i].cluster0);
@@ -251,7 +307,12 @@ static void one_fixture(const char *file)
 	char expect[64];
 	expect_of(src, expect, sizeof expect);
 	char *cache = xasprintf("%s/cache", work), *inc = xasprintf("%s/include", root);
-	struct cudac_opts o = {.arch = "sm_90a", .cache_dir = cache, .include_dir = inc};
+	static const char *const cublas[] = {"cublas", NULL};
+	int libs = cublas_fixture(file);
+	struct cudac_opts o = {.arch = "sm_90a",
+			       .cache_dir = cache,
+			       .include_dir = inc,
+			       .libs = libs ? cublas : NULL};
 	struct cudac_result r;
 	int rc = cudac_compile(src, len, &o, &r, &e);
 	free(src);
@@ -265,7 +326,18 @@ static void one_fixture(const char *file)
 	snprintf(detail, sizeof detail, "%.1000s", r.detail);
 	char *plan_json = NULL;
 	if (r.verdict == VERDICT_OK)
-		got = record(r.so_path, &r.kernels, file, &plan_json, detail, sizeof detail);
+		got = record(r.so_path, &r.kernels, file, libs, &plan_json, detail, sizeof detail);
+	if (libs && r.verdict == VERDICT_OK && !strcmp(file, "ok_cublas.cu")) {
+		/* The same object recorded without the policy: the recorder
+		 * itself refuses every cuBLAS name. */
+		char d2[1024], *pj2 = NULL;
+		const char *v2 =
+			record(r.so_path, &r.kernels, "ok_cublas_nopolicy", 0, &pj2, d2, sizeof d2);
+		printf("# %s without the policy: %s (%s)\n", file, v2, d2);
+		CHECK(!strcmp(v2, "record_error") && strstr(d2, "cublas") != NULL &&
+		      strstr(d2, "not available to a candidate") != NULL);
+		free(pj2);
+	}
 	printf("# %s: %s (%s)\n", file, got, detail);
 	int same = !strcmp(got, expect);
 	if (same && plan_json)
