@@ -72,6 +72,16 @@ char *bank_opencl_ref_source(const struct ka_task *t);
  * Returns a new string (free) or NULL as above. */
 char *bank_cuda_ref_source(const struct ka_task *t);
 
+/* The device gold of t (src/devgold.c): the same source with KA_GOLD
+ * defined first, so that every output is a double array and the math
+ * functions take C's argument conversions (include/ka_ref.h), exactly the
+ * CPU gold's computation; the kernel is
+ *   extern "C" __global__ void ka_gold(long long n, long long p_<param>...,
+ *                                      const T *in_<input>...,
+ *                                      double *out_<output>...)
+ * one thread per item. Malloc'd, or NULL when the headers cannot be read. */
+char *bank_cuda_gold_source(const struct ka_task *t);
+
 /* Outcome of validating one task. */
 enum bank_verdict {
 	BANK_VERDICT_OK = 0,	     /* every check passed */

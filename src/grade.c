@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmp.h"
+#include "devgold.h"
 #include "devlock.h"
 #include "gen.h"
 #include "gold.h"
@@ -29,6 +31,7 @@
 #define GRADE_SAMPLE_CAP (1 << 19) /* sampled elements a call may return (runner: 1 << 20) */
 #define GRADE_GOLD_CHECK_S 1.0	   /* parent's gold wall seconds, untimed call */
 #define GRADE_GOLD_TIMED_S 0.05	   /* parent's gold wall seconds, timed call */
+#define GRADE_DEVGOLD_TIMEOUT_S 120.0 /* a device check's reply (devgold.h) */
 
 struct grade_session {
 	const struct target_ops *ops;
@@ -348,45 +351,6 @@ static enum verdict verdict_of(const char *name)
 	return v < 0 ? VERDICT_RUNTIME_FAULT : (enum verdict)v;
 }
 
-static double elem_to_double(const uint8_t *p, int dtype)
-{
-	switch (dtype) {
-	case KA_DTYPE_FP32: {
-		float f;
-		memcpy(&f, p, 4);
-		return f;
-	}
-	case KA_DTYPE_FP16: {
-		unsigned short h;
-		memcpy(&h, p, 2);
-		return ka_f16_to_f32(h);
-	}
-	case KA_DTYPE_BF16: {
-		unsigned short h;
-		memcpy(&h, p, 2);
-		return ka_bf16_to_f32(h);
-	}
-	case KA_DTYPE_FP64: {
-		double d;
-		memcpy(&d, p, 8);
-		return d;
-	}
-	case KA_DTYPE_INT32: {
-		int32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	case KA_DTYPE_BOOL:
-	case KA_DTYPE_UINT8: return *p;
-	case KA_DTYPE_INT8: return (int8_t)*p;
-	default: {
-		int64_t v;
-		memcpy(&v, p, 8);
-		return (double)v;
-	}
-	}
-}
-
 /* Element indices of output j owned by the given items (contiguous blocks).
  * When they are more than cap, each item gives a spread of its elements
  * instead: its first and last and evenly spaced ones from a random phase
@@ -526,17 +490,18 @@ void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64
 			  struct grade_tally *tl)
 {
 	size_t es = dtype_size((enum ka_dtype)dtype);
-	if (dtype_is_int((enum ka_dtype)dtype))
+	if (ka_cmp_is_int(dtype))
 		atol = rtol = 0; /* integer outputs (indices, masks, quantised) are exact */
 	for (int64_t q = 0; q < n; q++) {
 		int64_t at = idx ? idx[q] : q;
-		double v = elem_to_double(got + (size_t)q * es, dtype);
+		double v = ka_cmp_value(got + (size_t)q * es, dtype);
 		double want = gold[at];
-		int finite = isfinite(v);
-		double err = finite ? fabs(v - want) : INFINITY;
-		/* Written so that a NaN error (gold NaN) counts as bad. */
-		if (finite && err <= atol + rtol * fabs(want))
+		/* The rule the device check applies too (src/common/cmp.h). */
+		int how = ka_cmp_elem(v, want, atol, rtol);
+		if (how == KA_CMP_OK)
 			continue;
+		int finite = how != KA_CMP_NONFINITE;
+		double err = finite ? fabs(v - want) : INFINITY;
 		if (!finite)
 			tl->n_nonfinite++;
 		tl->n_bad++;
@@ -620,6 +585,8 @@ struct grade_run {
 	double cand_min_ns;		/* the fastest timed candidate call so far (0: none) */
 	double sum_event_s, sum_wall_s; /* over the candidate's timed calls */
 	double t_timing;		/* when the timing phase began */
+	char *devgold;			/* the task's device gold module (devgold.h) */
+	int devgold_state;		/* 0 not built yet, 1 built, -1 not available */
 };
 
 static void grade_run_free(struct grade_run *gr)
@@ -634,6 +601,7 @@ static void grade_run_free(struct grade_run *gr)
 	free(gr->tb[0]);
 	free(gr->tb[1]);
 	gold_close(gr->g);
+	free(gr->devgold);
 	target_compiled_free(&gr->cc);
 }
 
@@ -659,6 +627,7 @@ struct call_ctx {
 	uint64_t call;
 	int sampled; /* outputs checked on sampled items */
 	int lazy;    /* gold from the lazy build (timed sampled calls) */
+	enum devgold_check check; /* how the outputs are checked (devgold.h) */
 	int64_t *items, n_items;
 	int64_t *elems[KA_MAX_TENSORS];
 	struct run_call_req req;
@@ -720,6 +689,46 @@ static int lazy_cross_check(const struct call_ctx *c, struct ka_err *e)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The task's device gold module, built on first need (devgold.h); NULL
+ * where the target has none, or it does not build (one line on stderr:
+ * the calls are then sampled as before, never failed for it). */
+static const char *devgold_module(struct grade_run *gr)
+{
+	struct grade_session *s = gr->s;
+	if (gr->devgold_state == 0) {
+		struct ka_err e;
+		gr->devgold_state = -1;
+		if (s->ops->gold_module &&
+		    (gr->devgold = s->ops->gold_module(gr->t, s->device, s->workdir, &e)))
+			gr->devgold_state = 1;
+		else if (s->ops->gold_module)
+			fprintf(stderr, "ka: %s: no device gold (its large shapes stay sampled): %s\n",
+				gr->t->name, e.msg);
+	}
+	return gr->devgold_state > 0 ? gr->devgold : NULL;
+}
+
+/* How a verified call is checked: in full on the CPU, in full on the device
+ * (an untimed call of a trusted task whose CPU gold is unaffordable, on a
+ * runner that checks), or sampled (devgold_choose). */
+static enum devgold_check call_check_kind(struct call_ctx *c, const struct gold_check *gc)
+{
+	struct grade_run *gr = c->gr;
+	const struct shape_state *st = c->st;
+	struct devgold_when w = {
+		.cpu_full = gc->full,
+		.timed = c->timed,
+		.trusted = gr->t->trusted,
+		.device_ok = gr->s->ops->gold_module != NULL &&
+			     json_is_true(json_object_get(gr->s->device, "device_check")),
+		.device_s = devgold_cost_s(gc->item_s, st->items),
+	};
+	enum devgold_check k = devgold_choose(&w);
+	if (k == DEVGOLD_DEVICE_FULL && !devgold_module(gr))
+		k = DEVGOLD_SAMPLED;
+	return k;
+}
+
 /* Step 1: the request, with fresh keys and poison, and (verified calls on
  * large shapes) the sampled items. 0, or -1 with e. */
 static int call_build_request(struct call_ctx *c, struct ka_err *e)
@@ -759,6 +768,7 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	 * just the input elements those items read (a timed call would
 	 * otherwise regenerate whole tensors, ~10 ns an element). */
 	c->lazy = c->verify && c->timed && c->sampled;
+	c->check = !c->verify ? DEVGOLD_SAMPLED : call_check_kind(c, &gc);
 	if (c->sampled) {
 		if (gold_sample_items_edges(t, &st->sh, util_mix64(s->nonce ^ c->call),
 					    (int)gc.n_random, gc.edge_max, &c->items, &c->n_items,
@@ -1020,11 +1030,110 @@ done:
 	return out;
 }
 
+/* The device check's outcome (devgold.h): the two golds must agree on the
+ * sampled elements (else the grader fails, naming the task: never the
+ * candidate's verdict); then every element's count decides, with the same
+ * verdict and evidence as the CPU comparison. 0, 1 (verdict) or -1 with e. */
+static int device_verdict(struct call_ctx *c, const struct run_check_res *res, struct ka_err *e)
+{
+	const struct ka_task *t = c->gr->t;
+	const struct shape_state *st = c->st;
+	const char *names[KA_MAX_TENSORS];
+	for (int j = 0; j < t->n_outputs; j++) {
+		int dt = st->dtype[t->n_inputs + j];
+		int exact = ka_cmp_is_int(dt);
+		int64_t at;
+		names[j] = t->outputs[j].name;
+		if (devgold_cross_check(res->gold[j], c->elems[j], res->n_gold[j], st->gold[j],
+					exact ? 0 : t->atol, exact ? 0 : t->rtol, &at)) {
+			const double *dev = res->gold[j];
+			int64_t q = 0;
+			while (c->elems[j][q] != at)
+				q++;
+			return ka_err_set(e,
+					  "%s: the device gold and the CPU gold differ at %s[%lld] at "
+					  "%s: %.17g against %.17g (a grader problem with this task's "
+					  "reference on the device, not the candidate's)",
+					  t->name, t->outputs[j].name, (long long)at, st->name, dev[q],
+					  st->gold[j][at]);
+		}
+	}
+	struct grade_tally tl;
+	grade_tally_init(&tl);
+	devgold_tally(res, names, &tl);
+	int out = 0;
+	if (tl.n_bad) {
+		struct grade_result *r = c->r;
+		char detail[sizeof r->detail];
+		enum verdict v =
+			grade_tally_describe(&tl, t->atol, t->rtol, 0, detail, sizeof detail);
+		set_verdict(r, v, c->phase, st->name, "%s", detail);
+		json_decref(r->evidence);
+		r->evidence = json_pack("{s:O,s:I,s:I,s:f,s:s}", "mismatches", tl.mismatches,
+					"count", (json_int_t)tl.n_bad, "nonfinite",
+					(json_int_t)tl.n_nonfinite, "max_abs_error", tl.max_err,
+					"check", devgold_check_name(DEVGOLD_DEVICE_FULL));
+		out = 1;
+	}
+	grade_tally_free(&tl);
+	return out;
+}
+
+/* Step 4b (device-full calls): every element of the outputs checked on the
+ * device against the gold module's fp64 gold (runner op "check"), under the
+ * device lock shared like any untimed call. 0, 1 (verdict) or -1 with e. */
+static int call_device_full(struct call_ctx *c, struct ka_err *e)
+{
+	struct grade_session *s = c->gr->s;
+	const struct ka_task *t = c->gr->t;
+	const struct shape_state *st = c->st;
+	struct run_check_req q = {.slot = c->slot,
+				  .cubin = c->gr->devgold,
+				  .items = st->items,
+				  .n_params = t->n_params,
+				  .atol = t->atol,
+				  .rtol = t->rtol,
+				  .n_inputs = t->n_inputs,
+				  .n_outputs = t->n_outputs};
+	for (int p = 0; p < t->n_params; p++)
+		q.params[p] = st->sh.v[p];
+	for (int j = 0; j < t->n_outputs; j++) {
+		q.sample_idx[j] = c->elems[j];
+		q.n_sample[j] = c->req.n_sample[j];
+	}
+	struct run_check_res res;
+	struct ka_err ce;
+	c->r->device_wait_s += devlock_acquire(s->lock, 0);
+	int rc = runclient_check(s->rc, &q, &res, GRADE_DEVGOLD_TIMEOUT_S, &ce);
+	devlock_release(s->lock);
+	c->r->runner_s += res.wall_s;
+	int x = rc ? ka_err_set(e, "%s at %s: the device check failed: %s", t->name, st->name,
+				ce.msg)
+		   : device_verdict(c, &res, e);
+	run_check_res_free(&res);
+	return x;
+}
+
+/* Note how a correctness call of the candidate was checked (the grade
+ * JSON's "checks"). */
+static void call_note_check(const struct call_ctx *c)
+{
+	if (!c->verify || c->timed || strcmp(c->phase, "correctness"))
+		return;
+	struct grade_result *r = c->r;
+	if (!r->checks)
+		r->checks = json_array();
+	json_array_append_new(r->checks, json_pack("{s:s,s:s}", "shape", c->st->name, "check",
+						   devgold_check_name(c->check)));
+}
+
 /* One call through its steps. Returns 0 (no verdict), 1 (c->r holds the
  * candidate's verdict), -1 (harness failure, e). */
 static int call_run(struct call_ctx *c, struct ka_err *e)
 {
 	int x = call_build_request(c, e);
+	if (!x)
+		call_note_check(c);
 	if (!x)
 		x = call_send(c, e);
 	if (!x)
@@ -1033,6 +1142,8 @@ static int call_run(struct call_ctx *c, struct ka_err *e)
 		x = call_integrity(c, e);
 	if (!x && c->verify)
 		x = call_gold(c, e);
+	if (!x && c->check == DEVGOLD_DEVICE_FULL)
+		x = call_device_full(c, e);
 	if (!x && c->verify)
 		x = call_compare(c, e);
 	run_call_res_free(&c->res);
@@ -1464,6 +1575,8 @@ void grade_result_free(struct grade_result *r)
 		return;
 	json_decref(r->evidence);
 	r->evidence = NULL;
+	json_decref(r->checks);
+	r->checks = NULL;
 }
 
 static json_t *figure_json(const struct grade_figure *f)
@@ -1488,6 +1601,7 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "shape", json_string(r->shape));
 	json_object_set_new(j, "detail", json_string(r->detail));
 	json_object_set_new(j, "evidence", r->evidence ? json_incref(r->evidence) : json_null());
+	json_object_set_new(j, "checks", r->checks ? json_incref(r->checks) : json_array());
 	json_object_set_new(j, "bench_shape", json_string(r->bench_shape));
 	json_object_set_new(j, "time_us", figure_json(&r->time_us));
 	json_object_set_new(j, "eager_us", figure_json(&r->eager_us));

@@ -100,6 +100,8 @@ struct grade_result {
 	enum verdict verdict;
 	char detail[4096];	     /* one paragraph of evidence */
 	json_t *evidence;	     /* structured evidence (mismatches, ...), owned */
+	json_t *checks;		     /* owned: how each correctness call was checked,
+				      * [{"shape", "check"}] (devgold.h), or NULL */
 	char phase[24];		     /* where the verdict was reached */
 	char shape[128];	     /* the shape it was reached at */
 	struct grade_figure time_us; /* candidate */
