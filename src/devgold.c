@@ -33,6 +33,12 @@ enum devgold_check devgold_choose(const struct devgold_when *w)
 	return DEVGOLD_SAMPLED;
 }
 
+int devgold_enabled(void)
+{
+	const char *v = getenv("KA_DEVICE_GOLD");
+	return !v || (strcmp(v, "off") && strcmp(v, "0"));
+}
+
 double devgold_cost_s(double item_s, int64_t items)
 {
 	double one = item_s * DEVGOLD_THREAD_CORES;

@@ -54,6 +54,10 @@ struct devgold_when {
  * estimate is within DEVGOLD_BUDGET_S; else SAMPLED. */
 enum devgold_check devgold_choose(const struct devgold_when *w);
 
+/* 0 when the operator turned the device gold off (KA_DEVICE_GOLD=off or
+ * 0: every call is checked as before, large shapes sampled), else 1. */
+int devgold_enabled(void);
+
 /* A conservative estimate of the device's seconds for the gold of items
  * items costing item_s seconds of one CPU core each (gold_item_cost, which
  * counts the lazy gold's input generation too): the larger of one item on

@@ -719,7 +719,7 @@ static enum devgold_check call_check_kind(struct call_ctx *c, const struct gold_
 		.cpu_full = gc->full,
 		.timed = c->timed,
 		.trusted = gr->t->trusted,
-		.device_ok = gr->s->ops->gold_module != NULL &&
+		.device_ok = gr->s->ops->gold_module != NULL && devgold_enabled() &&
 			     json_is_true(json_object_get(gr->s->device, "device_check")),
 		.device_s = devgold_cost_s(gc->item_s, st->items),
 	};
