@@ -305,7 +305,10 @@ static char *ref_source(const struct ka_task *t, int mode)
 		" * include/ka_gen.h, include/ka_ref.h and ref.c are inlined below, then\n"
 		" * %s(n, params..., inputs..., outputs...) runs ref() for\n"
 		" * items 0..n-1, one %s per item. */\n",
-		t->name, gold ? "CUDA device gold (fp64 outputs)" : cuda ? "CUDA" : "OpenCL C",
+		t->name,
+		gold   ? "CUDA device gold (fp64 outputs)"
+		: cuda ? "CUDA"
+		       : "OpenCL C",
 		kname, cuda ? "thread" : "work item");
 	if (gold)
 		util_buf_puts(&b, "#define KA_GOLD 1\n");

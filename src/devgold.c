@@ -12,7 +12,7 @@
 #include "jail.h"
 
 #define DEVGOLD_CC_TIMEOUT_S 300.0
-#define DEVGOLD_THREAD_CORES 20.0 /* one GPU thread runs an item this many times slower */
+#define DEVGOLD_THREAD_CORES 20.0  /* one GPU thread runs an item this many times slower */
 #define DEVGOLD_DEVICE_CORES 500.0 /* the device's threads together, in CPU cores */
 
 const char *devgold_check_name(enum devgold_check c)
@@ -141,8 +141,7 @@ char *devgold_build(const struct ka_task *t, const char *arch, const char *workd
 	return cubin;
 }
 
-void devgold_tally(const struct run_check_res *r, const char *const *names,
-		   struct grade_tally *tl)
+void devgold_tally(const struct run_check_res *r, const char *const *names, struct grade_tally *tl)
 {
 	for (int j = 0; j < r->n_outputs; j++) {
 		const struct run_check_out *co = &r->out[j];

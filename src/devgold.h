@@ -49,6 +49,10 @@ struct devgold_when {
  * never fail or take minutes because of its gold). */
 #define DEVGOLD_BUDGET_S 5.0
 
+/* The most seconds the parent waits for a device check's reply; past it the
+ * grader fails (trusted code hung): never the candidate's timeout. */
+#define DEVGOLD_TIMEOUT_S 120.0
+
 /* The pure choice: CPU_FULL when the CPU can afford it; else DEVICE_FULL for
  * an untimed call of a trusted task on a device that checks, when the
  * estimate is within DEVGOLD_BUDGET_S; else SAMPLED. */
@@ -79,8 +83,7 @@ char *devgold_build(const struct ka_task *t, const char *arch, const char *workd
  * GRADE_MAX_MISMATCH mismatches in output order then index order, as
  * grade_compare_output records them. names[j]: output j's name. tl from
  * grade_tally_init. */
-void devgold_tally(const struct run_check_res *r, const char *const *names,
-		   struct grade_tally *tl);
+void devgold_tally(const struct run_check_res *r, const char *const *names, struct grade_tally *tl);
 
 /* The cross-check of the two golds on n sampled elements: dev[q] (the
  * device gold of element idx[q]) against cpu[idx[q]]. They may differ by a

@@ -31,7 +31,6 @@
 #define GRADE_SAMPLE_CAP (1 << 19) /* sampled elements a call may return (runner: 1 << 20) */
 #define GRADE_GOLD_CHECK_S 1.0	   /* parent's gold wall seconds, untimed call */
 #define GRADE_GOLD_TIMED_S 0.05	   /* parent's gold wall seconds, timed call */
-#define GRADE_DEVGOLD_TIMEOUT_S 120.0 /* a device check's reply (devgold.h) */
 
 struct grade_session {
 	const struct target_ops *ops;
@@ -627,7 +626,7 @@ struct call_ctx {
 	uint64_t call;
 	int sampled; /* outputs checked on sampled items */
 	int lazy;    /* gold from the lazy build (timed sampled calls) */
-	enum devgold_check check; /* how the outputs are checked (devgold.h) */
+	int check;   /* enum devgold_check: how the outputs are checked */
 	int64_t *items, n_items;
 	int64_t *elems[KA_MAX_TENSORS];
 	struct run_call_req req;
@@ -702,7 +701,8 @@ static const char *devgold_module(struct grade_run *gr)
 		    (gr->devgold = s->ops->gold_module(gr->t, s->device, s->workdir, &e)))
 			gr->devgold_state = 1;
 		else if (s->ops->gold_module)
-			fprintf(stderr, "ka: %s: no device gold (its large shapes stay sampled): %s\n",
+			fprintf(stderr,
+				"ka: %s: no device gold (its large shapes stay sampled): %s\n",
 				gr->t->name, e.msg);
 	}
 	return gr->devgold_state > 0 ? gr->devgold : NULL;
@@ -1050,12 +1050,13 @@ static int device_verdict(struct call_ctx *c, const struct run_check_res *res, s
 			int64_t q = 0;
 			while (c->elems[j][q] != at)
 				q++;
-			return ka_err_set(e,
-					  "%s: the device gold and the CPU gold differ at %s[%lld] at "
-					  "%s: %.17g against %.17g (a grader problem with this task's "
-					  "reference on the device, not the candidate's)",
-					  t->name, t->outputs[j].name, (long long)at, st->name, dev[q],
-					  st->gold[j][at]);
+			return ka_err_set(
+				e,
+				"%s: the device gold and the CPU gold differ at %s[%lld] at "
+				"%s: %.17g against %.17g (a grader problem with this task's "
+				"reference on the device, not the candidate's)",
+				t->name, t->outputs[j].name, (long long)at, st->name, dev[q],
+				st->gold[j][at]);
 		}
 	}
 	struct grade_tally tl;
@@ -1104,7 +1105,7 @@ static int call_device_full(struct call_ctx *c, struct ka_err *e)
 	struct run_check_res res;
 	struct ka_err ce;
 	c->r->device_wait_s += devlock_acquire(s->lock, 0);
-	int rc = runclient_check(s->rc, &q, &res, GRADE_DEVGOLD_TIMEOUT_S, &ce);
+	int rc = runclient_check(s->rc, &q, &res, DEVGOLD_TIMEOUT_S, &ce);
 	devlock_release(s->lock);
 	c->r->runner_s += res.wall_s;
 	int x = rc ? ka_err_set(e, "%s at %s: the device check failed: %s", t->name, st->name,

@@ -793,10 +793,9 @@ json_t *runclient_check_json(const struct run_check_req *q)
 	json_t *params = json_array();
 	for (int i = 0; i < q->n_params; i++)
 		json_array_append_new(params, json_integer((json_int_t)q->params[i]));
-	json_t *req = json_pack("{s:s,s:i,s:s,s:I,s:o,s:f,s:f,s:i}", "op", "check", "slot",
-				q->slot, "cubin", q->cubin, "items", (json_int_t)q->items,
-				"params", params, "atol", q->atol, "rtol", q->rtol, "n_inputs",
-				q->n_inputs);
+	json_t *req = json_pack("{s:s,s:i,s:s,s:I,s:o,s:f,s:f,s:i}", "op", "check", "slot", q->slot,
+				"cubin", q->cubin, "items", (json_int_t)q->items, "params", params,
+				"atol", q->atol, "rtol", q->rtol, "n_inputs", q->n_inputs);
 	json_t *smp = json_array();
 	for (int o = 0; o < q->n_outputs; o++)
 		json_array_append_new(smp, sample_json(q->sample_idx[o], q->n_sample[o]));
@@ -865,9 +864,9 @@ int runclient_parse_check(const struct run_check_req *q, struct proto_msg *m,
 		if (m->blob_len[k] != (size_t)q->n_sample[k] * sizeof(double))
 			return ka_err_set(e, "runner check: output %d: %zu bytes of gold, not %lld",
 					  k, m->blob_len[k], (long long)q->n_sample[k] * 8);
-		res->gold[k] = (double *)m->blob[k];
+		res->gold[k] = xmalloc(m->blob_len[k] ? m->blob_len[k] : 1);
+		memcpy(res->gold[k], m->blob[k], m->blob_len[k]);
 		res->n_gold[k] = q->n_sample[k];
-		m->blob[k] = NULL;
 	}
 	return 0;
 }

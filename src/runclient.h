@@ -197,7 +197,7 @@ struct run_check_out {
 struct run_check_res {
 	int n_outputs;
 	struct run_check_out out[RUN_MAX_TENSORS];
-	double gold_ms, compare_ms; /* the device's time for each part */
+	double gold_ms, compare_ms;    /* the device's time for each part */
 	double *gold[RUN_MAX_TENSORS]; /* owned: the device gold at the requested
 					* elements, in request order */
 	int64_t n_gold[RUN_MAX_TENSORS];
@@ -216,7 +216,7 @@ int runclient_check(struct runclient *rc, const struct run_check_req *req,
 json_t *runclient_check_json(const struct run_check_req *req);
 
 /* Read the runner's reply m to the check req. 0 with res filled (m's blobs
- * move into res->gold), or -1 with e: an error reply, arrays that do not
+ * copied into res->gold), or -1 with e: an error reply, arrays that do not
  * hold one entry per output, a count out of range, a blob whose length is
  * not its sample's. res must start zeroed. */
 int runclient_parse_check(const struct run_check_req *req, struct proto_msg *m,

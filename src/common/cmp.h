@@ -52,10 +52,10 @@ KA_CMP_FN double ka_cmp_value(const unsigned char *p, int dtype)
 		memcpy(&v, p, 4);
 		return v;
 	}
-	case 6: /* bool */
-	case 8: return *p; /* uint8 */
+	case 6:				/* bool */
+	case 8: return *p;		/* uint8 */
 	case 7: return (signed char)*p; /* int8 */
-	default: {		       /* int64 */
+	default: {			/* int64 */
 		long long v;
 		memcpy(&v, p, 8);
 		return (double)v;

@@ -472,8 +472,7 @@ static int reply_check(int fd, const struct runner_check *c, struct runner_check
 	return reply_ok(fd, obj, c->n_outputs, blobs, lens);
 }
 
-static int handle_check(struct runner_engine *eng, struct runner_slot *slots, json_t *req,
-			int fd)
+static int handle_check(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int fd)
 {
 	struct ka_err e = {{0}};
 	int slot;
@@ -587,7 +586,8 @@ int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
 			} else {
 				/* Protocol 2: the device check (op "check"). */
 				json_object_set_new(dev, "runner_protocol", json_integer(2));
-				json_object_set_new(dev, "device_check", json_boolean(eng->check != NULL));
+				json_object_set_new(dev, "device_check",
+						    json_boolean(eng->check != NULL));
 				json_t *obj = json_object();
 				json_object_set_new(obj, "target", json_string(eng->target));
 				json_object_set_new(obj, "device", dev);

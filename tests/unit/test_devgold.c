@@ -221,8 +221,9 @@ static void test_tally_matches_cpu(void)
 	enum verdict vb = grade_tally_describe(&dev, atol, rtol, 0, b, sizeof b);
 	char *ja = json_dumps(cpu.mismatches, JSON_COMPACT | JSON_SORT_KEYS);
 	char *jb = json_dumps(dev.mismatches, JSON_COMPACT | JSON_SORT_KEYS);
-	int same = !strcmp(ja, jb) && cpu.n_bad == dev.n_bad && cpu.n_nonfinite == dev.n_nonfinite &&
-		   cpu.max_err == dev.max_err && va == vb && !strcmp(a, b);
+	int same = !strcmp(ja, jb) && cpu.n_bad == dev.n_bad &&
+		   cpu.n_nonfinite == dev.n_nonfinite && cpu.max_err == dev.max_err && va == vb &&
+		   !strcmp(a, b);
 	long long nb = (long long)dev.n_bad, nn = (long long)dev.n_nonfinite;
 	size_t nm = json_array_size(dev.mismatches);
 	free(ja);
@@ -329,11 +330,12 @@ static void test_parse_reply(void)
 {
 	struct run_check_req q = {.slot = 0, .n_outputs = 1, .n_sample = {2}};
 	/* 1.5 = 3ff8000000000000, 0.5 = 3fe0000000000000 */
-	const char *good = "{\"ok\":true,\"gold_ms\":12.5,\"compare_ms\":1,\"outputs\":[{"
-			   "\"checked\":16777216,\"bad\":2,\"nonfinite\":1,\"max_abs_error\":1.0,"
-			   "\"first\":[{\"index\":12345678,\"got\":\"3ff8000000000000\",\"gold\":"
-			   "\"3fe0000000000000\",\"finite\":true},{\"index\":12345679,\"got\":"
-			   "\"7ff8000000000000\",\"gold\":\"3fe0000000000000\",\"finite\":false}]}]}";
+	const char *good =
+		"{\"ok\":true,\"gold_ms\":12.5,\"compare_ms\":1,\"outputs\":[{"
+		"\"checked\":16777216,\"bad\":2,\"nonfinite\":1,\"max_abs_error\":1.0,"
+		"\"first\":[{\"index\":12345678,\"got\":\"3ff8000000000000\",\"gold\":"
+		"\"3fe0000000000000\",\"finite\":true},{\"index\":12345679,\"got\":"
+		"\"7ff8000000000000\",\"gold\":\"3fe0000000000000\",\"finite\":false}]}]}";
 	size_t len = 16;
 	struct proto_msg m;
 	msg_of(&m, good, 1, &len);
