@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bank.h"
+#include "cmp.h"
 #include "jail.h"
 
 #define DEVGOLD_CC_TIMEOUT_S 300.0
@@ -179,4 +180,55 @@ int devgold_cross_check(const double *dev, const int64_t *idx, int64_t n, const 
 		return 1;
 	}
 	return 0;
+}
+
+/* The golds' cross-check of every output: -1 with e naming the task, the
+ * element and both values at the first disagreement. */
+static int cross_check_all(const struct ka_task *t, const char *shape, const int *dtypes,
+			   const struct run_check_res *res, const int64_t *const *elems,
+			   double *const *cpu, struct ka_err *e)
+{
+	for (int j = 0; j < res->n_outputs; j++) {
+		int exact = ka_cmp_is_int(dtypes[j]);
+		int64_t at, q = 0;
+		if (!devgold_cross_check(res->gold[j], elems[j], res->n_gold[j], cpu[j],
+					 exact ? 0 : t->atol, exact ? 0 : t->rtol, &at))
+			continue;
+		while (elems[j][q] != at)
+			q++;
+		return ka_err_set(
+			e,
+			"%s: the device gold and the CPU gold differ at %s[%lld] at %s: "
+			"%.17g against %.17g (a grader problem with this task's reference "
+			"on the device, not the candidate's)",
+			t->name, t->outputs[j].name, (long long)at, shape, res->gold[j][q],
+			cpu[j][at]);
+	}
+	return 0;
+}
+
+int devgold_outcome(const struct ka_task *t, const char *shape, const int *dtypes,
+		    const struct run_check_res *res, const int64_t *const *elems,
+		    double *const *cpu, enum verdict *v, char *detail, size_t cap,
+		    json_t **evidence, struct ka_err *e)
+{
+	if (cross_check_all(t, shape, dtypes, res, elems, cpu, e))
+		return -1;
+	const char *names[KA_MAX_TENSORS];
+	for (int j = 0; j < t->n_outputs && j < KA_MAX_TENSORS; j++)
+		names[j] = t->outputs[j].name;
+	struct grade_tally tl;
+	grade_tally_init(&tl);
+	devgold_tally(res, names, &tl);
+	int out = 0;
+	if (tl.n_bad) {
+		*v = grade_tally_describe(&tl, t->atol, t->rtol, 0, detail, cap);
+		*evidence = json_pack("{s:O,s:I,s:I,s:f,s:s}", "mismatches", tl.mismatches, "count",
+				      (json_int_t)tl.n_bad, "nonfinite", (json_int_t)tl.n_nonfinite,
+				      "max_abs_error", tl.max_err, "check",
+				      devgold_check_name(DEVGOLD_DEVICE_FULL));
+		out = 1;
+	}
+	grade_tally_free(&tl);
+	return out;
 }

@@ -94,4 +94,18 @@ void devgold_tally(const struct run_check_res *r, const char *const *names, stru
 int devgold_cross_check(const double *dev, const int64_t *idx, int64_t n, const double *cpu,
 			double atol, double rtol, int64_t *at);
 
+/* A device check's outcome, the call's verdict: first the cross-check of
+ * each output j (dtypes[j]; integer outputs exact) between the device gold
+ * at the sampled elements elems[j] (res->gold[j]) and the CPU gold cpu[j]
+ * (full numel, written at those elements): a disagreement is -1 with e
+ * naming the task, the shape, the element and both values (a grader
+ * failure, never the candidate's). Then 0 when every element matched, or 1
+ * with *v (wrong_answer or nonfinite), detail (cap bytes) and *evidence (a
+ * new reference: mismatches, count, nonfinite, max_abs_error and "check":
+ * "device-full") as the CPU comparison of every element gives them. */
+int devgold_outcome(const struct ka_task *t, const char *shape, const int *dtypes,
+		    const struct run_check_res *res, const int64_t *const *elems,
+		    double *const *cpu, enum verdict *v, char *detail, size_t cap,
+		    json_t **evidence, struct ka_err *e);
+
 #endif

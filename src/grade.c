@@ -1030,54 +1030,26 @@ done:
 	return out;
 }
 
-/* The device check's outcome (devgold.h): the two golds must agree on the
- * sampled elements (else the grader fails, naming the task: never the
- * candidate's verdict); then every element's count decides, with the same
- * verdict and evidence as the CPU comparison. 0, 1 (verdict) or -1 with e. */
+/* The device check's outcome as the call's verdict (devgold_outcome): the
+ * golds' disagreement is -1 with e, mismatches the CPU comparison's verdict
+ * and evidence. 0, 1 or -1. */
 static int device_verdict(struct call_ctx *c, const struct run_check_res *res, struct ka_err *e)
 {
 	const struct ka_task *t = c->gr->t;
-	const struct shape_state *st = c->st;
-	const char *names[KA_MAX_TENSORS];
-	for (int j = 0; j < t->n_outputs; j++) {
-		int dt = st->dtype[t->n_inputs + j];
-		int exact = ka_cmp_is_int(dt);
-		int64_t at;
-		names[j] = t->outputs[j].name;
-		if (devgold_cross_check(res->gold[j], c->elems[j], res->n_gold[j], st->gold[j],
-					exact ? 0 : t->atol, exact ? 0 : t->rtol, &at)) {
-			const double *dev = res->gold[j];
-			int64_t q = 0;
-			while (c->elems[j][q] != at)
-				q++;
-			return ka_err_set(
-				e,
-				"%s: the device gold and the CPU gold differ at %s[%lld] at "
-				"%s: %.17g against %.17g (a grader problem with this task's "
-				"reference on the device, not the candidate's)",
-				t->name, t->outputs[j].name, (long long)at, st->name, dev[q],
-				st->gold[j][at]);
-		}
-	}
-	struct grade_tally tl;
-	grade_tally_init(&tl);
-	devgold_tally(res, names, &tl);
-	int out = 0;
-	if (tl.n_bad) {
-		struct grade_result *r = c->r;
-		char detail[sizeof r->detail];
-		enum verdict v =
-			grade_tally_describe(&tl, t->atol, t->rtol, 0, detail, sizeof detail);
+	struct shape_state *st = c->st;
+	struct grade_result *r = c->r;
+	enum verdict v;
+	char detail[sizeof r->detail];
+	json_t *ev = NULL;
+	int x = devgold_outcome(t, st->name, st->dtype + t->n_inputs, res,
+				(const int64_t *const *)c->elems, st->gold, &v, detail,
+				sizeof detail, &ev, e);
+	if (x == 1) {
 		set_verdict(r, v, c->phase, st->name, "%s", detail);
 		json_decref(r->evidence);
-		r->evidence = json_pack("{s:O,s:I,s:I,s:f,s:s}", "mismatches", tl.mismatches,
-					"count", (json_int_t)tl.n_bad, "nonfinite",
-					(json_int_t)tl.n_nonfinite, "max_abs_error", tl.max_err,
-					"check", devgold_check_name(DEVGOLD_DEVICE_FULL));
-		out = 1;
+		r->evidence = ev;
 	}
-	grade_tally_free(&tl);
-	return out;
+	return x;
 }
 
 /* Step 4b (device-full calls): every element of the outputs checked on the

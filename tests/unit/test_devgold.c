@@ -266,6 +266,59 @@ static void test_one_wrong(void)
 			"non-finite); y[12345678] got 1.5 want 0.5;") != NULL);
 }
 
+/* devgold_outcome: the golds' disagreement is the grader's failure naming
+ * the task, element and values; a wrong element the candidate's
+ * wrong_answer with the device-full evidence; all right, nothing. */
+static void test_outcome(void)
+{
+	struct ka_err e = {{0}};
+	struct ka_task *t = task_load(GELU, &e);
+	CHECK(t != NULL);
+	static double cpu[64];
+	double *cpus[1] = {cpu};
+	int64_t idx[2] = {3, 40};
+	const int64_t *elems[1] = {idx};
+	int dtypes[1] = {KA_DTYPE_FP32};
+	cpu[3] = 0.25;
+	cpu[40] = -1.5;
+	double dev_same[2] = {0.25, -1.5}, dev_off[2] = {0.25, -1.5 + 1e-6};
+	struct run_check_res r;
+	memset(&r, 0, sizeof r);
+	r.n_outputs = 1;
+	r.out[0].checked = 64;
+	r.gold[0] = dev_same;
+	r.n_gold[0] = 2;
+	enum verdict v = VERDICT_OK;
+	char d[1024] = "";
+	json_t *ev = NULL;
+	int ok = devgold_outcome(t, "R=8,C=8", dtypes, &r, elems, cpus, &v, d, sizeof d, &ev, &e);
+	r.out[0] = (struct run_check_out){.checked = 64,
+					  .bad = 1,
+					  .max_abs_error = 2,
+					  .n_first = 1,
+					  .index = {17},
+					  .got = {3.0},
+					  .gold = {1.0},
+					  .finite = {1}};
+	int wrong =
+		devgold_outcome(t, "R=8,C=8", dtypes, &r, elems, cpus, &v, d, sizeof d, &ev, &e);
+	char *evs = ev ? json_dumps(ev, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(ev);
+	r.gold[0] = dev_off;
+	int grader =
+		devgold_outcome(t, "R=8,C=8", dtypes, &r, elems, cpus, &v, d, sizeof d, &ev, &e);
+	task_free(t);
+	CHECK_EQ_INT(ok, 0);
+	CHECK_EQ_INT(wrong, 1);
+	CHECK_EQ_STR(evs, "{\"check\":\"device-full\",\"count\":1,\"max_abs_error\":2.0,"
+			  "\"mismatches\":[{\"expected\":1.0,\"got\":3.0,\"index\":17,"
+			  "\"output\":\"y\"}],\"nonfinite\":0}");
+	free(evs);
+	CHECK_EQ_INT(grader, -1);
+	CHECK(strstr(e.msg, "gelu_bias_scale: the device gold and the CPU gold differ at y[40] at "
+			    "R=8,C=8: -1.4999990000000001 against -1.5 (a grader problem") != NULL);
+}
+
 static void test_cross_check(void)
 {
 	double cpu[8] = {1.0, -2.0, 1e9, 0.0, NAN, INFINITY, 3.0, 7.0};
@@ -433,6 +486,7 @@ int main(void)
 	RUN(test_tally_matches_cpu);
 	RUN(test_one_wrong);
 	RUN(test_cross_check);
+	RUN(test_outcome);
 	RUN(test_request_json);
 	RUN(test_parse_reply);
 	RUN(test_opencl_refuses);
