@@ -225,6 +225,12 @@ int grade_warm(const struct grade_session *s, const struct ka_task *t, const cha
 		return -1;
 	for (int b = 0; b < n; b++)
 		target_baseline_free(&base[b]);
+	/* The device gold module too (devgold.h; built on first need else). */
+	if (s->ops->gold_module && t->trusted && devgold_enabled() &&
+	    json_is_true(json_object_get(s->device, "device_check"))) {
+		struct ka_err ge;
+		free(s->ops->gold_module(t, s->device, s->workdir, &ge));
+	}
 	return 0;
 }
 
