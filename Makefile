@@ -131,11 +131,14 @@ $(BUILD)/ka-cudaphases: $(CUDAPHASES_SRC) $(wildcard src/common/*.h) $(FLAGS_STA
 # linked statically so the binary runs where only the driver is installed.
 # -export-dynamic gives trusted native baselines the runner's ka_workspace.
 $(BUILD)/ka-run-cuda: $(call obj,$(RUN_SHARED) $(COMMON_SRC)) src/runner/run_cuda.cu \
-                      $(wildcard src/runner/runner.h src/common/*.h include/*.h) $(FLAGS_STAMP)
+                      src/runner/devcheck.cu \
+                      $(wildcard src/runner/runner.h src/runner/devcheck.h src/common/*.h include/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(BUILD)/obj
 	$(NVCC) -O2 -std=c++17 $(NVCC_WARN) $(INC_TRUSTED) -I$(CUDA_HOME)/extras/CUPTI/include -x cu \
 	    -c src/runner/run_cuda.cu -o $(BUILD)/obj/run_cuda.o
-	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC)) $(BUILD)/obj/run_cuda.o \
+	$(NVCC) -O2 -std=c++17 $(NVCC_WARN) $(INC_TRUSTED) -x cu \
+	    -c src/runner/devcheck.cu -o $(BUILD)/obj/devcheck.o
+	$(NVCC) -o $@ $(call obj,$(RUN_SHARED) $(COMMON_SRC)) $(BUILD)/obj/run_cuda.o $(BUILD)/obj/devcheck.o \
 	    -L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	    -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64:$(CUDA_HOME)/extras/CUPTI/lib64 \
 	    -Xlinker -export-dynamic -lcuda -lcupti -lcublas -Xlinker -Bstatic -ljansson -Xlinker -Bdynamic \

@@ -12,6 +12,9 @@
  * file compiles as:
  *   - plain C for the CPU gold (KA_GOLD defined): outputs are double arrays,
  *     so gold keeps full fp64 precision;
+ *   - CUDA device code with KA_GOLD defined, for the device gold of a large
+ *     shape (src/devgold.c): double outputs as the CPU gold, C's argument
+ *     conversions for the math functions, built with -fmad=false;
  *   - CUDA device code (nvcc) and OpenCL C: outputs have the task's dtype and
  *     the double result is rounded once on store.
  * Restricted C: no globals, no recursion, no allocation, no library calls but
@@ -79,15 +82,27 @@ template <class T> struct ka_lazy {
 	ka_lazy operator-(ka_i64 d) const { return ka_lazy{src, off - d}; }
 };
 #define KA_IN(T) ka_lazy<T>
-/* C's argument conversions for the math functions: in C, exp(x[i]) with a
- * float converts it to double and calls the double function; C++ would pick
- * its float overload and compute in float, so the lazy gold would differ
- * from the C gold. Every C99 <math.h> double function name becomes a call
- * that takes doubles (int for the int arguments), as in C. */
+#else
+#define KA_IN(T) KA_GLOBAL const T *KA_RESTRICT
+#endif
+#if (defined(KA_GOLD_LAZY) && defined(__cplusplus)) || (defined(KA_GOLD) && defined(__CUDACC__))
+/* C's argument conversions for the math functions, for the two golds built
+ * as C++: the lazy gold and the device gold (KA_GOLD under nvcc: the
+ * parent's full check of a large shape on the GPU, src/devgold.c). In C,
+ * exp(x[i]) with a float converts it to double and calls the double
+ * function; C++ (and CUDA) would pick the float overload and compute in
+ * float, so these golds would differ from the C gold. Every C99 <math.h>
+ * double function name becomes a call that takes doubles (int for the int
+ * arguments), as in C. */
+#ifdef __CUDACC__
+#define KA_CFN static __device__ inline
+#else
+#define KA_CFN static inline
+#endif
 #define KA_C1(f)                                                                         \
-	static inline double ka_c_##f(double a) { return ::f(a); }
+	KA_CFN double ka_c_##f(double a) { return ::f(a); }
 #define KA_C2(f)                                                                         \
-	static inline double ka_c_##f(double a, double b) { return ::f(a, b); }
+	KA_CFN double ka_c_##f(double a, double b) { return ::f(a, b); }
 KA_C1(acos) KA_C1(asin) KA_C1(atan) KA_C1(cos) KA_C1(sin) KA_C1(tan) KA_C1(acosh)
 KA_C1(asinh) KA_C1(atanh) KA_C1(cosh) KA_C1(sinh) KA_C1(tanh) KA_C1(exp) KA_C1(exp2)
 KA_C1(expm1) KA_C1(log) KA_C1(log10) KA_C1(log1p) KA_C1(log2) KA_C1(logb) KA_C1(cbrt)
@@ -95,10 +110,10 @@ KA_C1(fabs) KA_C1(sqrt) KA_C1(erf) KA_C1(erfc) KA_C1(lgamma) KA_C1(tgamma) KA_C1
 KA_C1(floor) KA_C1(nearbyint) KA_C1(rint) KA_C1(round) KA_C1(trunc)
 KA_C2(atan2) KA_C2(pow) KA_C2(hypot) KA_C2(fmod) KA_C2(remainder) KA_C2(copysign)
 KA_C2(nextafter) KA_C2(fdim) KA_C2(fmax) KA_C2(fmin)
-static inline double ka_c_fma(double a, double b, double c) { return ::fma(a, b, c); }
-static inline double ka_c_ldexp(double a, int e) { return ::ldexp(a, e); }
-static inline double ka_c_scalbn(double a, int e) { return ::scalbn(a, e); }
-static inline int ka_c_abs(int a) { return ::abs(a); }
+KA_CFN double ka_c_fma(double a, double b, double c) { return ::fma(a, b, c); }
+KA_CFN double ka_c_ldexp(double a, int e) { return ::ldexp(a, e); }
+KA_CFN double ka_c_scalbn(double a, int e) { return ::scalbn(a, e); }
+KA_CFN int ka_c_abs(int a) { return ::abs(a); }
 #undef KA_C1
 #undef KA_C2
 #define acos(a) ka_c_acos(a)
@@ -148,8 +163,6 @@ static inline int ka_c_abs(int a) { return ::abs(a); }
 #define ldexp(a, e) ka_c_ldexp(a, e)
 #define scalbn(a, e) ka_c_scalbn(a, e)
 #define abs(a) ka_c_abs(a)
-#else
-#define KA_IN(T) KA_GLOBAL const T *KA_RESTRICT
 #endif
 #ifdef KA_GOLD
 /* Gold keeps the exact double: the tolerance covers the output's rounding. */

@@ -77,6 +77,16 @@ char *bank_cuda_ref_source(const struct ka_task *t);
  * naming ref.c and the compiler's summary. */
 int bank_cuda_ref_check(const struct ka_task *t, const char *nvcc, char *why, size_t cap);
 
+/* The device gold of t (src/devgold.c): the same source with KA_GOLD
+ * defined first, so that every output is a double array and the math
+ * functions take C's argument conversions (include/ka_ref.h), exactly the
+ * CPU gold's computation; the kernel is
+ *   extern "C" __global__ void ka_gold(long long n, long long p_<param>...,
+ *                                      const T *in_<input>...,
+ *                                      double *out_<output>...)
+ * one thread per item. Malloc'd, or NULL when the headers cannot be read. */
+char *bank_cuda_gold_source(const struct ka_task *t);
+
 /* Outcome of validating one task. */
 enum bank_verdict {
 	BANK_VERDICT_OK = 0,	     /* every check passed */

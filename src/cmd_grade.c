@@ -444,6 +444,7 @@ int cmd_grade(int argc, char **argv)
 	struct ka_task *t = task_load(a.task_dir, &e);
 	if (!t)
 		return cli_bad_input(CMD, "%s", e.msg);
+	t->trusted = 1; /* the operator named it: bank code (devgold.h) */
 	/* Bank errors are the user's input, found before anything runs: a
 	 * reference that does not build as gold, a benchmark shape that its
 	 * items do not cover (the per-item check every check shape passed). */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmp.h"
+#include "devgold.h"
 #include "devlock.h"
 #include "gen.h"
 #include "gold.h"
@@ -241,6 +243,12 @@ int grade_warm(const struct grade_session *s, const struct ka_task *t, const cha
 		return -1;
 	for (int b = 0; b < n; b++)
 		target_baseline_free(&base[b]);
+	/* The device gold module too (devgold.h; built on first need else). */
+	if (s->ops->gold_module && t->trusted && devgold_enabled() &&
+	    json_is_true(json_object_get(s->device, "device_check"))) {
+		struct ka_err ge;
+		free(s->ops->gold_module(t, s->device, s->workdir, &ge));
+	}
 	return 0;
 }
 
@@ -364,45 +372,6 @@ static enum verdict verdict_of(const char *name)
 {
 	int v = verdict_parse(name);
 	return v < 0 ? VERDICT_RUNTIME_FAULT : (enum verdict)v;
-}
-
-static double elem_to_double(const uint8_t *p, int dtype)
-{
-	switch (dtype) {
-	case KA_DTYPE_FP32: {
-		float f;
-		memcpy(&f, p, 4);
-		return f;
-	}
-	case KA_DTYPE_FP16: {
-		unsigned short h;
-		memcpy(&h, p, 2);
-		return ka_f16_to_f32(h);
-	}
-	case KA_DTYPE_BF16: {
-		unsigned short h;
-		memcpy(&h, p, 2);
-		return ka_bf16_to_f32(h);
-	}
-	case KA_DTYPE_FP64: {
-		double d;
-		memcpy(&d, p, 8);
-		return d;
-	}
-	case KA_DTYPE_INT32: {
-		int32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	case KA_DTYPE_BOOL:
-	case KA_DTYPE_UINT8: return *p;
-	case KA_DTYPE_INT8: return (int8_t)*p;
-	default: {
-		int64_t v;
-		memcpy(&v, p, 8);
-		return (double)v;
-	}
-	}
 }
 
 /* Element indices of output j owned by the given items (contiguous blocks).
@@ -544,17 +513,18 @@ void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64
 			  struct grade_tally *tl)
 {
 	size_t es = dtype_size((enum ka_dtype)dtype);
-	if (dtype_is_int((enum ka_dtype)dtype))
+	if (ka_cmp_is_int(dtype))
 		atol = rtol = 0; /* integer outputs (indices, masks, quantised) are exact */
 	for (int64_t q = 0; q < n; q++) {
 		int64_t at = idx ? idx[q] : q;
-		double v = elem_to_double(got + (size_t)q * es, dtype);
+		double v = ka_cmp_value(got + (size_t)q * es, dtype);
 		double want = gold[at];
-		int finite = isfinite(v);
-		double err = finite ? fabs(v - want) : INFINITY;
-		/* Written so that a NaN error (gold NaN) counts as bad. */
-		if (finite && err <= atol + rtol * fabs(want))
+		/* The rule the device check applies too (src/common/cmp.h). */
+		int how = ka_cmp_elem(v, want, atol, rtol);
+		if (how == KA_CMP_OK)
 			continue;
+		int finite = how != KA_CMP_NONFINITE;
+		double err = finite ? fabs(v - want) : INFINITY;
 		if (!finite)
 			tl->n_nonfinite++;
 		tl->n_bad++;
@@ -639,6 +609,8 @@ struct grade_run {
 	double sum_event_s, sum_wall_s; /* over the candidate's timed calls */
 	double t_timing;		/* when the timing phase began */
 	struct call_ctx *prev; /* the call pipeline: answered, not yet verified (or NULL) */
+	char *devgold;	       /* the task's device gold module (devgold.h) */
+	int devgold_state;     /* 0 not built yet, 1 built, -1 not available */
 };
 
 struct call_ctx;
@@ -656,6 +628,7 @@ static void grade_run_free(struct grade_run *gr)
 	free(gr->tb[0]);
 	free(gr->tb[1]);
 	gold_close(gr->g);
+	free(gr->devgold);
 	target_compiled_free(&gr->cc);
 	call_free(gr->prev);
 }
@@ -680,8 +653,11 @@ struct call_ctx {
 	double span_ns; /* CUDA: CUPTI's first kernel start to last end */
 	/* The call's working state. */
 	uint64_t call;
-	int sampled; /* outputs checked on sampled items */
-	int lazy;    /* gold from the lazy build (timed sampled calls) */
+	int sampled;		   /* outputs checked on sampled items */
+	int lazy;		   /* gold from the lazy build (timed sampled calls) */
+	int check;		   /* enum devgold_check: how the outputs are checked */
+	struct run_check_res dres; /* device-full: the device check's reply */
+	int dres_set;		   /* dres holds a reply */
 	int64_t *items, n_items;
 	int64_t *elems[KA_MAX_TENSORS];
 	struct run_call_req req;
@@ -715,6 +691,7 @@ static void call_free(struct call_ctx *c)
 	if (!c)
 		return;
 	run_call_res_free(&c->res);
+	run_check_res_free(&c->dres);
 	for (int j = 0; j < KA_MAX_TENSORS; j++)
 		free(c->elems[j]);
 	free(c->items);
@@ -775,6 +752,47 @@ static int lazy_cross_check(const struct call_ctx *c, struct ka_err *e)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The task's device gold module, built on first need (devgold.h); NULL
+ * where the target has none, or it does not build (one line on stderr:
+ * the calls are then sampled as before, never failed for it). */
+static const char *devgold_module(struct grade_run *gr)
+{
+	struct grade_session *s = gr->s;
+	if (gr->devgold_state == 0) {
+		struct ka_err e;
+		gr->devgold_state = -1;
+		if (s->ops->gold_module &&
+		    (gr->devgold = s->ops->gold_module(gr->t, s->device, s->workdir, &e)))
+			gr->devgold_state = 1;
+		else if (s->ops->gold_module)
+			fprintf(stderr,
+				"ka: %s: no device gold (its large shapes stay sampled): %s\n",
+				gr->t->name, e.msg);
+	}
+	return gr->devgold_state > 0 ? gr->devgold : NULL;
+}
+
+/* How a verified call is checked: in full on the CPU, in full on the device
+ * (an untimed call of a trusted task whose CPU gold is unaffordable, on a
+ * runner that checks), or sampled (devgold_choose). */
+static enum devgold_check call_check_kind(struct call_ctx *c, const struct gold_check *gc)
+{
+	struct grade_run *gr = c->gr;
+	const struct shape_state *st = c->st;
+	struct devgold_when w = {
+		.cpu_full = gc->full,
+		.timed = c->timed,
+		.trusted = gr->t->trusted,
+		.device_ok = gr->s->ops->gold_module != NULL && devgold_enabled() &&
+			     json_is_true(json_object_get(gr->s->device, "device_check")),
+		.device_s = devgold_cost_s(gc->item_s, st->items),
+	};
+	enum devgold_check k = devgold_choose(&w);
+	if (k == DEVGOLD_DEVICE_FULL && !devgold_module(gr))
+		k = DEVGOLD_SAMPLED;
+	return k;
+}
+
 /* Step 1: the request, with fresh keys and poison, and (verified calls on
  * large shapes) the sampled items. 0, or -1 with e. */
 static int call_build_request(struct call_ctx *c, struct ka_err *e)
@@ -815,6 +833,7 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	 * just the input elements those items read (a timed call would
 	 * otherwise regenerate whole tensors, ~10 ns an element). */
 	c->lazy = c->verify && c->timed && c->sampled;
+	c->check = !c->verify ? DEVGOLD_SAMPLED : call_check_kind(c, &gc);
 	if (c->sampled) {
 		if (gold_sample_items_edges(t, &st->sh, util_mix64(s->nonce ^ c->call),
 					    (int)gc.n_random, gc.edge_max, &c->items, &c->n_items,
@@ -1093,6 +1112,78 @@ done:
 	return out;
 }
 
+/* The device check's outcome as the call's verdict (devgold_outcome): the
+ * golds' disagreement is -1 with e, mismatches the CPU comparison's verdict
+ * and evidence. 0, 1 or -1. */
+static int device_verdict(struct call_ctx *c, const struct run_check_res *res, struct ka_err *e)
+{
+	const struct ka_task *t = c->gr->t;
+	struct shape_state *st = c->st;
+	struct grade_result *r = c->r;
+	enum verdict v;
+	char detail[sizeof r->detail];
+	json_t *ev = NULL;
+	int x = devgold_outcome(t, st->name, st->dtype + t->n_inputs, res,
+				(const int64_t *const *)c->elems, st->gold, &v, detail,
+				sizeof detail, &ev, e);
+	if (x == 1) {
+		set_verdict(r, v, c->phase, st->name, "%s", detail);
+		json_decref(r->evidence);
+		r->evidence = ev;
+	}
+	return x;
+}
+
+/* Step 2c (device-full calls): every element of the outputs checked on the
+ * device against the gold module's fp64 gold (runner op "check"), under the
+ * device lock shared like any untimed call, right after the reply and before
+ * the next call is issued (the check reads the slot's buffers, which the
+ * next call overwrites); its outcome is taken in call_verify. 0, or -1 with
+ * e (the check itself failed: the grader's). */
+static int call_device_full(struct call_ctx *c, struct ka_err *e)
+{
+	struct grade_session *s = c->gr->s;
+	const struct ka_task *t = c->gr->t;
+	const struct shape_state *st = c->st;
+	struct run_check_req q = {.slot = c->slot,
+				  .cubin = c->gr->devgold,
+				  .items = st->items,
+				  .n_params = t->n_params,
+				  .atol = t->atol,
+				  .rtol = t->rtol,
+				  .n_inputs = t->n_inputs,
+				  .n_outputs = t->n_outputs};
+	for (int p = 0; p < t->n_params; p++)
+		q.params[p] = st->sh.v[p];
+	for (int j = 0; j < t->n_outputs; j++) {
+		q.sample_idx[j] = c->elems[j];
+		q.n_sample[j] = c->req.n_sample[j];
+	}
+	struct ka_err ce;
+	c->r->device_wait_s += devlock_acquire(s->lock, 0);
+	int rc = runclient_check(s->rc, &q, &c->dres, DEVGOLD_TIMEOUT_S, &ce);
+	devlock_release(s->lock);
+	c->r->runner_s += c->dres.wall_s;
+	if (rc)
+		return ka_err_set(e, "%s at %s: the device check failed: %s", t->name, st->name,
+				  ce.msg);
+	c->dres_set = 1;
+	return 0;
+}
+
+/* Note how a correctness call of the candidate was checked (the grade
+ * JSON's "checks"). */
+static void call_note_check(const struct call_ctx *c)
+{
+	if (!c->verify || c->timed || strcmp(c->phase, "correctness"))
+		return;
+	struct grade_result *r = c->r;
+	if (!r->checks)
+		r->checks = json_array();
+	json_array_append_new(r->checks, json_pack("{s:s,s:s}", "shape", c->st->name, "check",
+						   devgold_check_name(c->check)));
+}
+
 /* Steps 3b to 5: the parent's checks of an answered call. 0, 1 (c->r
  * holds the verdict) or -1 with e. */
 static int call_verify(struct call_ctx *c, struct ka_err *e)
@@ -1101,6 +1192,8 @@ static int call_verify(struct call_ctx *c, struct ka_err *e)
 	int x = call_integrity(c, e);
 	if (!x && c->verify)
 		x = call_gold(c, e);
+	if (!x && c->dres_set)
+		x = device_verdict(c, &c->dres, e);
 	if (!x && c->verify)
 		x = call_compare(c, e);
 	c->gr->r->verify_s += util_now() - t0;
@@ -1170,6 +1263,8 @@ static void call_drain(struct call_ctx *c)
 static int pipe_push(struct grade_run *gr, struct call_ctx *c, struct ka_err *e)
 {
 	int x = call_build_request(c, e), v = 0;
+	if (!x)
+		call_note_check(c);
 	if (!x && pipe_overlaps(gr, c)) {
 		struct ka_err ie;
 		x = call_issue(c, &ie);
@@ -1190,6 +1285,8 @@ static int pipe_push(struct grade_run *gr, struct call_ctx *c, struct ka_err *e)
 		x = call_collect(c, e);
 	if (!x)
 		x = call_device_checks(c);
+	if (!x && c->check == DEVGOLD_DEVICE_FULL)
+		x = call_device_full(c, e);
 	if (x) {
 		x = call_outcome(c, x, e);
 		call_free(c);
@@ -1622,6 +1719,8 @@ void grade_result_free(struct grade_result *r)
 		return;
 	json_decref(r->evidence);
 	r->evidence = NULL;
+	json_decref(r->checks);
+	r->checks = NULL;
 }
 
 static json_t *figure_json(const struct grade_figure *f)
@@ -1646,6 +1745,7 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "shape", json_string(r->shape));
 	json_object_set_new(j, "detail", json_string(r->detail));
 	json_object_set_new(j, "evidence", r->evidence ? json_incref(r->evidence) : json_null());
+	json_object_set_new(j, "checks", r->checks ? json_incref(r->checks) : json_array());
 	json_object_set_new(j, "bench_shape", json_string(r->bench_shape));
 	json_object_set_new(j, "time_us", figure_json(&r->time_us));
 	json_object_set_new(j, "eager_us", figure_json(&r->eager_us));

@@ -85,7 +85,9 @@ const json_t *grade_session_device(const struct grade_session *s);
 int grade_compiles_ahead(const struct grade_session *s);
 
 /* Compile ahead into s's caches, safe from any thread while s grades:
- * candidate src (len bytes) of task t, or with src NULL t's trusted baselines.
+ * candidate src (len bytes) of task t, or with src NULL t's trusted baselines
+ * (and, for a trusted task on a runner with the device check, its device
+ * gold module: devgold.h).
  * Nothing is loaded or run; grade_candidate later finds the results in the
  * cache. Returns 1 (nothing to do) for targets that compile in the runner
  * (OpenCL), else 0, or -1 with e (a candidate that does not compile is not
@@ -113,6 +115,8 @@ struct grade_result {
 	enum verdict verdict;
 	char detail[4096];	     /* one paragraph of evidence */
 	json_t *evidence;	     /* structured evidence (mismatches, ...), owned */
+	json_t *checks;		     /* owned: how each correctness call was checked,
+				      * [{"shape", "check"}] (devgold.h), or NULL */
 	char phase[24];		     /* where the verdict was reached */
 	char shape[128];	     /* the shape it was reached at */
 	struct grade_figure time_us; /* candidate */

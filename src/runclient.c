@@ -847,6 +847,129 @@ void run_call_res_free(struct run_call_res *res)
 	res->cupti = res->clocks = NULL;
 }
 
+/* ---- check (the device check of every element) ---- */
+
+json_t *runclient_check_json(const struct run_check_req *q)
+{
+	json_t *params = json_array();
+	for (int i = 0; i < q->n_params; i++)
+		json_array_append_new(params, json_integer((json_int_t)q->params[i]));
+	json_t *req = json_pack("{s:s,s:i,s:s,s:I,s:o,s:f,s:f,s:i}", "op", "check", "slot", q->slot,
+				"cubin", q->cubin, "items", (json_int_t)q->items, "params", params,
+				"atol", q->atol, "rtol", q->rtol, "n_inputs", q->n_inputs);
+	json_t *smp = json_array();
+	for (int o = 0; o < q->n_outputs; o++)
+		json_array_append_new(smp, sample_json(q->sample_idx[o], q->n_sample[o]));
+	json_object_set_new(req, "sample", smp);
+	return req;
+}
+
+/* A double sent as its 64-bit pattern (exact, NaN included). */
+static int get_bits(const json_t *o, const char *k, double *out)
+{
+	uint64_t b;
+	if (proto_get_u64(o, k, &b))
+		return -1;
+	memcpy(out, &b, sizeof *out);
+	return 0;
+}
+
+/* One output's entry of a check reply into co. 0 or -1. */
+static int parse_check_out(const json_t *jo, struct run_check_out *co)
+{
+	json_t *c = json_object_get(jo, "checked"), *b = json_object_get(jo, "bad"),
+	       *nf = json_object_get(jo, "nonfinite"), *mx = json_object_get(jo, "max_abs_error"),
+	       *first = json_object_get(jo, "first");
+	if (!json_is_integer(c) || !json_is_integer(b) || !json_is_integer(nf) ||
+	    !json_is_number(mx) || !json_is_array(first) ||
+	    json_array_size(first) > RUN_CHECK_FIRST)
+		return -1;
+	co->checked = json_integer_value(c);
+	co->bad = json_integer_value(b);
+	co->nonfinite = json_integer_value(nf);
+	co->max_abs_error = json_number_value(mx);
+	if (co->checked < 0 || co->bad < 0 || co->bad > co->checked || co->nonfinite < 0 ||
+	    co->nonfinite > co->bad || (int64_t)json_array_size(first) > co->bad)
+		return -1;
+	co->n_first = (int)json_array_size(first);
+	for (int k = 0; k < co->n_first; k++) {
+		json_t *f = json_array_get(first, (size_t)k), *ix = json_object_get(f, "index");
+		if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
+		    json_integer_value(ix) >= co->checked || get_bits(f, "got", &co->got[k]) ||
+		    get_bits(f, "gold", &co->gold[k]))
+			return -1;
+		co->index[k] = json_integer_value(ix);
+		co->finite[k] = json_is_true(json_object_get(f, "finite"));
+		if (!co->finite[k])
+			co->got[k] = 0;
+	}
+	return 0;
+}
+
+int runclient_parse_check(const struct run_check_req *q, struct proto_msg *m,
+			  struct run_check_res *res, struct ka_err *e)
+{
+	json_t *o = m->obj;
+	if (!json_is_true(json_object_get(o, "ok")))
+		return reply_error(o, "check", e);
+	json_t *outs = json_object_get(o, "outputs");
+	if (!json_is_array(outs) || json_array_size(outs) != (size_t)q->n_outputs ||
+	    q->n_outputs > RUN_MAX_TENSORS || m->n_blobs != q->n_outputs)
+		return ka_err_set(e, "runner check: reply does not hold %d outputs", q->n_outputs);
+	res->n_outputs = q->n_outputs;
+	res->gold_ms = json_number_value(json_object_get(o, "gold_ms"));
+	res->compare_ms = json_number_value(json_object_get(o, "compare_ms"));
+	for (int k = 0; k < q->n_outputs; k++) {
+		if (parse_check_out(json_array_get(outs, (size_t)k), &res->out[k]))
+			return ka_err_set(e, "runner check: output %d: malformed counts", k);
+		if (m->blob_len[k] != (size_t)q->n_sample[k] * sizeof(double))
+			return ka_err_set(e, "runner check: output %d: %zu bytes of gold, not %lld",
+					  k, m->blob_len[k], (long long)q->n_sample[k] * 8);
+		res->gold[k] = xmalloc(m->blob_len[k] ? m->blob_len[k] : 1);
+		memcpy(res->gold[k], m->blob[k], m->blob_len[k]);
+		res->n_gold[k] = q->n_sample[k];
+	}
+	return 0;
+}
+
+int runclient_check(struct runclient *rc, const struct run_check_req *req,
+		    struct run_check_res *res, double timeout_s, struct ka_err *e)
+{
+	memset(res, 0, sizeof *res);
+	if (!req || req->slot < 0 || req->slot >= RUN_MAX_SLOTS || !req->cubin ||
+	    req->n_outputs < 1 || req->n_outputs > RUN_MAX_TENSORS || req->n_params < 0 ||
+	    req->n_params > 16)
+		return ka_err_set(e, "runclient_check: bad request");
+	if (ensure_alive(rc, e))
+		return -1;
+	struct proto_msg m;
+	char why[768] = "";
+	double t0 = util_now();
+	int r = exchange(rc, runclient_check_json(req), timeout_s, &m, why, sizeof why);
+	res->wall_s = util_now() - t0;
+	if (r == -2)
+		return ka_err_set(e, "runner check: no reply within %.0f s; the runner was killed",
+				  timeout_s);
+	if (r)
+		return ka_err_set(e, "runner check: the runner %s", why);
+	r = runclient_parse_check(req, &m, res, e);
+	proto_msg_free(&m);
+	if (r)
+		run_check_res_free(res);
+	return r;
+}
+
+void run_check_res_free(struct run_check_res *res)
+{
+	if (!res)
+		return;
+	for (int k = 0; k < RUN_MAX_TENSORS; k++) {
+		free(res->gold[k]);
+		res->gold[k] = NULL;
+		res->n_gold[k] = 0;
+	}
+}
+
 int runclient_restart(struct runclient *rc, struct ka_err *e)
 {
 	rc->pending = false;

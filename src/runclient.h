@@ -181,6 +181,69 @@ int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
  * caller's). NULL is fine. */
 void run_call_res_free(struct run_call_res *res);
 
+/* ---- The device check (runner protocol 2, CUDA): every element of a
+ * slot's outputs, as its last call left them, against the task's fp64 gold
+ * computed on the device by a trusted module (src/devgold.c). ---- */
+
+#define RUN_CHECK_FIRST 10 /* mismatches reported per output, lowest indices first */
+
+struct run_check_req {
+	int slot;
+	const char *cubin; /* the gold module: kernel ka_gold (bank.h bank_cuda_gold_source) */
+	int64_t items;	   /* work items at the shape */
+	int n_params;
+	int64_t params[16]; /* the shape's parameter values, in task order */
+	double atol, rtol;  /* the task's tolerance (integer outputs: exact, runner-side) */
+	int n_inputs, n_outputs;
+	const int64_t *sample_idx[RUN_MAX_TENSORS]; /* borrowed: the device gold at these
+						     * elements comes back (the
+						     * cross-check); n 0: none */
+	int64_t n_sample[RUN_MAX_TENSORS];
+};
+
+/* One output's check. got and gold are the element's value and gold as
+ * doubles (got is 0 where the element is not finite, as the parent's own
+ * comparison reports it). */
+struct run_check_out {
+	int64_t checked, bad, nonfinite;
+	double max_abs_error; /* largest finite error among the bad */
+	int n_first;
+	int64_t index[RUN_CHECK_FIRST];
+	double got[RUN_CHECK_FIRST], gold[RUN_CHECK_FIRST];
+	int finite[RUN_CHECK_FIRST];
+};
+
+struct run_check_res {
+	int n_outputs;
+	struct run_check_out out[RUN_MAX_TENSORS];
+	double gold_ms, compare_ms;    /* the device's time for each part */
+	double *gold[RUN_MAX_TENSORS]; /* owned: the device gold at the requested
+					* elements, in request order */
+	int64_t n_gold[RUN_MAX_TENSORS];
+	double wall_s;
+};
+
+/* Check slot req->slot's outputs on the device and wait at most timeout_s.
+ * Everything that goes wrong is the grader's (the module and the compare are
+ * trusted code, the candidate's kernels have finished): a timeout, a runner
+ * death or an error reply is -1 with e. 0 with res filled. Free res with
+ * run_check_res_free (also after -1). */
+int runclient_check(struct runclient *rc, const struct run_check_req *req,
+		    struct run_check_res *res, double timeout_s, struct ka_err *e);
+
+/* The "check" request for req (docs/runner-protocol.md). New reference. */
+json_t *runclient_check_json(const struct run_check_req *req);
+
+/* Read the runner's reply m to the check req. 0 with res filled (m's blobs
+ * copied into res->gold), or -1 with e: an error reply, arrays that do not
+ * hold one entry per output, a count out of range, a blob whose length is
+ * not its sample's. res must start zeroed. */
+int runclient_parse_check(const struct run_check_req *req, struct proto_msg *m,
+			  struct run_check_res *res, struct ka_err *e);
+
+/* Free res's gold arrays and zero them. NULL is fine. */
+void run_check_res_free(struct run_check_res *res);
+
 /* Kill the runner now and start a new one, reloading every loaded slot.
  * 0, or -1 with e. */
 int runclient_restart(struct runclient *rc, struct ka_err *e);

@@ -49,6 +49,13 @@ struct target_ops {
 	int (*baselines)(const struct ka_task *t, const struct ka_shape *sh, const json_t *device,
 			 const char *workdir, struct target_baseline *out, int *n,
 			 struct ka_err *e);
+	/* Optional (NULL: no device gold on this target): build t's device
+	 * gold module for device into workdir's cache (devgold.h). The path
+	 * (malloc'd) or NULL with e. OpenCL has none: on PoCL the reference
+	 * would run in the runner's own process, on the CPU the parent's gold
+	 * shares, so the CPU keeps sampling there. */
+	char *(*gold_module)(const struct ka_task *t, const json_t *device, const char *workdir,
+			     struct ka_err *e);
 };
 
 /* The target named name, or NULL. */

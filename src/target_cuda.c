@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cudac.h"
+#include "devgold.h"
 #include "jail.h"
 #include "plan.h"
 
@@ -324,6 +325,13 @@ static int cuda_baselines(const struct ka_task *t, const struct ka_shape *sh, co
 	return 0;
 }
 
+/* The task's device gold module (devgold.h), for the device's architecture. */
+static char *cuda_gold_module(const struct ka_task *t, const json_t *device, const char *workdir,
+			      struct ka_err *e)
+{
+	return devgold_build(t, device_arch(device), workdir, e);
+}
+
 const struct target_ops target_cuda = {
 	.name = "cuda",
 	.recorder = "ka-record-cuda",
@@ -332,4 +340,5 @@ const struct target_ops target_cuda = {
 	.compile = cuda_compile,
 	.precompile = cuda_precompile,
 	.baselines = cuda_baselines,
+	.gold_module = cuda_gold_module,
 };

@@ -68,6 +68,11 @@ struct ka_task {
 	int n_constraints; /* expressions that must be 0 at every shape */
 	struct expr *constraints[KA_MAX_CONSTRAINTS];
 	char *ref_src; /* contents of ref.c */
+	int trusted;   /* 1: from a bank the operator gave (ka grade --task, the
+			* tracks' --bank), whose ref.c is reviewed bank code;
+			* task_load leaves it 0 (a frontier proposal stays 0).
+			* Only a trusted task's reference is compiled for the
+			* device and run there as gold (devgold.h). */
 };
 
 /* Load dir/task.json and dir/ref.c. Returns a new task (task_free) or NULL

@@ -40,6 +40,7 @@ extern "C" {
 #include "runner.h"
 #include "../common/util.h"
 }
+#include "devcheck.h"
 
 #define CU_MAX_PARAMS 512
 #define CU_FLUSH_MIN (256ull << 20)
@@ -1705,11 +1706,38 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 	return 0;
 }
 
+/* The device check of slot's outputs (runner protocol 2; devcheck.h): the
+ * slot's buffers handed to devcheck_run, CUPTI's records of it dropped so
+ * that the next call's window sees only its own replay. */
+static int cu_check(void *ctx, int slot, const struct runner_slot *s, const struct runner_check *c,
+		    struct runner_check_result *res, struct ka_err *e)
+{
+	struct cu *cc = (struct cu *)ctx;
+	struct cu_slot *sl = &cc->slot[slot];
+	struct devcheck_tensors t;
+	memset(&t, 0, sizeof t);
+	t.n_inputs = c->n_inputs;
+	t.n_outputs = c->n_outputs;
+	for (int k = 0; k < c->n_inputs; k++)
+		t.in[k] = sl->buf[k].ptr;
+	for (int j = 0; j < c->n_outputs; j++) {
+		t.out[j] = sl->buf[c->n_inputs + j].ptr;
+		t.out_dtype[j] = s->dtype[c->n_inputs + j];
+		t.out_numel[j] = runner_numel(s, c->n_inputs + j);
+	}
+	int rc = devcheck_run(cc->stream, c, &t, res, e);
+	if (cupti.on)
+		cuptiActivityFlushAll(0);
+	cupti_reset();
+	return rc;
+}
+
 static void cu_destroy(void *ctx)
 {
 	struct cu *c = (struct cu *)ctx;
 	for (int i = 0; i < RUNNER_MAX_SLOTS; i++)
 		cu_unload(ctx, i);
+	devcheck_release();
 	if (c->flush)
 		cuMemFree(c->flush);
 	if (c->regen)
@@ -1760,6 +1788,7 @@ int main(int argc, char **argv)
 	eng.hello = cu_hello;
 	eng.load = cu_load;
 	eng.call = cu_call;
+	eng.check = cu_check;
 	eng.unload = cu_unload;
 	eng.destroy = cu_destroy;
 	return runner_serve(&eng, in_fd, out_fd);

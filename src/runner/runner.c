@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,10 +198,10 @@ static void call_free(struct runner_call *c)
 }
 
 /* Output o's sample given as {"runs": [[start, length], ...]}: expanded into
- * c->sample_idx[o], every index below numel, the running total (across
+ * idx[o] (n[o] indices), every index below numel, the running total (across
  * outputs) capped by RUNNER_MAX_SAMPLE. */
-static int parse_runs(json_t *runs, int64_t numel, int o, int64_t *total, struct runner_call *c,
-		      struct ka_err *e)
+static int parse_runs(json_t *runs, int64_t numel, int o, int64_t *total, int64_t *n_out,
+		      int64_t **idx, struct ka_err *e)
 {
 	if (!json_is_array(runs))
 		return ka_err_set(e, "call: sample[%d].runs is not a list", o);
@@ -221,15 +222,53 @@ static int parse_runs(json_t *runs, int64_t numel, int o, int64_t *total, struct
 					  RUNNER_MAX_SAMPLE);
 	}
 	*total += n;
-	c->n_sample[o] = n;
-	c->sample_idx[o] = xmalloc((size_t)(n ? n : 1) * sizeof(int64_t));
+	n_out[o] = n;
+	idx[o] = xmalloc((size_t)(n ? n : 1) * sizeof(int64_t));
 	int64_t q = 0;
 	for (size_t k = 0; k < json_array_size(runs); k++) {
 		json_t *r = json_array_get(runs, k);
 		int64_t a = json_integer_value(json_array_get(r, 0)),
 			b = json_integer_value(json_array_get(r, 1));
 		for (int64_t i = 0; i < b; i++)
-			c->sample_idx[o][q++] = a + i;
+			idx[o][q++] = a + i;
+	}
+	return 0;
+}
+
+/* The "sample" field: one index list (or runs) per output of slot s, whose
+ * first n_inputs tensors are inputs, into n_out[] and idx[] (malloc'd). */
+static int parse_sample(json_t *smp, const struct runner_slot *s, int n_inputs, int n_outputs,
+			int64_t *n_out, int64_t **idx, struct ka_err *e)
+{
+	if (!json_is_array(smp) || json_array_size(smp) != (size_t)n_outputs)
+		return ka_err_set(e, "call: 'sample' must hold one index list per output (%d)",
+				  n_outputs);
+	int64_t total = 0;
+	for (int o = 0; o < n_outputs; o++) {
+		json_t *l = json_array_get(smp, (size_t)o);
+		int64_t numel = runner_numel(s, n_inputs + o);
+		if (json_is_object(l)) {
+			if (parse_runs(json_object_get(l, "runs"), numel, o, &total, n_out, idx, e))
+				return -1;
+			continue;
+		}
+		size_t n = json_is_array(l) ? json_array_size(l) : 0;
+		total += (int64_t)n;
+		if (!json_is_array(l) || total > RUNNER_MAX_SAMPLE)
+			return ka_err_set(e,
+					  "call: sample[%d] not a list or over %d indices in all",
+					  o, RUNNER_MAX_SAMPLE);
+		n_out[o] = (int64_t)n;
+		idx[o] = xmalloc((n ? n : 1) * sizeof(int64_t));
+		for (size_t k = 0; k < n; k++) {
+			json_t *v = json_array_get(l, k);
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) >= numel)
+				return ka_err_set(
+					e, "call: sample[%d][%zu] is not an index below %lld", o, k,
+					(long long)numel);
+			idx[o][k] = json_integer_value(v);
+		}
 	}
 	return 0;
 }
@@ -256,38 +295,8 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 	c->sample = !strcmp(ret, "sample");
 	if (!c->sample)
 		return 0;
-	json_t *smp = json_object_get(req, "sample");
-	if (!json_is_array(smp) || json_array_size(smp) != (size_t)c->n_outputs)
-		return ka_err_set(e, "call: 'sample' must hold one index list per output (%d)",
-				  c->n_outputs);
-	int64_t total = 0;
-	for (int o = 0; o < c->n_outputs; o++) {
-		json_t *l = json_array_get(smp, (size_t)o);
-		int64_t numel = runner_numel(s, c->n_inputs + o);
-		if (json_is_object(l)) {
-			if (parse_runs(json_object_get(l, "runs"), numel, o, &total, c, e))
-				return -1;
-			continue;
-		}
-		size_t n = json_is_array(l) ? json_array_size(l) : 0;
-		total += (int64_t)n;
-		if (!json_is_array(l) || total > RUNNER_MAX_SAMPLE)
-			return ka_err_set(e,
-					  "call: sample[%d] not a list or over %d indices in all",
-					  o, RUNNER_MAX_SAMPLE);
-		c->n_sample[o] = (int64_t)n;
-		c->sample_idx[o] = xmalloc((n ? n : 1) * sizeof(int64_t));
-		for (size_t k = 0; k < n; k++) {
-			json_t *v = json_array_get(l, k);
-			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-			    json_integer_value(v) >= numel)
-				return ka_err_set(
-					e, "call: sample[%d][%zu] is not an index below %lld", o, k,
-					(long long)numel);
-			c->sample_idx[o][k] = json_integer_value(v);
-		}
-	}
-	return 0;
+	return parse_sample(json_object_get(req, "sample"), s, c->n_inputs, c->n_outputs,
+			    c->n_sample, c->sample_idx, e);
 }
 
 /* ---- handlers: each returns 0 to go on, 1 to exit with 3 (fatal), -1 on a
@@ -320,6 +329,7 @@ static int handle_load(struct runner_engine *eng, struct runner_slot *slots, jso
 		s->loaded = false;
 	}
 	memset(s, 0, sizeof *s);
+	s->check_inputs = -1;
 	if (parse_tensors(req, s, &e))
 		return reply_error(fd, e.msg) ? -1 : 0;
 	json_t *jp = json_object_get(req, "plan");
@@ -381,6 +391,114 @@ static json_t *int_array(const int64_t *v, int n)
 	return a;
 }
 
+/* Whether a call left every input as generated and every canary whole: a
+ * device check may then compute gold from the slot's inputs as they are. */
+static bool call_left_intact(const struct runner_call *c, const struct runner_result *res)
+{
+	for (int k = 0; k < c->n_inputs; k++)
+		if (res->in_modified_at[k] >= 0)
+			return false;
+	for (int b = 0; b < res->n_buffers; b++)
+		if (!res->canary_ok[b])
+			return false;
+	return true;
+}
+
+static int parse_check(json_t *req, const struct runner_slot *s, struct runner_check *c,
+		       struct ka_err *e)
+{
+	const char *cubin = json_string_value(json_object_get(req, "cubin"));
+	json_t *items = json_object_get(req, "items"), *params = json_object_get(req, "params");
+	json_t *at = json_object_get(req, "atol"), *rt = json_object_get(req, "rtol");
+	json_t *ni = json_object_get(req, "n_inputs");
+	if (!cubin || !*cubin || strlen(cubin) >= sizeof c->cubin)
+		return ka_err_set(e, "check: 'cubin' missing or too long");
+	snprintf(c->cubin, sizeof c->cubin, "%s", cubin);
+	if (!json_is_integer(items) || json_integer_value(items) < 1 || !json_is_array(params) ||
+	    json_array_size(params) > 16 || !json_is_number(at) || !json_is_number(rt) ||
+	    !json_is_integer(ni))
+		return ka_err_set(e, "check: 'items', 'params', 'atol', 'rtol' or 'n_inputs' "
+				     "missing or bad");
+	c->items = json_integer_value(items);
+	c->n_params = (int)json_array_size(params);
+	for (int i = 0; i < c->n_params; i++) {
+		json_t *v = json_array_get(params, (size_t)i);
+		if (!json_is_integer(v))
+			return ka_err_set(e, "check: params[%d] is not an integer", i);
+		c->params[i] = json_integer_value(v);
+	}
+	c->atol = json_number_value(at);
+	c->rtol = json_number_value(rt);
+	c->n_inputs = (int)json_integer_value(ni);
+	if (c->n_inputs != s->check_inputs)
+		return ka_err_set(e, "check: the slot's last call did not leave %d intact inputs",
+				  c->n_inputs);
+	c->n_outputs = s->n_tensors - c->n_inputs;
+	return parse_sample(json_object_get(req, "sample"), s, c->n_inputs, c->n_outputs,
+			    c->n_sample, c->sample_idx, e);
+}
+
+/* The reply to a check: per output its counts and first mismatches (values
+ * as 64-bit patterns, exact), the device gold at the sampled elements as
+ * blobs. */
+static int reply_check(int fd, const struct runner_check *c, struct runner_check_result *res)
+{
+	json_t *outs = json_array();
+	const void *blobs[RUNNER_MAX_TENSORS];
+	size_t lens[RUNNER_MAX_TENSORS];
+	for (int o = 0; o < c->n_outputs; o++) {
+		const struct runner_check_out *co = &res->out[o];
+		json_t *first = json_array();
+		for (int k = 0; k < co->n_first; k++) {
+			uint64_t g, v;
+			memcpy(&g, &co->gold[k], 8);
+			memcpy(&v, &co->got[k], 8);
+			json_array_append_new(first, json_pack("{s:I,s:o,s:o,s:b}", "index",
+							       (json_int_t)co->index[k], "got",
+							       proto_u64(v), "gold", proto_u64(g),
+							       "finite", co->finite[k]));
+		}
+		json_array_append_new(
+			outs, json_pack("{s:I,s:I,s:I,s:f,s:o}", "checked", (json_int_t)co->checked,
+					"bad", (json_int_t)co->bad, "nonfinite",
+					(json_int_t)co->nonfinite, "max_abs_error",
+					isfinite(co->max_abs_error) ? co->max_abs_error : 0.0,
+					"first", first));
+		blobs[o] = res->gold_at[o] ? (const void *)res->gold_at[o] : (const void *)"";
+		lens[o] = (size_t)c->n_sample[o] * sizeof(double);
+	}
+	json_t *obj = json_pack("{s:o,s:f,s:f}", "outputs", outs, "gold_ms", res->gold_ms,
+				"compare_ms", res->compare_ms);
+	return reply_ok(fd, obj, c->n_outputs, blobs, lens);
+}
+
+static int handle_check(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int fd)
+{
+	struct ka_err e = {{0}};
+	int slot;
+	if (get_slot(req, &slot, &e))
+		return reply_error(fd, e.msg) ? -1 : 0;
+	const struct runner_slot *s = &slots[slot];
+	if (!eng->check)
+		return reply_error(fd, "check: this runner has no device check") ? -1 : 0;
+	if (!s->loaded)
+		return reply_error(fd, "check: slot is not loaded") ? -1 : 0;
+	struct runner_check *c = xcalloc(1, sizeof *c);
+	struct runner_check_result *res = xcalloc(1, sizeof *res);
+	int ret;
+	if (parse_check(req, s, c, &e) || eng->check(eng->ctx, slot, s, c, res, &e))
+		ret = reply_error(fd, e.msg) ? -1 : 0;
+	else
+		ret = reply_check(fd, c, res) ? -1 : 0;
+	for (int o = 0; o < RUNNER_MAX_TENSORS; o++) {
+		free(res->gold_at[o]);
+		free(c->sample_idx[o]);
+	}
+	free(c);
+	free(res);
+	return ret;
+}
+
 static int handle_call(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int fd)
 {
 	struct ka_err e = {{0}};
@@ -388,17 +506,20 @@ static int handle_call(struct runner_engine *eng, struct runner_slot *slots, jso
 	int slot;
 	if (get_slot(req, &slot, &e))
 		return reply_error(fd, e.msg) ? -1 : 0;
-	const struct runner_slot *s = &slots[slot];
+	struct runner_slot *s = &slots[slot];
 	if (!s->loaded)
 		return reply_error(fd, "call: slot is not loaded") ? -1 : 0;
 	struct runner_call *c = xcalloc(1, sizeof *c);
 	struct runner_result *res = xcalloc(1, sizeof *res);
 	int ret;
+	s->check_inputs = -1;
 	if (parse_call(req, s, c, &e)) {
 		ret = reply_error(fd, e.msg) ? -1 : 0;
 		goto out;
 	}
 	int rc = eng->call(eng->ctx, slot, s, c, res, &v, &e);
+	if (!rc)
+		s->check_inputs = call_left_intact(c, res) ? c->n_inputs : -1;
 	if (rc) {
 		ret = reply_engine(fd, rc, &v, &e);
 		goto out;
@@ -463,6 +584,10 @@ int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
 				json_decref(dev);
 				h = reply_error(out_fd, e.msg) ? -1 : 0;
 			} else {
+				/* Protocol 2: the device check (op "check"). */
+				json_object_set_new(dev, "runner_protocol", json_integer(2));
+				json_object_set_new(dev, "device_check",
+						    json_boolean(eng->check != NULL));
 				json_t *obj = json_object();
 				json_object_set_new(obj, "target", json_string(eng->target));
 				json_object_set_new(obj, "device", dev);
@@ -472,6 +597,8 @@ int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
 			h = handle_load(eng, slots, m.obj, out_fd);
 		} else if (!strcmp(op, "call")) {
 			h = handle_call(eng, slots, m.obj, out_fd);
+		} else if (!strcmp(op, "check")) {
+			h = handle_check(eng, slots, m.obj, out_fd);
 		} else if (!strcmp(op, "quit")) {
 			reply_ok(out_fd, json_object(), 0, NULL, NULL);
 			proto_msg_free(&m);

@@ -40,6 +40,9 @@ struct runner_slot {
 	int n_params;		       /* the plan's "params": the shape's parameter */
 	int64_t params[16];	       /* values (native baselines receive them) */
 	int n_inputs;		       /* the plan's "n_inputs", or -1 when absent */
+	int check_inputs;	       /* the inputs of the slot's last call when it left
+					* every input as generated, canaries intact:
+					* a device check may read them; else -1 */
 };
 
 /* One input's generator parameters (include/ka_gen.h). */
@@ -82,6 +85,37 @@ struct runner_result {
 			* (CUDA: "cupti", "clocks"); the loop frees it */
 };
 
+/* A parsed "check" request (runner protocol 2): the slot's outputs against
+ * the fp64 gold computed on the device by a trusted module. */
+#define RUNNER_CHECK_FIRST 10
+struct runner_check {
+	char cubin[1024]; /* the gold module (kernel ka_gold) */
+	int64_t items;
+	int n_params;
+	int64_t params[16];
+	double atol, rtol;
+	int n_inputs, n_outputs;
+	int64_t n_sample[RUNNER_MAX_TENSORS];	 /* per output: device gold to send back */
+	int64_t *sample_idx[RUNNER_MAX_TENSORS]; /* owned by the loop */
+};
+
+/* One output's outcome: counts, and the lowest-index mismatches with the
+ * element's value and gold as doubles. */
+struct runner_check_out {
+	int64_t checked, bad, nonfinite;
+	double max_abs_error;
+	int n_first;
+	int64_t index[RUNNER_CHECK_FIRST];
+	double got[RUNNER_CHECK_FIRST], gold[RUNNER_CHECK_FIRST];
+	bool finite[RUNNER_CHECK_FIRST];
+};
+
+struct runner_check_result {
+	struct runner_check_out out[RUNNER_MAX_TENSORS];
+	double gold_ms, compare_ms;
+	double *gold_at[RUNNER_MAX_TENSORS]; /* malloc'd, n_sample[j] each; the loop frees */
+};
+
 /* A candidate-caused failure: verdict is "compile_error", "launch_error" or
  * "runtime_fault"; detail is malloc'd (the loop frees it). fatal: the device
  * state may be broken; the runner replies, then exits so that the parent
@@ -106,6 +140,12 @@ struct runner_engine {
 	/* Run one call on a loaded slot; fill res (blobs malloc'd). */
 	int (*call)(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *c,
 		    struct runner_result *res, struct runner_verdict *v, struct ka_err *e);
+	/* Optional (NULL: the runner has no device check): check slot's
+	 * outputs as its last call left them (s->check_inputs >= 0) against
+	 * the gold module's fp64 gold, every element. Its failures are the
+	 * runner's (-1 with e), never a verdict. */
+	int (*check)(void *ctx, int slot, const struct runner_slot *s, const struct runner_check *c,
+		     struct runner_check_result *res, struct ka_err *e);
 	/* Release everything of a slot (safe on a slot never loaded). */
 	void (*unload)(void *ctx, int slot);
 	/* Release everything (at exit). */

@@ -101,8 +101,13 @@ static void test_sample(void)
 	struct rsi_samples smp;
 	rsi_samples_init(&smp, 2, 2);
 	json_t *ver = json_array();
-	struct trainee_graded g = {
-		.hc = hc, .hok = hok, .tc = tc, .tok = tok, .hs = hs, .hsmp = &smp, .verified = ver};
+	struct trainee_graded g = {.hc = hc,
+				   .hok = hok,
+				   .tc = tc,
+				   .tok = tok,
+				   .hs = hs,
+				   .hsmp = &smp,
+				   .verified = ver};
 	CHECK(trainee_sample(&f.t, "r0/base/sample", "ok", 1, 1, 7, &g, &e) == 0);
 	/* 3 prompts x k 2, each 3 + 5 tokens; no code block: no check */
 	CHECK_EQ_INT(g.used.requests, 6);
