@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/bundle-libs.sh BUILD: copy the shared libraries that ka's programs need
-# beyond glibc, the C++ runtime and the NVIDIA driver into BUILD/lib, so the
+# beyond glibc, the C++ runtime, the NVIDIA driver and the CUDA toolkit into BUILD/lib, so the
 # build can run on a machine that lacks them (the GPU machine has no jansson,
 # SQLite or Lua packages). Use it with LD_LIBRARY_PATH=BUILD/lib.
 set -eu
@@ -11,7 +11,7 @@ for prog in "$B"/ka "$B"/ka-record-* "$B"/ka-run-* "$B"/ka-clc; do
 	ldd "$prog" 2>/dev/null | awk '/=> \// {print $3}'
 done | sort -u | while read -r lib; do
 	case "$(basename "$lib")" in
-	libc.so*|libm.so*|libresolv.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++*|libgcc_s*|libcuda.so*|libnvidia*|libcupti*|libOpenCL*) ;;
+	libc.so*|libm.so*|libresolv.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++*|libgcc_s*|libcuda.so*|libnvidia*|libcupti*|libOpenCL*|libcublas*|libcudart*|libnvrtc*) ;; # the CUDA toolkit's own: the GPU machine has them
 	*) cp -L "$lib" "$B/lib/" ;;
 	esac
 done
