@@ -17,7 +17,7 @@
 set -u
 OUT=${OUT:-out/gpu-session}
 mkdir -p "$OUT"
-export KA_HOME=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib BUILD=build-gpu KA=$PWD/build-gpu/ka
+export KA_HOME=$PWD LD_LIBRARY_PATH=$PWD/build-gpu/lib:/usr/local/cuda/lib64 BUILD=build-gpu KA=$PWD/build-gpu/ka
 export KA_GPU_OUT=$OUT/gpu
 PARTS=${1:-"tier prof lat probe"}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
