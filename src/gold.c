@@ -77,8 +77,14 @@ static char *gold_wrapper_source(const struct ka_task *t, enum gold_kind kind)
 			"                   const int64_t *items, int64_t n)\n{\n",
 			fn, in);
 	util_buf_printf(&b, "\t(void)P; (void)in; (void)out;\n");
-	/* Lazy: a sample of items, each maybe a whole row: finer chunks. */
-	util_buf_printf(&b, "#pragma omp parallel for schedule(dynamic,%d)\n", lazy ? 2 : 64);
+	/* Lazy: a sample of items, each maybe a whole row: finer chunks. One
+	 * item runs on the calling thread: waking the team costs more than a
+	 * cheap item (tens of microseconds, milliseconds on a loaded machine),
+	 * and gold_item_cost times single items (on the H200 a gelu item
+	 * measured with the team around it made the device gold's estimate
+	 * for 16 Mi items look like 17 s). */
+	util_buf_printf(&b, "#pragma omp parallel for schedule(dynamic,%d) if (n > 1)\n",
+			lazy ? 2 : 64);
 	util_buf_printf(&b, "\tfor (int64_t k = 0; k < n; k++) {\n");
 	util_buf_printf(&b, "\t\tint64_t item = items ? items[k] : k;\n\t\tref(item");
 	for (int p = 0; p < t->n_params; p++)
@@ -621,7 +627,8 @@ static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count
 			rc = x;
 			goto out;
 		}
-		spent += util_now() - t0;
+		double one = util_now() - t0;
+		spent += one;
 		done++;
 		if (spent >= GOLD_MEASURE_S)
 			break;

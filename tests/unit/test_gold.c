@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gen.h"
+#include "bank.h"
 #include "gold.h"
 #include "ka_gen.h"
 #include "ka_test.h"
@@ -373,6 +374,31 @@ static void test_gold_npy_roundtrip(void)
 
 /* The gold's cost decides full or sampled, and how many items: a table of
  * (items, per item, item cost) with the literal choice. */
+/* A cheap item's measured cost is the item's, not the cost of waking the
+ * OpenMP team around it: gelu_bias_scale at 4096 x 4096 (one element an
+ * item, some tens of ns, plus a first touch of its output page) must measure
+ * far below the cost of waking the team (2 ms here, loaded). On
+ * the H200 a single-item measurement sent the device gold's estimate over
+ * its budget. */
+static void test_gold_item_cost_cheap(void)
+{
+	struct ka_err e = {{0}};
+	char *dir = xasprintf("%s/L1/gelu_bias_scale", bank_default_path());
+	struct ka_task *t = task_load(dir, &e);
+	free(dir);
+	CHECK(t != NULL);
+	struct gold *g = gold_open(t, &e);
+	CHECK(g != NULL);
+	struct ka_shape sh = {{4096, 4096}};
+	double item_s = 0;
+	CHECK_EQ_INT(gold_item_cost(g, &sh, &item_s, &e), 0);
+	printf("# gelu_bias_scale item cost %.3g s\n", item_s);
+	CHECK(item_s > 0);
+	CHECK(item_s < 5e-5); /* tens of ns and a page fault; the team costs ms */
+	gold_close(g);
+	task_free(t);
+}
+
 static void test_gold_check_choose(void)
 {
 	struct ka_err e;
@@ -413,5 +439,6 @@ int main(void)
 	RUN(test_gold_lazy_fallback);
 	RUN(test_gold_lazy_c_semantics);
 	RUN(test_gold_npy_roundtrip);
+	RUN(test_gold_item_cost_cheap);
 	TEST_EXIT();
 }
