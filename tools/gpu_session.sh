@@ -85,8 +85,8 @@ if want thrq; then stamp thrq; THR_QUICK=${THR_QUICK:-1} BENCH_PARTS="thr" timeo
 	grep -E "^--|^graded|per cand|compile|record|correctness|timing|waiting|gold|parallelism"; fi
 if want cap; then stamp cap; BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
 	tail -4 "$OUT/bench/cap.log"; fi
-STALE=${STALE_TASKS:-"L3/layer_norm L3/log_softmax L3/group_norm L3/softmax_rows L1/gelu_bias_scale
-	L2/gemm_tall_skinny_f16 L3/gqa_causal_bf16_d128 L1/masked_fill L1/quantize_int8"}
+STALE=${STALE_TASKS:-"L3/swa_causal_f16_d64 L2/gemm_splitk_bf16 L1/row_max L1/cumsum_rows L1/scatter_add
+	L1/permute_3d L3/log_softmax L2/gemm_splitk L2/bmm_f16"}
 if want stale; then stamp stale
 	dirs=()
 	for t in $STALE; do dirs+=("bank/public/$t"); done
