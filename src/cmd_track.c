@@ -78,6 +78,23 @@ static const char *parse_tier(const char *s, int *bad)
 	return NULL;
 }
 
+/* The getopt rows of the options every round-based track (procedure,
+ * frontier, weight RSI, harness) takes: the split (bank, train, held-out),
+ * the target and device, the run folder, sampling and output; their codes
+ * are those shared_option and parse_track read. */
+#define ROUND_TRACK_OPTIONS                                                                        \
+	{"bank", required_argument, 0, 'b'}, {"train", required_argument, 0, 'A'},                 \
+		{"heldout", required_argument, 0, 'H'}, {"train-pct", required_argument, 0, 'C'},  \
+		{"tier", required_argument, 0, 't'}, {"target", required_argument, 0, 'T'},        \
+		{"out", required_argument, 0, 'o'}, {"fresh", no_argument, 0, 'F'},                \
+		{"gpu", required_argument, 0, 'g'}, {"platform", required_argument, 0, 'P'},       \
+		{"seed", required_argument, 0, 's'}, {"temperature", required_argument, 0, 'e'},   \
+		{"max-tokens", required_argument, 0, 'x'}, {"quiet", no_argument, 0, 'q'},         \
+		{"verbose", no_argument, 0, 'v'},                                                  \
+	{                                                                                          \
+		"help", no_argument, 0, 'h'                                                        \
+	}
+
 /* Where the options every track takes live in one track's options. */
 struct shared_refs {
 	const char **model, **model_kind, **tier, **bank, **target, **out, **platform, **prices;
@@ -376,24 +393,9 @@ static int run_procedure(int argc, char **argv, int controls)
 		{"procedure", required_argument, 0, 'p'},
 		{"procedures", required_argument, 0, 'D'},
 		{"rsi-scorecard", required_argument, 0, 'W'},
-		{"bank", required_argument, 0, 'b'},
-		{"train", required_argument, 0, 'A'},
-		{"heldout", required_argument, 0, 'H'},
-		{"train-pct", required_argument, 0, 'C'},
-		{"tier", required_argument, 0, 't'},
-		{"target", required_argument, 0, 'T'},
-		{"out", required_argument, 0, 'o'},
-		{"fresh", no_argument, 0, 'F'},
-		{"gpu", required_argument, 0, 'g'},
-		{"platform", required_argument, 0, 'P'},
-		{"seed", required_argument, 0, 's'},
-		{"temperature", required_argument, 0, 'e'},
-		{"max-tokens", required_argument, 0, 'x'},
 		{"prices", required_argument, 0, 'r'},
 		{"lua-seconds", required_argument, 0, 'L'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
+		ROUND_TRACK_OPTIONS,
 		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
 	};
@@ -483,23 +485,8 @@ static int run_frontier(int argc, char **argv)
 		{"k", required_argument, 0, 'k'},
 		{"proposals", required_argument, 0, 'N'},
 		{"gold-seconds", required_argument, 0, 'G'},
-		{"bank", required_argument, 0, 'b'},
-		{"train", required_argument, 0, 'A'},
-		{"heldout", required_argument, 0, 'H'},
-		{"train-pct", required_argument, 0, 'C'},
-		{"tier", required_argument, 0, 't'},
-		{"target", required_argument, 0, 'T'},
-		{"out", required_argument, 0, 'o'},
-		{"fresh", no_argument, 0, 'F'},
-		{"gpu", required_argument, 0, 'g'},
-		{"platform", required_argument, 0, 'P'},
-		{"seed", required_argument, 0, 's'},
-		{"temperature", required_argument, 0, 'e'},
-		{"max-tokens", required_argument, 0, 'x'},
 		{"prices", required_argument, 0, 'r'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
+		ROUND_TRACK_OPTIONS,
 		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
 	};
@@ -576,22 +563,7 @@ static int run_rsi(int argc, char **argv)
 		{"lr", required_argument, 0, 'l'},
 		{"prompt-style", required_argument, 0, 'y'},
 		{"engine-timeout", required_argument, 0, 'X'},
-		{"bank", required_argument, 0, 'b'},
-		{"train", required_argument, 0, 'A'},
-		{"heldout", required_argument, 0, 'H'},
-		{"train-pct", required_argument, 0, 'C'},
-		{"tier", required_argument, 0, 't'},
-		{"target", required_argument, 0, 'T'},
-		{"out", required_argument, 0, 'o'},
-		{"fresh", no_argument, 0, 'F'},
-		{"gpu", required_argument, 0, 'g'},
-		{"platform", required_argument, 0, 'P'},
-		{"seed", required_argument, 0, 's'},
-		{"temperature", required_argument, 0, 'e'},
-		{"max-tokens", required_argument, 0, 'x'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
+		ROUND_TRACK_OPTIONS,
 		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
 	};
@@ -783,23 +755,8 @@ static int run_harness(int argc, char **argv)
 		{"prompt-style", required_argument, 0, 'y'},
 		{"engine-timeout", required_argument, 0, 'X'},
 		{"lua-seconds", required_argument, 0, 'L'},
-		{"bank", required_argument, 0, 'b'},
-		{"train", required_argument, 0, 'A'},
-		{"heldout", required_argument, 0, 'H'},
-		{"train-pct", required_argument, 0, 'C'},
-		{"tier", required_argument, 0, 't'},
-		{"target", required_argument, 0, 'T'},
-		{"out", required_argument, 0, 'o'},
-		{"fresh", no_argument, 0, 'F'},
-		{"gpu", required_argument, 0, 'g'},
-		{"platform", required_argument, 0, 'P'},
-		{"seed", required_argument, 0, 's'},
-		{"temperature", required_argument, 0, 'e'},
-		{"max-tokens", required_argument, 0, 'x'},
 		{"prices", required_argument, 0, 'r'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
+		ROUND_TRACK_OPTIONS,
 		CLI_PROTOCOL_OPTIONS,
 		{0, 0, 0, 0},
 	};
