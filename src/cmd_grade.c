@@ -2,6 +2,7 @@
  * print a short summary (and the full result as JSON with --json). Exit 0
  * whatever the candidate did; 1 or 2 only when the grader cannot work. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -214,47 +215,6 @@ static int grade_open(const struct grade_args *a, struct grade_session **s)
 	return 0;
 }
 
-/* Ahead-of-time compilation: the first `jobs` candidates before grading
- * starts, the rest in a child process (*rest_pid) while the first ones grade
- * (compiles land in the work folder's cache; a candidate's own compile step
- * then finds its result there). *rest_at: the candidate before which to wait
- * for that child. 0, or the exit code with the error reported. */
-static int grade_compile_ahead(struct grade_session *s, const struct ka_task *t,
-			       const struct grade_args *a, char **srcs, const size_t *lens,
-			       pid_t *rest_pid, int *rest_at)
-{
-	int n = a->n_kernels, ahead = n;
-	*rest_at = n;
-	if (n < 2 || a->jobs == 0 || !grade_compiles_ahead(s))
-		return 0;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int width = a->jobs > 0 ? (int)a->jobs : cores > 0 ? (int)cores : 1;
-	if (n > width)
-		ahead = width;
-	struct ka_err e;
-	if (grade_precompile(s, t, ahead, (const char *const *)srcs, lens, width, &e))
-		return cli_fail(CMD, "%s", e.msg);
-	if (ahead < n) {
-		fflush(NULL);
-		*rest_pid = fork();
-		if (*rest_pid == 0) {
-			/* Below the graders: on the H200 host a background split
-			 * compile (several phases at once per candidate, one
-			 * candidate per core) took the CPU from the graders'
-			 * runners and gold, 2.50 graded per second against 3.07
-			 * with nvcc. The compiles inherit the niceness. */
-			util_background_priority(10);
-			struct ka_err ce;
-			_exit(grade_precompile(s, t, n - ahead, (const char *const *)srcs + ahead,
-					       lens + ahead, width, &ce)
-				      ? 1
-				      : 0);
-		}
-		*rest_at = ahead;
-	}
-	return 0;
-}
-
 /* Step 3: report one result: the summary on stdout and, with --json, the
  * result as JSON (one line in jf when grading several, else the whole file).
  * 0 or KA_EXIT_FAIL, reported. */
@@ -298,9 +258,14 @@ struct grade_pool {
 	struct grade_session *sess[32];
 	int n_sess;
 	FILE *jf;
-	pid_t rest_pid; /* the child compiling ahead, if any */
-	int rest_at;
+	pid_t ahead_pid; /* the child compiling ahead, or -1 */
+	int ahead_fd;	 /* its reports (one int per compiled candidate), or -1 */
+	pthread_t ahead_reader;
+	int ahead_reading;
 	pthread_mutex_t mu; /* everything below, stdout and jf */
+	pthread_cond_t compiled_cv;
+	unsigned char *compiled; /* compiled[i]: candidate i's compile ended */
+	int ahead_over;		 /* the child ended: nothing more to wait for */
 	int next, rc;
 	struct grade_result sum; /* per-phase seconds summed (--profile) */
 	int n_graded;
@@ -335,12 +300,11 @@ static void *pool_worker(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		int i = p->rc == KA_EXIT_OK && p->next < p->a->n_kernels ? p->next++ : -1;
-		if (i >= 0 && i >= p->rest_at && p->rest_pid > 0) {
-			/* A failed ahead-of-time compile is not fatal: each
-			 * candidate's own compile step reports its verdict. */
-			wait_child(p->rest_pid);
-			p->rest_pid = -1;
-		}
+		/* Wait for this candidate's compile ahead, not for the others'. A
+		 * failed one is not fatal: the candidate's own compile step
+		 * reports its verdict. */
+		while (i >= 0 && !p->compiled[i] && !p->ahead_over)
+			pthread_cond_wait(&p->compiled_cv, &p->mu);
 		pthread_mutex_unlock(&p->mu);
 		if (i < 0)
 			return NULL;
@@ -358,6 +322,101 @@ static void *pool_worker(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		grade_result_free(&r);
 	}
+}
+
+/* In the compile-ahead child: tell the parent that candidate i compiled. */
+static void ahead_report(int i, void *arg)
+{
+	int fd = *(int *)arg;
+	int32_t v = i;
+	while (write(fd, &v, sizeof v) < 0 && errno == EINTR)
+		;
+}
+
+/* The parent's reader of the compile-ahead child's reports: marks each
+ * candidate compiled and wakes the graders; at the end of the reports (the
+ * child ended), lets every grader go on. */
+static void *ahead_read(void *arg)
+{
+	struct grade_pool *p = arg;
+	int32_t v;
+	for (;;) {
+		ssize_t got = read(p->ahead_fd, &v, sizeof v);
+		if (got < 0 && errno == EINTR)
+			continue;
+		pthread_mutex_lock(&p->mu);
+		if (got == (ssize_t)sizeof v && v >= 0 && v < p->a->n_kernels)
+			p->compiled[v] = 1;
+		else if (got != (ssize_t)sizeof v)
+			p->ahead_over = 1;
+		pthread_cond_broadcast(&p->compiled_cv);
+		int over = p->ahead_over;
+		pthread_mutex_unlock(&p->mu);
+		if (over)
+			return NULL;
+	}
+}
+
+/* Ahead-of-time compilation: a child process compiles every candidate, in
+ * order, one per core (--jobs), into the work folder's cache, and reports
+ * each as it ends; a grader waits only for its own candidate's compile,
+ * which it then finds cached. The child runs at nice 10, below the graders:
+ * on the H200 host a background split compile (several phases at once per
+ * candidate) took the CPU from the graders' runners and gold (2.50 graded
+ * per second against 3.07 with nvcc); while the graders wait, it has the
+ * CPU anyway. Without it (one candidate, --jobs 0, a target that compiles
+ * quickly, no pipe) each grader compiles its own candidate. */
+static void pool_compile_ahead(struct grade_pool *p)
+{
+	const struct grade_args *a = p->a;
+	int n = a->n_kernels, fds[2];
+	if (n < 2 || a->jobs == 0 || !grade_compiles_ahead(p->sess[0]) || pipe2(fds, O_CLOEXEC)) {
+		p->ahead_over = 1;
+		return;
+	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int width = a->jobs > 0 ? (int)a->jobs : cores > 0 ? (int)cores : 1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		util_background_priority(10); /* the compiles inherit it */
+		struct ka_err ce;
+		_exit(grade_precompile(p->sess[0], p->t, n, (const char *const *)p->srcs, p->lens,
+				       width, ahead_report, &fds[1], &ce)
+			      ? 1
+			      : 0);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		p->ahead_over = 1;
+		return;
+	}
+	p->ahead_pid = pid;
+	p->ahead_fd = fds[0];
+	if (pthread_create(&p->ahead_reader, NULL, ahead_read, p) == 0) {
+		p->ahead_reading = 1;
+	} else { /* no reader: wait for the whole batch, as one report */
+		wait_child(pid);
+		p->ahead_pid = -1;
+		p->ahead_over = 1;
+	}
+}
+
+/* Stop waiting on the compile-ahead child (it has ended, or is waited for
+ * here) and release what pool_compile_ahead made. */
+static void pool_compile_ahead_end(struct grade_pool *p)
+{
+	if (p->ahead_pid > 0)
+		wait_child(p->ahead_pid);
+	p->ahead_pid = -1;
+	if (p->ahead_reading)
+		pthread_join(p->ahead_reader, NULL);
+	p->ahead_reading = 0;
+	if (p->ahead_fd >= 0)
+		close(p->ahead_fd);
+	p->ahead_fd = -1;
 }
 
 /* Grade every candidate with p->n_sess graders. Sets p->rc. */
@@ -461,8 +520,10 @@ int cmd_grade(int argc, char **argv)
 	}
 	gold_close(g);
 	int n = a.n_kernels;
-	struct grade_pool p = {.a = &a, .t = t, .rest_pid = -1, .rest_at = n};
+	struct grade_pool p = {.a = &a, .t = t, .ahead_pid = -1, .ahead_fd = -1};
 	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.compiled_cv, NULL);
+	p.compiled = xcalloc((size_t)(n ? n : 1), 1);
 	char **srcs = xcalloc((size_t)n, sizeof *srcs);
 	size_t *lens = xcalloc((size_t)n, sizeof *lens);
 	p.srcs = srcs;
@@ -476,8 +537,7 @@ int cmd_grade(int argc, char **argv)
 		goto out;
 	p.n_sess = 1;
 	double t0 = util_now();
-	if ((rc = grade_compile_ahead(p.sess[0], t, &a, srcs, lens, &p.rest_pid, &p.rest_at)))
-		goto out;
+	pool_compile_ahead(&p);
 	if ((rc = pool_open(&p, pool_width(&a))))
 		goto out;
 	if (a.json_path && n > 1 && !(p.jf = fopen(a.json_path, "w"))) {
@@ -495,11 +555,12 @@ int cmd_grade(int argc, char **argv)
 out:
 	if (p.jf)
 		fclose(p.jf);
-	if (p.rest_pid > 0)
-		wait_child(p.rest_pid);
+	pool_compile_ahead_end(&p);
 	for (int k = 0; k < p.n_sess; k++)
 		grade_session_close(p.sess[k]);
 	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.compiled_cv);
+	free(p.compiled);
 	for (int i = 0; i < n; i++)
 		free(srcs[i]);
 	free(srcs);

@@ -633,9 +633,19 @@ out:
 	return rc;
 }
 
-int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
-		       const struct cudac_opts *o, int jobs, struct cudac_result *r, int *rc,
-		       struct ka_err *e)
+/* Report candidate i, and every later duplicate of it, as compiled. */
+static void ahead_done(int i, int n, const int *dup_of, cudac_done_fn done, void *arg)
+{
+	if (!done)
+		return;
+	done(i, arg);
+	for (int j = i + 1; j < n; j++)
+		if (dup_of[j] == i)
+			done(j, arg);
+}
+
+int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,
+			const struct cudac_opts *o, int jobs, cudac_done_fn done, void *arg)
 {
 	if (jobs <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -646,42 +656,69 @@ int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
 	const char *nvcc = find_nvcc(o->nvcc), *compiler = cudac_compiler(o, NULL);
 	if (nvcc && compiler && n > 1 && util_mkdirs(o->cache_dir, NULL) == 0)
 		use_split(compiler, nvcc, o, o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S);
-	/* Phase 1: children compile into the cache (one per distinct source).
-	 * Phase 2: this process reads every result from the cache, so results
-	 * need no transport and identical sources share one nvcc run. */
+	/* Children compile into the cache, one per distinct source, in order,
+	 * at most jobs at a time; each is reported as it ends. */
 	uint64_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);
-	for (int i = 0; i < n; i++)
+	pid_t *pid = xcalloc((size_t)(n ? n : 1), sizeof *pid);
+	int *dup_of = xcalloc((size_t)(n ? n : 1), sizeof *dup_of);
+	for (int i = 0; i < n; i++) {
 		h[i] = util_hash64(srcs[i], lens[i], 1);
-	if (n > 1 && jobs > 1) {
-		int running = 0;
-		for (int i = 0; i <= n; i++) {
-			while (running > 0 && (running >= jobs || i == n)) {
-				int st;
-				if (waitpid(-1, &st, 0) > 0 || errno != EINTR)
-					running--;
-			}
-			if (i == n)
-				break;
-			int dup = 0;
-			for (int j = 0; j < i && !dup; j++)
-				dup = h[j] == h[i] && lens[j] == lens[i] &&
-				      !memcmp(srcs[j], srcs[i], lens[i]);
-			if (dup)
+		dup_of[i] = -1;
+		for (int j = 0; j < i && dup_of[i] < 0; j++)
+			if (dup_of[j] < 0 && h[j] == h[i] && lens[j] == lens[i] &&
+			    !memcmp(srcs[j], srcs[i], lens[i]))
+				dup_of[i] = j;
+	}
+	int running = 0;
+	for (int i = 0; i <= n; i++) {
+		while (running > 0 && (running >= jobs || i == n)) {
+			int st;
+			pid_t w = waitpid(-1, &st, 0);
+			if (w < 0 && errno == EINTR)
 				continue;
-			fflush(NULL);
-			pid_t pid = fork();
-			if (pid == 0) {
-				struct cudac_result cr;
-				struct ka_err ce;
-				int x = cudac_compile(srcs[i], lens[i], o, &cr, &ce);
-				cudac_result_free(&cr);
-				_exit(x ? 1 : 0);
-			}
-			if (pid > 0)
-				running++;
+			running--;
+			for (int j = 0; w > 0 && j < i; j++)
+				if (pid[j] == w)
+					ahead_done(j, n, dup_of, done, arg);
+		}
+		if (i == n)
+			break;
+		if (dup_of[i] >= 0)
+			continue;
+		fflush(NULL);
+		pid[i] = n > 1 && jobs > 1 ? fork() : -1;
+		if (pid[i] == 0) {
+			struct cudac_result cr;
+			struct ka_err ce;
+			int x = cudac_compile(srcs[i], lens[i], o, &cr, &ce);
+			cudac_result_free(&cr);
+			_exit(x ? 1 : 0);
+		}
+		if (pid[i] > 0) {
+			running++;
+		} else { /* one at a time (or fork failed): here */
+			struct cudac_result cr;
+			struct ka_err ce;
+			cudac_compile(srcs[i], lens[i], o, &cr, &ce);
+			cudac_result_free(&cr);
+			ahead_done(i, n, dup_of, done, arg);
 		}
 	}
 	free(h);
+	free(pid);
+	free(dup_of);
+	return 0;
+}
+
+int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
+		       const struct cudac_opts *o, int jobs, struct cudac_result *r, int *rc,
+		       struct ka_err *e)
+{
+	/* Phase 1: children compile into the cache (one per distinct source).
+	 * Phase 2: this process reads every result from the cache, so results
+	 * need no transport and identical sources share one nvcc run. */
+	if (n > 1 && jobs != 1)
+		cudac_compile_ahead(n, srcs, lens, o, jobs, NULL, NULL);
 	int all = 0;
 	for (int i = 0; i < n; i++) {
 		rc[i] = cudac_compile(srcs[i], lens[i], o, &r[i], &e[i]);

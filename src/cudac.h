@@ -71,6 +71,19 @@ int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
 		       const struct cudac_opts *o, int jobs, struct cudac_result *r, int *rc,
 		       struct ka_err *e);
 
+/* Called as candidate i's compile ends (whatever its outcome). */
+typedef void (*cudac_done_fn)(int i, void *arg);
+
+/* Compile n sources into o's cache, ahead of cudac_compile, with up to jobs
+ * processes (0 = one per online CPU; 1 = here, one after another), starting
+ * them in order; done(i, arg), if not NULL, is called in this process as
+ * each candidate's compile ends (a duplicate of an earlier source when that
+ * one ends). Outcomes are not returned: cudac_compile finds them cached
+ * (or compiles again where the cache kept nothing). Returns 0. Reaps any
+ * child of this process (waitpid(-1)): call it where no other children run. */
+int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,
+			const struct cudac_opts *o, int jobs, cudac_done_fn done, void *arg);
+
 void cudac_result_free(struct cudac_result *r);
 
 /* The request fragment the recorder needs for this module (docs/cuda-target.md):

@@ -96,10 +96,12 @@ int grade_warm(const struct grade_session *s, const struct ka_task *t, const cha
 	       struct ka_err *e);
 
 /* Compile n candidate sources ahead in parallel (jobs processes; 0 = one per
- * core) where the target supports it, so grade_candidate finds them cached.
- * A no-op for targets that compile quickly. 0 or -1 with e. */
+ * core) where the target supports it, so grade_candidate finds them cached;
+ * done(i, arg), if not NULL, as candidate i's compile ends. A no-op for
+ * targets that compile quickly. 0 or -1 with e. */
 int grade_precompile(struct grade_session *s, const struct ka_task *t, int n,
-		     const char *const *srcs, const size_t *lens, int jobs, struct ka_err *e);
+		     const char *const *srcs, const size_t *lens, int jobs,
+		     void (*done)(int i, void *arg), void *arg, struct ka_err *e);
 
 /* Name of the session's target ("opencl"/"cuda"). */
 const char *grade_session_target(const struct grade_session *s);

@@ -41,10 +41,11 @@ struct target_ops {
 	int (*compile)(const struct ka_task *t, const char *src, size_t len, const char *workdir,
 		       const json_t *device, struct target_compiled *out, struct ka_err *e);
 	/* Optional: compile n candidates ahead, in parallel with up to jobs
-	 * processes, so that compile() later finds them cached. 0 or -1 with e. */
+	 * processes, so that compile() later finds them cached; done(i, arg)
+	 * (if not NULL) as candidate i's compile ends. 0 or -1 with e. */
 	int (*precompile)(const struct ka_task *t, int n, const char *const *srcs,
 			  const size_t *lens, const char *workdir, const json_t *device, int jobs,
-			  struct ka_err *e);
+			  void (*done)(int i, void *arg), void *arg, struct ka_err *e);
 	/* Trusted baselines of t at shape sh: fills out[0..*n-1] (at most 2). */
 	int (*baselines)(const struct ka_task *t, const struct ka_shape *sh, const json_t *device,
 			 const char *workdir, struct target_baseline *out, int *n,

@@ -41,26 +41,13 @@ static struct cudac_opts cuda_opts(const struct ka_task *t, const json_t *device
 
 static int cuda_precompile(const struct ka_task *t, int n, const char *const *srcs,
 			   const size_t *lens, const char *workdir, const json_t *device, int jobs,
-			   struct ka_err *e)
+			   void (*done)(int i, void *arg), void *arg, struct ka_err *e)
 {
+	(void)e;
 	const char *libs[KA_MAX_LIBS + 1];
 	char *cache = xasprintf("%s/cuda", workdir);
 	struct cudac_opts o = cuda_opts(t, device, cache, libs);
-	struct cudac_result *r = xcalloc((size_t)n, sizeof *r);
-	int *rcs = xcalloc((size_t)n, sizeof *rcs);
-	struct ka_err *es = xcalloc((size_t)n, sizeof *es);
-	int rc = cudac_compile_many(n, srcs, lens, &o, jobs, r, rcs, es);
-	if (rc)
-		for (int i = 0; i < n; i++)
-			if (rcs[i]) {
-				ka_err_set(e, "%s", es[i].msg);
-				break;
-			}
-	for (int i = 0; i < n; i++)
-		cudac_result_free(&r[i]);
-	free(r);
-	free(rcs);
-	free(es);
+	int rc = cudac_compile_ahead(n, srcs, lens, &o, jobs, done, arg);
 	free(cache);
 	return rc;
 }

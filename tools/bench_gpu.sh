@@ -90,7 +90,9 @@ fi
 if want cap; then
 echo "== capability track, archive model, k = 5, whole public bank"
 start=$(date +%s.%N)
-"$KA" --track capability --api-model archive:bank/public --tier all --target cuda --k 5 \
+# CAP_TIMEOUT: seconds before the run is stopped (0: none); the summary
+# then covers the samples graded so far (results.jsonl is journaled).
+timeout "${CAP_TIMEOUT:-0}" "$KA" --track capability --api-model archive:bank/public --tier all --target cuda --k 5 \
 	--graders-per-gpu "${THR_GRADERS:-4}" --out "$OUT/cap" --fresh --verbose 2>"$OUT/cap.log"
 end=$(date +%s.%N)
 python3 - "$OUT/cap" "$start" "$end" <<'PY' | tee "$OUT/capability.txt"
@@ -99,15 +101,25 @@ d, s, e = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 wall = e - s
 runner = verify = total = wait = 0.0
 n = 0
-for line in open(d + "/results.jsonl"):
-    r = json.loads(line)
-    g = r.get("grade") or r
+per_task, verdicts = {}, {}
+import sqlite3  # the journal: it holds every grade made, also of a run stopped by CAP_TIMEOUT
+db = sqlite3.connect(d + "/journal.sqlite")
+for name, verdict, result in db.execute("SELECT task, verdict, result FROM grades"):
+    try:
+        g = json.loads(result)
+    except ValueError:
+        g = {}
     sec = (g.get("seconds") or {})
+    per_task[name] = per_task.get(name, 0.0) + sec.get("total", 0.0)
+    verdicts[verdict] = verdicts.get(verdict, 0) + 1
     runner += sec.get("runner", 0.0)
     verify += sec.get("verify", 0.0)
     wait += sec.get("device_wait", 0.0)
     total += sec.get("total", 0.0)
     n += 1
 print(f"capability: {n} samples, wall {wall:.1f} s, grading {total:.1f} s, waiting for the GPU runner {runner:.1f} s ({100*runner/wall:.0f}% of wall), parent verifying outputs {verify:.1f} s, waiting for another grader {wait:.1f} s")
+print("verdicts:", ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+print("slowest tasks (grading seconds summed over their samples):",
+      ", ".join(f"{k} {v:.1f}" for k, v in sorted(per_task.items(), key=lambda kv: -kv[1])[:10]))
 PY
 fi

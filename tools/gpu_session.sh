@@ -12,7 +12,7 @@
 # were measured), calib (calibrate.py on tasks missing from the calibration
 # file), thrjobs (throughput with no compile-ahead and with one nvcc run, to
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
-# rsi (tools/rsi_gpu_bench.py), thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
+# rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
 set -u
 OUT=${OUT:-out/gpu-session}
@@ -81,9 +81,10 @@ if want lat; then stamp lat; BENCH_PARTS="lat" bash tools/bench_gpu.sh "$OUT/ben
 if want probe; then stamp probe; BENCH_PARTS="probe" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -5; fi
 if want rep; then stamp rep; BENCH_PARTS="rep" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -40; fi
 if want thr; then stamp thr; BENCH_PARTS="thr" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10; fi
-if want thrq; then stamp thrq; THR_QUICK=${THR_QUICK:-1} BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
-	grep -E "^--|^graded|per cand|compile|record|correctness|timing|waiting|gold|parallelism"; fi
-if want cap; then stamp cap; BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
+if want thrq; then stamp thrq; (vmstat -n 1 >"$OUT/vmstat-thrq.txt" 2>&1 &) ; THR_QUICK=${THR_QUICK:-1} BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
+	grep -E "^--|^graded|per cand|compile|record|correctness|timing|waiting|gold|parallelism"
+	pkill -x vmstat; fi
+if want cap; then stamp cap; CAP_TIMEOUT=$(( $(left) - 25 )) BENCH_PARTS="cap" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10
 	tail -4 "$OUT/bench/cap.log"; fi
 STALE=${STALE_TASKS:-"L3/swa_causal_f16_d64 L2/gemm_splitk_bf16 L1/row_max L1/cumsum_rows L1/scatter_add
 	L1/permute_3d L3/log_softmax L2/gemm_splitk L2/bmm_f16"}
@@ -135,4 +136,7 @@ if want tierfast; then stamp tierfast
 	only=$(cd tests/gpu && ls *.sh | grep -v '^cuda_split\.sh$' | sed 's/\.sh$//' | paste -sd'|')
 	KA_TEST_ONLY="^($only)\.sh\$" timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45
 fi
+# attn: the attention tasks' PyTorch times in three forms (tools/attn_calib_probe.py; ATTN_ONLY: task names).
+if want attn; then stamp attn; timeout $(left) python3 tools/attn_calib_probe.py --samples 50 ${ATTN_ONLY:+--only "$ATTN_ONLY"} \
+	--out "$OUT/attn.json" 2>&1 | grep -v Warning | tail -30; fi
 if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi

@@ -45,9 +45,10 @@ for sol in $(for t in $(bank_tasks); do echo "$t/solutions/cuda.cu"; done); do
 		echo "FAIL grade_cuda_record/solution_$name: got '${got:-none}': $(tail -c 500 "$tmp/sol.log" | tr '\n' ' ')"
 	fi
 done
-# Several candidates in one session, compiled ahead: --jobs 1 compiles the
-# first before grading and the rest in a child process while it grades;
-# --jobs 0 compiles each in its turn. Same verdicts, in order, either way.
+# Several candidates in one session, compiled ahead: with --jobs 1 a child
+# process compiles them one after another while the grader grades, the grader
+# waiting only for its own candidate's compile; --jobs 0 compiles each in its
+# turn. Same verdicts, in order, either way.
 L1=bank/public/L1/gelu_bias_scale
 for jobs in 1 0; do
 	for i in 1 2 3; do sed "1i // jobs $jobs copy $i $$" "$L1/solutions/cuda.cu" >"$tmp/m$jobs-$i.cu"; done
