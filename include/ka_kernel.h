@@ -20,7 +20,9 @@
  *     extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream);
  *   - ka_tensor.ptr is a device pointer.
  *   - launch with <<<grid, block, smem, stream>>>, cudaLaunchKernel or
- *     cudaLaunchKernelEx (cluster dimensions allowed) on `stream` only;
+ *     cudaLaunchKernelEx (attributes: cluster dimensions, and programmatic
+ *     stream serialization between two of your kernels, with
+ *     cudaGridDependencySynchronize() in the dependent) on `stream` only;
  *     cudaFuncSetAttribute, cudaMemsetAsync, device-to-device cudaMemcpyAsync,
  *     cudaMemcpyToSymbolAsync, device/occupancy queries and
  *     cuTensorMapEncodeTiled are available;

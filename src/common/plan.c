@@ -157,6 +157,8 @@ char *plan_write(const struct plan *p)
 					    json_pack("[i,i,i]", (int)o->cluster[0],
 						      (int)o->cluster[1], (int)o->cluster[2]));
 			json_object_set_new(jo, "smem", json_integer(o->smem));
+			if (o->pdl) /* absent otherwise: plans without PDL are unchanged */
+				json_object_set_new(jo, "pdl", json_integer(1));
 			json_t *args = json_array();
 			for (int a = 0; a < o->n_args; a++) {
 				const struct plan_arg *g = &o->args[a];
@@ -567,6 +569,11 @@ static int read_op(json_t *jo, struct plan_op *o, int idx, struct ka_err *e)
 		if (get_int(jo, "smem", 0, 1 << 20, &v, where, e))
 			return -1;
 		o->smem = (uint32_t)v;
+		if (json_object_get(jo, "pdl")) {
+			if (get_int(jo, "pdl", 0, 1, &v, where, e))
+				return -1;
+			o->pdl = (uint8_t)v;
+		}
 		json_t *args = json_object_get(jo, "args");
 		size_t na = json_is_array(args) ? json_array_size(args) : 0;
 		if (na > PLAN_MAX_ARGS)
@@ -729,6 +736,10 @@ int plan_read(const char *text, size_t len, struct plan *p, struct ka_err *e)
 		    (strcmp(p->target, "cuda") || strcmp(fmt, PLAN_FORMAT_LIB))) {
 			ka_err_set(e, "plan: ops[%zu]: a gemm step needs target cuda and format %s",
 				   i, PLAN_FORMAT_LIB);
+			goto out;
+		}
+		if (p->ops[i].pdl && strcmp(p->target, "cuda")) {
+			ka_err_set(e, "plan: ops[%zu]: 'pdl' is CUDA only", i);
 			goto out;
 		}
 		if (p->ops[i].kind == PLAN_OP_LAUNCH && p->ops[i].kernel >= p->n_kernels) {
@@ -958,6 +969,12 @@ struct plan_op *plan_add_op(struct plan *p)
 	struct plan_op *o = &p->ops[p->n_ops++];
 	memset(o, 0, sizeof *o);
 	return o;
+}
+
+int plan_pdl_replayed(const struct plan *p, int i)
+{
+	return i > 0 && i < p->n_ops && p->ops[i].kind == PLAN_OP_LAUNCH && p->ops[i].pdl &&
+	       p->ops[i - 1].kind == PLAN_OP_LAUNCH;
 }
 
 char *plan_signature(const struct plan *p)

@@ -86,6 +86,7 @@ struct plan_op {
 	uint64_t goffset[3]; /* OpenCL global offset */
 	uint32_t cluster[3]; /* CUDA cluster dims (0 = none) */
 	uint32_t smem;	     /* CUDA dynamic shared memory */
+	uint8_t pdl;	     /* CUDA: 1 = programmatic stream serialization allowed (PDL) */
 	int n_args;
 	struct plan_arg *args; /* owned */
 	/* FILL / COPY / SYMBOL */
@@ -175,6 +176,14 @@ void plan_free(struct plan *p);
 
 /* Append a zeroed op and return it (grows p->ops). */
 struct plan_op *plan_add_op(struct plan *p);
+
+/* Whether op i is replayed with programmatic dependent launch: a launch
+ * whose "pdl" is set, right after another launch of the plan. On the plan's
+ * first op, or after a fill, copy, symbol or gemm step, the runner drops the
+ * attribute: a programmatic edge in the replay's graph then only ever joins
+ * two of the candidate's own kernels, and nothing of the candidate may start
+ * before the timed window's first event (docs/cuda-target.md, section 7). */
+int plan_pdl_replayed(const struct plan *p, int i);
 
 /* A short signature of the launches (kernel names and grid/block sizes), used
  * to check that the timed calls launch what the correctness calls launched.

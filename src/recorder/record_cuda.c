@@ -56,6 +56,7 @@ struct launch_attr_ {
 		struct {
 			unsigned x, y, z;
 		} cluster;
+		int pdl; /* programmaticStreamSerializationAllowed */
 	} val;
 };
 struct launch_config_ {
@@ -69,6 +70,7 @@ _Static_assert(sizeof(struct launch_attr_) == 72, "cudaLaunchAttribute is 72 byt
 _Static_assert(sizeof(struct launch_config_) == 56, "cudaLaunchConfig_t is 56 bytes");
 
 #define LAUNCH_ATTR_CLUSTER_DIM 4
+#define LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION 6
 #define FUNC_ATTR_MAX_DYN_SMEM 8
 #define FUNC_ATTR_CARVEOUT 9
 #define MEMCPY_H2D 1
@@ -782,9 +784,16 @@ static int record_arg(const struct func *f, int i, void *src, struct plan_arg *g
 	return 0;
 }
 
+/* What cudaLaunchKernelEx's attributes asked for (plain launches: none). */
+struct launch_ex {
+	unsigned cluster[3]; /* 0 = none */
+	int pdl;	     /* programmatic stream serialization allowed */
+};
+
 static cudaError_t launch(struct func *f, struct dim3_ grid, struct dim3_ block, void **args,
-			  size_t smem, void *stream, const unsigned cluster[3], const char *api)
+			  size_t smem, void *stream, const struct launch_ex *ex, const char *api)
 {
+	const unsigned *cluster = ex ? ex->cluster : NULL;
 	if (!stream_ok(stream, api))
 		return CUDA_ERR_INVALID_RESOURCE_HANDLE;
 	if (!f) {
@@ -854,6 +863,7 @@ static cudaError_t launch(struct func *f, struct dim3_ grid, struct dim3_ block,
 	if (cluster)
 		for (int i = 0; i < 3; i++)
 			o->cluster[i] = cluster[i];
+	o->pdl = ex && ex->pdl;
 	o->smem = (uint32_t)smem;
 	o->args = xcalloc(np ? (size_t)np : 1, sizeof *o->args);
 	for (int i = 0; i < np; i++) {
@@ -918,7 +928,7 @@ static const char *launch_attr_name(int id)
 cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *func, void **args);
 cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *func, void **args)
 {
-	unsigned cluster[3] = {0, 0, 0};
+	struct launch_ex ex = {{0, 0, 0}, 0};
 	if (!cfg) {
 		set_error(CUDA_ERR_INVALID_VALUE);
 		return CUDA_ERR_INVALID_VALUE;
@@ -930,18 +940,28 @@ cudaError_t cudaLaunchKernelExC(const struct launch_config_ *cfg, const void *fu
 	for (unsigned i = 0; i < cfg->num_attrs; i++) {
 		const struct launch_attr_ *a = &cfg->attrs[i];
 		if (a->id == LAUNCH_ATTR_CLUSTER_DIM) {
-			cluster[0] = a->val.cluster.x;
-			cluster[1] = a->val.cluster.y;
-			cluster[2] = a->val.cluster.z;
+			ex.cluster[0] = a->val.cluster.x;
+			ex.cluster[1] = a->val.cluster.y;
+			ex.cluster[2] = a->val.cluster.z;
+		} else if (a->id == LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION) {
+			/* CUDA reads any non-zero value as 1; the plan holds 0 or 1
+			 * exactly, so another value is refused rather than guessed. */
+			if (a->val.pdl != 0 && a->val.pdl != 1) {
+				record_fail("cudaLaunchKernelEx: %s: value %d is not 0 or 1",
+					    launch_attr_name(a->id), a->val.pdl);
+				return CUDA_ERR_INVALID_VALUE;
+			}
+			ex.pdl = a->val.pdl;
 		} else {
 			record_fail("cudaLaunchKernelEx: launch attribute %s is not supported "
-				    "(only cudaLaunchAttributeClusterDimension)",
+				    "(only cudaLaunchAttributeClusterDimension and "
+				    "cudaLaunchAttributeProgrammaticStreamSerialization)",
 				    launch_attr_name(a->id));
 			return CUDA_ERR_NOT_SUPPORTED;
 		}
 	}
 	cudaError_t err = launch(func_of_host(func), cfg->grid, cfg->block, args, cfg->smem,
-				 cfg->stream, cluster, "cudaLaunchKernelEx");
+				 cfg->stream, &ex, "cudaLaunchKernelEx");
 	set_error(err);
 	return err;
 }

@@ -257,6 +257,7 @@ static json_t *nvml_sample(struct nvml *n)
 struct krec {
 	char name[128];
 	uint64_t start, end;
+	int seq; /* delivery order, to sort stably */
 };
 
 static struct {
@@ -291,6 +292,27 @@ static void CUPTIAPI cupti_complete(CUcontext, uint32_t, uint8_t *buf, size_t, s
 		r->end = k->end;
 	}
 	free(buf);
+}
+
+static int cmp_krec_start(const void *a, const void *b)
+{
+	const struct krec *x = (const struct krec *)a, *y = (const struct krec *)b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The records in the order the kernels started (ties: as delivered).
+ * CUPTI delivers a record when its kernel ends; with programmatic dependent
+ * launch a dependent kernel may end before its primary, but it cannot start
+ * before the primary has started (every block of it has triggered or
+ * exited), so start order is launch order, which the launch signature is
+ * compared in. Without overlap both orders are the same. */
+static void cupti_sort_by_start(void)
+{
+	for (int i = 0; i < cupti.n; i++)
+		cupti.rec[i].seq = i;
+	qsort(cupti.rec, (size_t)cupti.n, sizeof cupti.rec[0], cmp_krec_start);
 }
 
 /* Deliver every finished record and forget them: what arrives next is
@@ -666,14 +688,20 @@ static CUresult issue_ops(struct cu *c, struct cu_slot *sl, const struct plan *p
 			cfg.blockDimZ = (unsigned)o->block[2];
 			cfg.sharedMemBytes = o->smem;
 			cfg.hStream = c->stream;
-			CUlaunchAttribute at[1];
+			CUlaunchAttribute at[2];
+			cfg.attrs = at;
 			if (o->cluster[0]) {
-				at[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-				at[0].value.clusterDim.x = o->cluster[0];
-				at[0].value.clusterDim.y = o->cluster[1] ? o->cluster[1] : 1;
-				at[0].value.clusterDim.z = o->cluster[2] ? o->cluster[2] : 1;
-				cfg.attrs = at;
-				cfg.numAttrs = 1;
+				at[cfg.numAttrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+				at[cfg.numAttrs].value.clusterDim.x = o->cluster[0];
+				at[cfg.numAttrs].value.clusterDim.y = o->cluster[1] ? o->cluster[1] : 1;
+				at[cfg.numAttrs].value.clusterDim.z = o->cluster[2] ? o->cluster[2] : 1;
+				cfg.numAttrs++;
+			}
+			if (plan_pdl_replayed(p, i)) {
+				at[cfg.numAttrs].id =
+					CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+				at[cfg.numAttrs].value.programmaticStreamSerializationAllowed = 1;
+				cfg.numAttrs++;
 			}
 			r = cuLaunchKernelEx(&cfg, sl->fn[o->kernel], sl->argv[li], NULL);
 			li++;
@@ -1486,6 +1514,7 @@ static int in_module(const struct cu_slot *sl, const char *name)
 static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, double *span_ns)
 {
 	cuptiActivityFlushAll(0);
+	cupti_sort_by_start();
 	int n = 0, outside = 0, foreign = 0;
 	uint64_t first = UINT64_MAX, last = 0, busy = 0;
 	char names[4096] = "";

@@ -1,9 +1,10 @@
 /* test_plan.c: the launch plan's JSON form (plan.h), for what the CUDA
- * tensor maps added: plan_write/plan_read round trips with and without
- * "tensormaps", a table of bad plans plan_read must refuse with the field
- * named, the cuTensorMapEncodeTiled rules of plan_tensormap_check, the global
- * extent of plan_tensormap_extent, and plan_check_refs on maps at and past
- * the end of their buffer. */
+ * tensor maps and programmatic dependent launch added: plan_write/plan_read
+ * round trips with and without "tensormaps", a launch's optional "pdl" flag
+ * and plan_pdl_replayed, a table of bad plans plan_read must refuse with the
+ * field named, the cuTensorMapEncodeTiled rules of plan_tensormap_check, the
+ * global extent of plan_tensormap_extent, and plan_check_refs on maps at and
+ * past the end of their buffer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,87 @@ static void test_no_maps_unchanged(void)
 	CHECK(p.n_tensormaps == 0);
 	plan_free(&p);
 	free(j);
+}
+
+/* The launch op of mk()'s plan with `extra` spliced in after "smem". */
+static char *mk_launch(const char *target, const char *extra)
+{
+	char *j = mk(target, zeros128, "", "");
+	const char *at = strstr(j, "\"smem\":0,");
+	size_t cut = (size_t)(at - j) + strlen("\"smem\":0,");
+	char *out = xasprintf("%.*s%s%s", (int)cut, j, extra, j + cut);
+	free(j);
+	return out;
+}
+
+/* "pdl" on a CUDA launch (programmatic dependent launch): optional, 0 or 1,
+ * written only when 1, so plans without it are unchanged; anything else,
+ * or the key on an OpenCL plan, is refused with the field named. */
+static void test_pdl(void)
+{
+	struct plan p, q;
+	struct ka_err e;
+	char *j = mk_launch("cuda", "\"pdl\":1,");
+	CHECK_EQ_INT(plan_read(j, strlen(j), &p, &e), 0);
+	CHECK(p.ops[0].pdl == 1);
+	char *w = plan_write(&p);
+	CHECK(strstr(w, "\"pdl\":1") != NULL);
+	CHECK_EQ_INT(plan_read(w, strlen(w), &q, &e), 0);
+	CHECK(q.ops[0].pdl == 1);
+	char *w2 = plan_write(&q);
+	CHECK_STR(w, w2);
+	free(w2);
+	free(w);
+	plan_free(&q);
+	plan_free(&p);
+	free(j);
+	static const char *const absent[] = {"", "\"pdl\":0,"};
+	for (int i = 0; i < 2; i++) {
+		j = mk_launch("cuda", absent[i]);
+		CHECK_EQ_INT(plan_read(j, strlen(j), &p, &e), 0);
+		CHECK(p.ops[0].pdl == 0);
+		w = plan_write(&p);
+		CHECK(strstr(w, "pdl") == NULL);
+		free(w);
+		plan_free(&p);
+		free(j);
+	}
+	static const struct {
+		const char *target, *extra, *err;
+	} refused[] = {
+		{"cuda", "\"pdl\":2,", "ops[0]: 'pdl' = 2 is out of range"},
+		{"cuda", "\"pdl\":-1,", "ops[0]: 'pdl' = -1 is out of range"},
+		{"cuda", "\"pdl\":true,", "ops[0]: 'pdl' missing or not an integer"},
+		{"cuda", "\"pdl\":\"1\",", "ops[0]: 'pdl' missing or not an integer"},
+		{"opencl", "\"pdl\":1,", "ops[0]: 'pdl' is CUDA only"},
+	};
+	/* What the runner replays with the attribute: only a launch right
+	 * after another launch (never the first op, nor after a fill). */
+	struct plan r = {0};
+	snprintf(r.target, sizeof r.target, "cuda");
+	const enum plan_op_kind kinds[] = {PLAN_OP_LAUNCH, PLAN_OP_LAUNCH, PLAN_OP_FILL,
+					   PLAN_OP_LAUNCH, PLAN_OP_LAUNCH, PLAN_OP_LAUNCH};
+	const uint8_t flags[] = {1, 1, 0, 1, 0, 1};
+	const int want[] = {0, 1, 0, 0, 0, 1};
+	for (int i = 0; i < 6; i++) {
+		struct plan_op *o = plan_add_op(&r);
+		o->kind = kinds[i];
+		o->pdl = flags[i];
+	}
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ_INT(plan_pdl_replayed(&r, i), want[i]);
+	CHECK_EQ_INT(plan_pdl_replayed(&r, 6), 0);
+	plan_free(&r);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		j = mk_launch(refused[i].target, refused[i].extra);
+		int rc = plan_read(j, strlen(j), &p, &e);
+		if (rc == 0 || !strstr(e.msg, refused[i].err))
+			printf("# pdl case %zu: rc %d, %s\n", i, rc, rc ? e.msg : "accepted");
+		CHECK(rc == -1 && strstr(e.msg, refused[i].err) != NULL);
+		if (rc == 0)
+			plan_free(&p);
+		free(j);
+	}
 }
 
 static const struct {
@@ -535,6 +617,7 @@ int main(void)
 	memset(zeros256, '0', 512);
 	RUN(test_round_trip);
 	RUN(test_no_maps_unchanged);
+	RUN(test_pdl);
 	RUN(test_bad);
 	RUN(test_check_rules);
 	RUN(test_extent);

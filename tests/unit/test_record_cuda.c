@@ -27,20 +27,25 @@ static const struct {
 	int status;
 	uint32_t cluster0, smem, max_dyn;
 	int tensormaps, tmap_relocs; /* plan.tensormaps and tensor map relocations */
+	unsigned pdl;		     /* bit i: launch i of the plan has "pdl" */
 } plans[] = {
-	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
+	{"ok_elementwise.cu", "_Z10add_kernelPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0, 0},
 	{"ok_two_kernels.cu",
 	 "fill;_Z5scalePKfPfx<4x1x1,256x1x1>;copy;_Z6finish2io<4x1x1,256x1x1>;", 5, 0, 0, 0, 0, 0,
+	 0, 0},
+	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536, 0, 0,
 	 0},
-	{"ok_cluster.cu", "_Z11add_clusterPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 2, 65536, 65536, 0, 0},
-	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0, 0, 0},
-	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0},
-	{"kernel_never_ends.cu", "_Z4spinPf<1x1x1,32x1x1>;", 1, 0, 0, 0, 0, 0, 0},
-	{"ok_tma.cu", "_Z7add_tma14CUtensorMap_stS_Pfx<5x1x1,128x1x1>;", 1, 0, 0, 0, 0, 2, 2},
+	{"ok_queries.cu", "_Z11copy_kernelPKfPfx<4x1x1,256x1x1>;", 2, 0, 0, 0, 0, 0, 0, 0},
+	{"device_cache.cu", "symbol;_Z10add_cachedPKfS0_Pfx<4x1x1,256x1x1>;", 3, 0, 0, 0, 0, 0, 0,
+	 0},
+	{"kernel_never_ends.cu", "_Z4spinPf<1x1x1,32x1x1>;", 1, 0, 0, 0, 0, 0, 0, 0},
+	{"ok_tma.cu", "_Z7add_tma14CUtensorMap_stS_Pfx<5x1x1,128x1x1>;", 1, 0, 0, 0, 0, 2, 2, 0},
 	{"ok_cublas.cu",
 	 "cublasSgemm_v2<10x10x100x1>;cublasGemmStridedBatchedEx<5x10x100x2>;_Z5scalePfx<1x1x1,"
 	 "256x1x1>;",
-	 1, 0, 0, 0, 0, 0, 0},
+	 1, 0, 0, 0, 0, 0, 0, 0},
+	{"ok_pdl.cu", "_Z5scalePKfPfx<4x1x1,256x1x1>;_Z6finishPKfS0_Pfx<4x1x1,256x1x1>;", 5, 0, 2,
+	 0, 0, 0, 0, 3},
 };
 
 /* Fixtures whose record_error must name its cause. */
@@ -58,6 +63,11 @@ static const struct {
 				     "be recorded"},
 	{"cublas_default_stream.cu", "cublasSgemm_v2: on stream 0 (the legacy default stream)"},
 	{"cublas_unsupported.cu", "cublasSetWorkspace_v2: not available to a candidate"},
+	{"pdl_event.cu", "cudaLaunchKernelEx: launch attribute "
+			 "cudaLaunchAttributeProgrammaticEvent (7) is not supported"},
+	{"pdl_bad_value.cu",
+	 "cudaLaunchKernelEx: cudaLaunchAttributeProgrammaticStreamSerialization "
+	 "(6): value 2 is not 0 or 1"},
 };
 
 static const char *const fixtures[] = {
@@ -90,6 +100,9 @@ static const char *const fixtures[] = {
 	"cublas_device_scalars.cu",
 	"cublas_default_stream.cu",
 	"cublas_unsupported.cu",
+	"ok_pdl.cu",
+	"pdl_event.cu",
+	"pdl_bad_value.cu",
 	NULL,
 };
 
@@ -218,6 +231,29 @@ static void check_cublas_plan(const struct plan *p)
 	CHECK(strstr(e.msg, "ops[0]: cublasSgemm_v2: B:") != NULL);
 }
 
+/* Bit i of want: launch i of the plan asked for programmatic dependent
+ * launch. The flags survive the plan's JSON round trip. */
+static void check_pdl(const struct plan *p, unsigned want)
+{
+	unsigned got = 0;
+	int li = 0;
+	for (int o = 0; o < p->n_ops; o++)
+		if (p->ops[o].kind == PLAN_OP_LAUNCH)
+			got |= (unsigned)p->ops[o].pdl << li++;
+	if (got != want)
+		printf("# pdl flags %#x, want %#x\n", got, want);
+	CHECK(got == want);
+	char *again = plan_write(p);
+	CHECK((strstr(again, "\"pdl\":1") != NULL) == (want != 0));
+	struct plan q;
+	struct ka_err e;
+	CHECK_EQ_INT(plan_read(again, strlen(again), &q, &e), 0);
+	for (int o = 0; o < p->n_ops && o < q.n_ops; o++)
+		CHECK(q.ops[o].pdl == p->ops[o].pdl);
+	plan_free(&q);
+	free(again);
+}
+
 static void check_plan(const char *file, const char *json)
 {
 	struct plan p;
@@ -251,6 +287,7 @@ static void check_plan(const char *file, const char *json)
 		CHECK_EQ_INT(p.status, plans[i].status);
 		if (!strcmp(file, "ok_cublas.cu"))
 			check_cublas_plan(&p);
+		check_pdl(&p, plans[i].pdl);
 		const struct plan_op *last = &p.ops[p.n_ops - 1];
 		CHECK(last->kind == PLAN_OP_LAUNCH);
 		CHECK(last->cluster[0] == plans[i].cluster0);
