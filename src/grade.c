@@ -865,6 +865,14 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	 * on the H200 host. */
 	c->lazy = c->verify && c->sampled && (c->timed || gen_checked(c));
 	c->check = !c->verify ? DEVGOLD_SAMPLED : call_check_kind(c, &gc);
+	/* Checked in full on the device: the CPU's sample is a cross-check of
+	 * the device gold (and, once per session, of the generator and the
+	 * lazy gold), so it gets a timed call's budget, not an untimed one's
+	 * (1 s of every core the grader has, per grade, for nothing the
+	 * device check does not already cover). */
+	if (c->check == DEVGOLD_DEVICE_FULL &&
+	    gold_check_plan(c->gr->g, &st->sh, 1, &lim, &gc, e))
+		return -1;
 	if (c->sampled) {
 		if (gold_sample_items_edges(t, &st->sh, util_mix64(s->nonce ^ c->call),
 					    (int)gc.n_random, gc.edge_max, &c->items, &c->n_items,

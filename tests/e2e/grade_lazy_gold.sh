@@ -49,3 +49,39 @@ if [ "$rc" -eq 0 ] && [ "$got" = ok ] && grep -q "lazy gold differs from the C g
 else
 	echo "FAIL grade_lazy_gold/cross_check: exit $rc, verdict '${got:-none}': $(tail -c 400 "$tmp/differs.err" | tr '\n' ' ')"
 fi
+# Several grades in one session. The generator and lazy-gold checks on whole
+# inputs are made once per session, task and shape; later grades check their
+# untimed benchmark call with the lazy gold. So: (1) where the lazy gold
+# differs, no later grade may use it: the same correct candidate twice
+# grades ok twice; (2) where it agrees, a candidate wrong only at the
+# benchmark shape (every element from 1 M on), graded after a correct one,
+# is still wrong_answer.
+sed -e 's/z\[i\] = 2.0f \* x\[i\]/z[i] = (i >= 1000000 ? 3.0f : 2.0f) * x[i]/' \
+	-e 's|/\* expect: ok|/* expect: wrong_answer at the benchmark shape|' \
+	tests/data/grade_dtypes/add_scale.c >"$tmp/wrong_big.c"
+many() { # task-dir name kernel...
+	local dir=$1 name=$2
+	shift 2
+	local ks=()
+	for k in "$@"; do ks+=(--kernel "$k"); done
+	"$KA" grade --task "$dir" --target opencl "${ks[@]}" --bench-shape N=2000000 --min-samples 5 \
+		--max-samples 5 --workdir "$tmp/w" --json "$tmp/$name.jsonl" >"$tmp/$name.log" 2>"$tmp/$name.err"
+}
+verdicts_of() { python3 -c 'import json,sys; print(" ".join(json.loads(l)["verdict"] for l in open(sys.argv[1])))' "$1" 2>/dev/null; }
+many "$tmp/task" differs_twice tests/data/grade_dtypes/add_scale.c tests/data/grade_dtypes/add_scale.c
+rc=$?
+got=$(verdicts_of "$tmp/differs_twice.jsonl")
+if [ "$rc" -eq 0 ] && [ "$got" = "ok ok" ]; then
+	echo "PASS grade_lazy_gold/differs_session"
+else
+	echo "FAIL grade_lazy_gold/differs_session: exit $rc, verdicts '${got:-none}': $(tail -c 400 "$tmp/differs_twice.err" | tr '\n' ' ')"
+fi
+many tests/data/tasks_good/add_scale session tests/data/grade_dtypes/add_scale.c "$tmp/wrong_big.c" \
+	tests/data/grade_dtypes/add_scale.c
+rc=$?
+got=$(verdicts_of "$tmp/session.jsonl")
+if [ "$rc" -eq 0 ] && [ "$got" = "ok wrong_answer ok" ]; then
+	echo "PASS grade_lazy_gold/checked_once_per_session"
+else
+	echo "FAIL grade_lazy_gold/checked_once_per_session: exit $rc, verdicts '${got:-none}': $(tail -c 400 "$tmp/session.err" | tr '\n' ' ')"
+fi
