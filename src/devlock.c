@@ -57,6 +57,16 @@ void devlock_put(struct devlock *d)
 	pthread_mutex_unlock(&devlock_mu);
 }
 
+int devlock_users(struct devlock *d)
+{
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&devlock_mu);
+	int n = d->refs;
+	pthread_mutex_unlock(&devlock_mu);
+	return n;
+}
+
 double devlock_acquire(struct devlock *d, int exclusive)
 {
 	if (!d)

@@ -19,6 +19,10 @@ struct devlock *devlock_get(const char *key);
 /* Drop one reference; the last frees the lock. NULL is a no-op. */
 void devlock_put(struct devlock *d);
 
+/* How many sessions hold a reference to d now (devlock_get less
+ * devlock_put); 0 for NULL. Thread-safe. */
+int devlock_users(struct devlock *d);
+
 /* Take d shared (exclusive 0) or exclusive (1); returns the seconds spent
  * waiting. d NULL: no lock, returns 0. */
 double devlock_acquire(struct devlock *d, int exclusive);

@@ -1270,12 +1270,16 @@ static int call_outcome(struct call_ctx *c, int x, struct ka_err *e)
  * outstanding in the runner; the last call collected waits in gr->prev
  * until the next push or pipe_flush verifies it. */
 
-/* Whether c may run while the parent verifies the previous call. */
+/* Whether c may run while the parent verifies the previous call. Auto:
+ * not a timed call on a CPU device (the checks would share its cores), and
+ * only while this session is alone on its device: an overlapped call holds
+ * the device lock (exclusive when timed) while the parent verifies the one
+ * before, so other graders' calls would wait on an idle device. */
 static int pipe_overlaps(const struct grade_run *gr, const struct call_ctx *c)
 {
 	int mode = gr->s->proto.pipeline;
 	if (mode == GRADE_PIPELINE_AUTO)
-		return !(c->req.time && gr->s->cpu_device);
+		return !(c->req.time && gr->s->cpu_device) && devlock_users(gr->s->lock) <= 1;
 	return mode == GRADE_PIPELINE_ON;
 }
 

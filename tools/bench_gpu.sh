@@ -101,7 +101,7 @@ d, s, e = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 wall = e - s
 runner = verify = total = wait = 0.0
 n = 0
-per_task, verdicts = {}, {}
+per_task, verdicts, phases = {}, {}, {}
 import sqlite3  # the journal: it holds every grade made, also of a run stopped by CAP_TIMEOUT
 db = sqlite3.connect(d + "/journal.sqlite")
 for name, verdict, result in db.execute("SELECT task, verdict, result FROM grades"):
@@ -111,6 +111,10 @@ for name, verdict, result in db.execute("SELECT task, verdict, result FROM grade
         g = {}
     sec = (g.get("seconds") or {})
     per_task[name] = per_task.get(name, 0.0) + sec.get("total", 0.0)
+    ph = phases.setdefault(name, {})
+    for k in ("compile", "record", "correctness", "timing", "runner", "verify", "device_wait", "setup"):
+        ph[k] = ph.get(k, 0.0) + sec.get(k, 0.0)
+    ph["n"] = ph.get("n", 0) + 1
     verdicts[verdict] = verdicts.get(verdict, 0) + 1
     runner += sec.get("runner", 0.0)
     verify += sec.get("verify", 0.0)
@@ -121,5 +125,9 @@ print(f"capability: {n} samples, wall {wall:.1f} s, grading {total:.1f} s, waiti
 print("verdicts:", ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
 print("slowest tasks (grading seconds summed over their samples):",
       ", ".join(f"{k} {v:.1f}" for k, v in sorted(per_task.items(), key=lambda kv: -kv[1])[:10]))
+for k, v in sorted(per_task.items(), key=lambda kv: -kv[1])[:10]:
+    ph = phases[k]
+    print(f"  {k}: {ph['n']} samples, per sample " + ", ".join(
+        f"{p} {ph[p] / ph['n']:.2f}" for p in ("compile", "record", "correctness", "timing", "runner", "verify", "device_wait", "setup")))
 PY
 fi

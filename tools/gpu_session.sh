@@ -33,7 +33,11 @@ archive() {
 		"$OUT"/cap/kernels "$OUT/stale/work" "$OUT/comp"/*/ 2>/dev/null
 	# The device tool returns at most 8 files of 16 MiB: one archive of the
 	# small files (results, logs), the large ones (work folders) left out.
-	(cd "$OUT" && find . -type f -size -2M ! -name session.tgz | tar czf ../session.tgz -T - &&
+	# Results and logs only: a run folder's cache holds hundreds of compiled
+	# objects under 2 MB each (26 MB in all once, over the tool's limit).
+	(cd "$OUT" && find . -type f -size -2M ! -name session.tgz ! -path "*/.grade/*" ! -path "*/cache/*" \
+		\( -name "*.json" -o -name "*.jsonl" -o -name "*.txt" -o -name "*.log" -o -name "*.err" \
+		-o -name "*.md" -o -name "*.csv" -o -name "*.sqlite" \) | tar czf ../session.tgz -T - &&
 		mv ../session.tgz . && find . -mindepth 1 ! -name session.tgz -delete
 		ls -l session.tgz)
 }
