@@ -143,4 +143,6 @@ fi
 # attn: the attention tasks' PyTorch times in three forms (tools/attn_calib_probe.py; ATTN_ONLY: task names).
 if want attn; then stamp attn; timeout $(left) python3 tools/attn_calib_probe.py --samples 50 ${ATTN_ONLY:+--only "$ATTN_ONLY"} \
 	--out "$OUT/attn.json" 2>&1 | grep -v Warning | tail -30; fi
+# tiersel: the GPU tier's tests whose names match TIER_ONLY (a regex, e.g. '^(pdl|grade_cuda)\.sh$').
+if want tiersel; then stamp tiersel; KA_TEST_ONLY="${TIER_ONLY:-.}" timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45; fi
 if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi
