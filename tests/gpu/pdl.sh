@@ -22,7 +22,17 @@ tmp=${KA_GPU_OUT:-$(mktemp -d)}
 mkdir -p "$tmp"
 task=bank/public/L1/gelu_bias_scale
 src=tests/data/pdl/chain.cu
-field() { python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readlines()[int(sys.argv[2])]); print(eval(sys.argv[3]))' "$@" 2>/dev/null; }
+# field FILE LINE EXPR: EXPR of the result on line LINE of a JSONL file (several
+# candidates), or of the whole file when it holds one result (one candidate:
+# ka grade --json writes it indented).
+field() { python3 -c '
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    r = json.loads(text)
+except ValueError:
+    r = json.loads(text.splitlines()[int(sys.argv[2])])
+print(eval(sys.argv[3]))' "$@" 2>/dev/null; }
 
 cp "$src" "$tmp/pdl_on.cu"
 sed 's/^#define PDL 1$/#define PDL 0/' "$src" >"$tmp/pdl_off.cu"
