@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <omp.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -673,9 +674,16 @@ int gold_item_cost(struct gold *g, const struct ka_shape *sh, double *item_s, st
 	return 0;
 }
 
+/* The cores this thread's gold may use: its OpenMP team size, which
+ * grade_thread_share sets to its share of the machine when several graders
+ * run (budgets are wall seconds: four graders on 16 cores each get 4, and a
+ * budget counted on all 16 took 4x its wall time), at most the online CPUs. */
 static int gold_cores(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int team = omp_get_max_threads();
+	if (team > 0 && team < n)
+		n = team;
 	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
@@ -755,6 +763,27 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 	}
 	gold_check_choose(t, items, per, out_elems, item_s, gold_cores(),
 			  timed ? lim->timed_budget_s : lim->check_budget_s, lim, out);
+	if (!out->full && item_s > 0) {
+		/* One core's seconds for the sample both ways: the lazy gold
+		 * (measured: each item draws every input element it reads) or
+		 * whole inputs regenerated once and the C gold on the items (the
+		 * estimate from min_flops: compute only). */
+		int64_t in_elems = 0;
+		for (int k = 0; k < t->n_inputs; k++) {
+			int64_t n;
+			if (task_numel(t, &t->inputs[k], sh, &n, e))
+				return -1;
+			in_elems += n;
+		}
+		int nd = t->n_item_dims > 0 ? t->n_item_dims : 1;
+		double n_checked = (double)out->n_random + 2 + 2.0 * nd * out->edge_max;
+		if (n_checked > (double)items)
+			n_checked = (double)items;
+		double lazy_s = n_checked * item_s;
+		double whole_s = (double)in_elems * GOLD_GEN_ELEM_S +
+				 n_checked * cost_estimate(t, sh, items);
+		out->whole_inputs = whole_s < lazy_s;
+	}
 	return 0;
 }
 

@@ -91,6 +91,9 @@ struct gold_check {
 	int64_t elem_cap; /* sampled: elements the items may bring back; a sample
 			   * over it is checked on a spread of each item's elements */
 	double item_s;	  /* one core's seconds per item (0: not measured) */
+	int whole_inputs; /* sampled: regenerating whole inputs and the C gold on the
+			   * items costs less than the lazy gold (items that each
+			   * read much of a large input: a GEMM row reads all of B) */
 };
 
 /* Seconds one core spends on the gold of one item at sh: the lazy gold
@@ -113,7 +116,9 @@ void gold_check_choose(const struct ka_task *t, int64_t items, const int64_t *pe
  * (measured only when the outputs are over full_check_max or the items are
  * not cheap), the machine's cores and the untimed or timed budget. A timed
  * call is full only when regenerating all its inputs and computing all its
- * gold takes one core at most timed_budget_s; else it is sampled. 0 or -1
+ * gold takes one core at most timed_budget_s; else it is sampled. A sampled
+ * call gets out->whole_inputs when regenerating whole inputs and the C gold
+ * on its items is estimated cheaper than the lazy gold on them. 0 or -1
  * with e. */
 int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 		    const struct gold_check_limits *lim, struct gold_check *out, struct ka_err *e);

@@ -855,15 +855,6 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	if (c->verify && gold_check_plan(c->gr->g, &st->sh, c->timed, &lim, &gc, e))
 		return -1;
 	c->sampled = c->verify && !gc.full;
-	/* Timed calls are checked on a sample of items: the lazy gold draws
-	 * just the input elements those items read (a timed call would
-	 * otherwise regenerate whole tensors, ~10 ns an element). So is an
-	 * untimed sampled call (the benchmark shape's, checked in full on the
-	 * device where it can be) once this session has checked the generator
-	 * and the lazy gold on whole inputs at this task and shape: 536 M
-	 * input elements for decode_f16_d128, 1.3 s of four cores per grade
-	 * on the H200 host. */
-	c->lazy = c->verify && c->sampled && (c->timed || gen_checked(c));
 	c->check = !c->verify ? DEVGOLD_SAMPLED : call_check_kind(c, &gc);
 	/* Checked in full on the device: the CPU's sample is a cross-check of
 	 * the device gold (and, once per session, of the generator and the
@@ -873,6 +864,15 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	if (c->check == DEVGOLD_DEVICE_FULL &&
 	    gold_check_plan(c->gr->g, &st->sh, 1, &lim, &gc, e))
 		return -1;
+	/* Timed calls are checked on a sample of items: the lazy gold draws
+	 * just the input elements those items read (a timed call would
+	 * otherwise regenerate whole tensors, ~10 ns an element). So is an
+	 * untimed sampled call (the benchmark shape's, checked in full on the
+	 * device where it can be) once this session has checked the generator
+	 * and the lazy gold on whole inputs at this task and shape: 536 M
+	 * input elements for decode_f16_d128, 1.3 s of four cores per grade
+	 * on the H200 host. Unless whole inputs cost less (gc.whole_inputs). */
+	c->lazy = c->verify && c->sampled && !gc.whole_inputs && (c->timed || gen_checked(c));
 	if (c->sampled) {
 		if (gold_sample_items_edges(t, &st->sh, util_mix64(s->nonce ^ c->call),
 					    (int)gc.n_random, gc.edge_max, &c->items, &c->n_items,
