@@ -861,8 +861,7 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	 * lazy gold), so it gets a timed call's budget, not an untimed one's
 	 * (1 s of every core the grader has, per grade, for nothing the
 	 * device check does not already cover). */
-	if (c->check == DEVGOLD_DEVICE_FULL &&
-	    gold_check_plan(c->gr->g, &st->sh, 1, &lim, &gc, e))
+	if (c->check == DEVGOLD_DEVICE_FULL && gold_check_plan(c->gr->g, &st->sh, 1, &lim, &gc, e))
 		return -1;
 	/* Timed calls are checked on a sample of items: the lazy gold draws
 	 * just the input elements those items read (a timed call would
