@@ -644,8 +644,14 @@ int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
 	/* The split path's plan and precompiled prefix, made once here rather
 	 * than in every child. */
 	const char *nvcc = find_nvcc(o->nvcc), *compiler = cudac_compiler(o, NULL);
-	if (nvcc && compiler && n > 1 && util_mkdirs(o->cache_dir, NULL) == 0)
-		use_split(compiler, nvcc, o, o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S);
+	if (nvcc && compiler && n > 1 && util_mkdirs(o->cache_dir, NULL) == 0 &&
+	    use_split(compiler, nvcc, o, o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S)) {
+		/* and its fork servers, which the children's compiles use */
+		char *archflag = xasprintf("-arch=%s", o->arch), *argv[32];
+		nvcc_argv(nvcc, archflag, argv);
+		cudasplit_serve(argv, o->cache_dir);
+		free(archflag);
+	}
 	/* Phase 1: children compile into the cache (one per distinct source).
 	 * Phase 2: this process reads every result from the cache, so results
 	 * need no transport and identical sources share one nvcc run. */
