@@ -197,6 +197,19 @@ static void stop_all(void)
 	n_spools = 0;
 }
 
+/* A fork while another thread holds mu would leave the child (a worker of
+ * cudac_compile_many, which compiles) a lock nobody releases: fork waits
+ * for it. Nothing here forks with mu held. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&mu);
+}
+
+static void after_fork(void)
+{
+	pthread_mutex_unlock(&mu);
+}
+
 /* Start sv's servers (called with mu held); on failure they stay off. */
 static void start(struct servers *sv, const char *nvcc, const char *driver, const char *cache_dir)
 {
@@ -234,8 +247,10 @@ static void start(struct servers *sv, const char *nvcc, const char *driver, cons
 	}
 	sv->joinable = 1;
 	sv->state = 1;
-	if (!at_exit++)
+	if (!at_exit++) {
 		atexit(stop_all);
+		pthread_atfork(before_fork, after_fork, after_fork);
+	}
 }
 
 int cudafork_dir(const struct cudaplan *p, const char *nvcc, const char *driver,

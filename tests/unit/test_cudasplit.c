@@ -538,16 +538,24 @@ static int same_but_module_id(const char *name, const uint8_t *fa, size_t na, co
 	return same;
 }
 
+/* 1 when fixture f compiled both ways (named an and bn) with the same
+ * verdict and log; else says how they differ. */
+static int same_outcome(const struct fixture *f, const char *an, const struct cudac_result *a,
+			int rca, const char *bn, const struct cudac_result *b, int rcb)
+{
+	if (!rca && !rcb && a->verdict == b->verdict && !strcmp(a->detail, b->detail))
+		return 1;
+	printf("# %s: %s %d %s / %s %d %s\n#  %s: %.300s\n#  %s: %.300s\n", f->name, an, rca,
+	       verdict_name(a->verdict), bn, rcb, verdict_name(b->verdict), an, a->detail, bn,
+	       b->detail);
+	return 0;
+}
+
 /* Compare the two results of fixture f. */
 static void compare_one(const struct fixture *f, const struct cudac_result *a, int rca,
 			const struct cudac_result *b, int rcb)
 {
-	if (rca || rcb || a->verdict != b->verdict || strcmp(a->detail, b->detail)) {
-		printf("# %s: nvcc %d %s / split %d %s\n#  nvcc: %.300s\n#  split: %.300s\n",
-		       f->name, rca, verdict_name(a->verdict), rcb, verdict_name(b->verdict),
-		       a->detail, b->detail);
-		CHECK(0);
-	}
+	CHECK(same_outcome(f, "nvcc", a, rca, "split", b, rcb));
 	CHECK(!a->split);
 	if (a->verdict != VERDICT_OK)
 		return;
@@ -642,12 +650,7 @@ static int served_count(const char *cache)
 static void compare_forked(const struct fixture *f, const struct cudac_result *a, int rca,
 			   const struct cudac_result *b, int rcb)
 {
-	if (rca || rcb || a->verdict != b->verdict || strcmp(a->detail, b->detail)) {
-		printf("# %s: split %d %s / forked %d %s\n#  split: %.300s\n#  forked: %.300s\n",
-		       f->name, rca, verdict_name(a->verdict), rcb, verdict_name(b->verdict),
-		       a->detail, b->detail);
-		CHECK(0);
-	}
+	CHECK(same_outcome(f, "split", a, rca, "forked", b, rcb));
 	if (a->verdict != VERDICT_OK)
 		return;
 	size_t na = 0, nb = 0;
