@@ -414,9 +414,8 @@ static double now_s(void)
 }
 
 /* In the forked child: output to the log, no other descriptor, own process
- * group, memory cap,
- * the step's environment (for a server: the shim preloaded), the fork
- * server when it has one, then exec. Never returns. */
+ * group, memory cap, the step's environment (for a server: the shim
+ * preloaded), its fork server when it has one, then exec. Never returns. */
 static void child_exec(const struct step *s, const char *shim)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
