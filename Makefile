@@ -69,7 +69,7 @@ endif
 ifeq ($(HAVE_OPENCL),1)
 PROGS += $(BUILD)/ka-run-opencl $(BUILD)/ka-clc
 endif
-PROGS += $(BUILD)/ka-cudaphases
+PROGS += $(BUILD)/ka-cudaphases $(BUILD)/ka-forkshim.so
 ifeq ($(HAVE_NVCC),1)
 ifneq ($(wildcard src/runner/run_cuda.cu),)
 PROGS += $(BUILD)/ka-run-cuda
@@ -122,9 +122,18 @@ $(BUILD)/ka-clc: $(call obj,tools/clc.c src/common/util.c src/common/jail.c src/
 # starts under the jail's address-space cap, where a sanitizer's runtime
 # cannot map its shadow memory.
 CUDAPHASES_SRC := tools/cudaphases.c src/common/util.c src/common/jail.c src/common/lockdown.c
-$(BUILD)/ka-cudaphases: $(CUDAPHASES_SRC) $(wildcard src/common/*.h) $(FLAGS_STAMP)
+$(BUILD)/ka-cudaphases: $(CUDAPHASES_SRC) tools/forkshim.h $(wildcard src/common/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(WERROR) -O2 -g -D_GNU_SOURCE -Iinclude -Isrc/common -o $@ $(CUDAPHASES_SRC)
+
+# ka-forkshim.so: the fork server that ka-cudaphases preloads into cicc and
+# cudafe++ (docs/compile.md, section 7). Never sanitized: it lives inside
+# NVIDIA's binaries.
+FORKSHIM_SRC := tools/forkshim.c src/common/lockdown.c
+$(BUILD)/ka-forkshim.so: $(FORKSHIM_SRC) tools/forkshim.h src/common/lockdown.h $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(WERROR) -O2 -g -D_GNU_SOURCE -Isrc/common -fPIC -shared -o $@ \
+	    $(FORKSHIM_SRC) -ldl
 
 # The CUDA runner: CUDA C++ built by nvcc, linked against the driver (the
 # toolkit's stub library at build time), CUPTI and the runtime; jansson is

@@ -540,7 +540,7 @@ int cmd_grade(int argc, char **argv)
 	pool_compile_ahead(&p);
 	if ((rc = pool_open(&p, pool_width(&a))))
 		goto out;
-	if (a.json_path && n > 1 && !(p.jf = fopen(a.json_path, "w"))) {
+	if (a.json_path && n > 1 && !(p.jf = fopen(a.json_path, "we"))) {
 		rc = cli_fail(CMD, "%s: cannot write", a.json_path);
 		goto out;
 	}

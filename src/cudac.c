@@ -654,8 +654,14 @@ int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,
 	/* The split path's plan and precompiled prefix, made once here rather
 	 * than in every child. */
 	const char *nvcc = find_nvcc(o->nvcc), *compiler = cudac_compiler(o, NULL);
-	if (nvcc && compiler && n > 1 && util_mkdirs(o->cache_dir, NULL) == 0)
-		use_split(compiler, nvcc, o, o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S);
+	if (nvcc && compiler && n > 1 && util_mkdirs(o->cache_dir, NULL) == 0 &&
+	    use_split(compiler, nvcc, o, o->timeout_s > 0 ? o->timeout_s : CUDAC_TIMEOUT_S)) {
+		/* and its fork servers, which the children's compiles use */
+		char *archflag = xasprintf("-arch=%s", o->arch), *argv[32];
+		nvcc_argv(nvcc, archflag, argv);
+		cudasplit_serve(argv, o->cache_dir);
+		free(archflag);
+	}
 	/* Children compile into the cache, one per distinct source, in order,
 	 * at most jobs at a time; each is reported as it ends. */
 	uint64_t *h = xcalloc((size_t)(n ? n : 1), sizeof *h);

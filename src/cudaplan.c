@@ -488,14 +488,118 @@ static void closure(const struct cudaplan *p, int t, int *keep)
 		closure(p, p->ph[t].deps[d], keep);
 }
 
-char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_prefix, int jobs,
-		    uint64_t mem, int limit_s, int target, struct ka_err *e)
+/* ---- the fork servers ---- */
+
+/* The file a cicc or cudafe++ step parses (its one argument ending in
+ * ".ii"), or NULL: another kind of step, no such argument, or a step asked
+ * for debug or line information, whose output names the working folder,
+ * which a forked child takes from its server (docs/compile.md, section 7). */
+static const char *fork_input(const struct cudaphase *ph)
 {
-	if (strchr(work, '\n') || (pch_prefix && strchr(pch_prefix, '\n'))) {
-		ka_err_set(e, "a path holds a newline");
+	if (ph->kind != CUDAPHASE_CICC && ph->kind != CUDAPHASE_CUDAFE)
 		return NULL;
+	const char *in = NULL;
+	for (int k = 1; k < ph->argc; k++) {
+		const char *w = ph->argv[k];
+		size_t l = strlen(w);
+		if (!strcmp(w, "-g") || !strcmp(w, "-G") || strstr(w, "line-info") ||
+		    strstr(w, "lineinfo") || strstr(w, "debug"))
+			return NULL;
+		if (l > 3 && !strcmp(w + l - 3, ".ii") && strcmp(ph->argv[k - 1], "-o")) {
+			if (in)
+				return NULL;
+			in = w;
+		}
 	}
-	int keep[CUDAPLAN_MAX] = {0}, index[CUDAPLAN_MAX], n = 0;
+	return in;
+}
+
+/* The socket name of step i's fork server: "f" and a hash of what makes a
+ * process of that step: nvcc's variables, the step's own, its arguments
+ * (src_dir/ left out: the folder is the one thing a forked child changes). */
+static void fork_name(const struct cudaplan *p, int i, char *out, size_t cap)
+{
+	const struct cudaphase *ph = &p->ph[i];
+	size_t dl = strlen(p->src_dir);
+	uint64_t h = 0xf0f5;
+	for (int k = 0; k < p->n_env; k++)
+		h = util_hash64(p->env[k], strlen(p->env[k]) + 1, h);
+	if (ph->senv)
+		h = util_hash64(ph->senv, strlen(ph->senv) + 1, h);
+	for (int k = 0; k < ph->argc; k++) {
+		const char *w = ph->argv[k];
+		if (!strncmp(w, p->src_dir, dl) && w[dl] == '/')
+			w += dl;
+		h = util_hash64(w, strlen(w) + 1, h);
+	}
+	snprintf(out, cap, "f%016llx", (unsigned long long)h);
+}
+
+/* How plan_text writes the steps. */
+struct text_opts {
+	const char *work;	/* the folder it runs in */
+	const char *pch_prefix; /* or NULL */
+	const char *fork_dir;	/* the fork servers' folder, or NULL */
+	int serve;		/* a serving plan: every forkable step serves */
+};
+
+/* The lines of step i (keep[]/index[] as in plan_text). */
+static void step_text(const struct cudaplan *p, int i, const int *index, const struct text_opts *o,
+		      struct util_buf *b)
+{
+	const struct cudaphase *ph = &p->ph[i];
+	const char *in = fork_input(ph);
+	char name[24];
+	util_buf_printf(b, "step %s\nlog logs/%d.log\n", ph->name, index[i]);
+	for (int d = 0; d < ph->n_deps; d++)
+		util_buf_printf(b, "dep %d\n", index[ph->deps[d]]);
+	if (ph->senv)
+		util_buf_printf(b, "senv %s\n", ph->senv);
+	if (ph->kind == CUDAPHASE_HOSTCC && o->pch_prefix) {
+		util_buf_printf(b, "pchprefix %s\n", o->pch_prefix);
+		put(b, "pchinput", ph->input, p, o->work);
+	}
+	if (in && (o->fork_dir || o->serve)) {
+		fork_name(p, i, name, sizeof name);
+		if (o->serve)
+			util_buf_printf(b, "serve %s\n", name);
+		else
+			util_buf_printf(b, "forkdir %s\nforksock %s\n", o->fork_dir, name);
+		put(b, "forkinput", in, p, o->work);
+	}
+	for (int k = 0; k < ph->argc; k++)
+		put(b, "arg", ph->argv[k], p, o->work);
+}
+
+/* The plan text of the steps marked in keep[] (see cudaplan_text). */
+static char *plan_text(const struct cudaplan *p, const int *keep, const struct text_opts *o,
+		       struct util_buf *b)
+{
+	int index[CUDAPLAN_MAX], n = 0;
+	for (int i = 0; i < p->n_env; i++)
+		put(b, "env", p->env[i], p, o->work);
+	for (int i = 0; i < p->n; i++)
+		if (keep[i]) {
+			index[i] = n++;
+			step_text(p, i, index, o, b);
+		}
+	return util_buf_take(b);
+}
+
+static int has_newline(const char *a, const char *b, const char *c, struct ka_err *e)
+{
+	if (strchr(a, '\n') || (b && strchr(b, '\n')) || (c && strchr(c, '\n')))
+		return ka_err_set(e, "a path holds a newline");
+	return 0;
+}
+
+char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_prefix,
+		    const char *fork_dir, int jobs, uint64_t mem, int limit_s, int target,
+		    struct ka_err *e)
+{
+	if (has_newline(work, pch_prefix, fork_dir, e))
+		return NULL;
+	int keep[CUDAPLAN_MAX] = {0};
 	for (int i = 0; i < p->n; i++)
 		keep[i] = target < 0;
 	if (target >= 0)
@@ -504,26 +608,31 @@ char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_
 	util_buf_init(&b);
 	util_buf_printf(&b, "jobs %d\nmem %llu\nlimit %d\n", jobs, (unsigned long long)mem,
 			limit_s > 0 ? limit_s : 1);
-	for (int i = 0; i < p->n_env; i++)
-		put(&b, "env", p->env[i], p, work);
-	for (int i = 0; i < p->n; i++) {
-		const struct cudaphase *ph = &p->ph[i];
-		if (!keep[i])
-			continue;
-		index[i] = n;
-		util_buf_printf(&b, "step %s\nlog logs/%d.log\n", ph->name, n++);
-		for (int d = 0; d < ph->n_deps; d++)
-			util_buf_printf(&b, "dep %d\n", index[ph->deps[d]]);
-		if (ph->senv)
-			util_buf_printf(&b, "senv %s\n", ph->senv);
-		if (ph->kind == CUDAPHASE_HOSTCC && pch_prefix) {
-			util_buf_printf(&b, "pchprefix %s\n", pch_prefix);
-			put(&b, "pchinput", ph->input, p, work);
+	struct text_opts o = {.work = work, .pch_prefix = pch_prefix, .fork_dir = fork_dir};
+	return plan_text(p, keep, &o, &b);
+}
+
+char *cudaplan_serve_text(const struct cudaplan *p, const char *work, const char *shim,
+			  const char *sentinel, uint64_t mem, struct ka_err *e)
+{
+	if (has_newline(work, shim, sentinel, e))
+		return NULL;
+	int keep[CUDAPLAN_MAX] = {0}, n = 0;
+	for (int i = 0; i < p->n; i++)
+		if (fork_input(&p->ph[i])) {
+			closure(p, i, keep);
+			n++;
 		}
-		for (int k = 0; k < ph->argc; k++)
-			put(&b, "arg", ph->argv[k], p, work);
+	if (n == 0 || n > 8) {
+		ka_err_set(e, "%d steps a fork server could run", n);
+		return NULL;
 	}
-	return util_buf_take(&b);
+	struct util_buf b;
+	util_buf_init(&b);
+	util_buf_printf(&b, "jobs %d\nmem %llu\nshim %s\nsentinel %s\n", n, (unsigned long long)mem,
+			shim, sentinel);
+	struct text_opts o = {.work = work, .serve = 1};
+	return plan_text(p, keep, &o, &b);
 }
 
 char *cudaplan_pch_text(const struct cudaplan *p, const char *work, const char *header,

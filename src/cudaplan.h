@@ -80,11 +80,26 @@ void cudaplan_free(struct cudaplan *p);
 /* The ka-cudaphases plan text (tools/cudaphases.c) for a compile in folder
  * work: every argument naming src_dir/ names work/ instead; the steps' logs
  * are logs/K.log; pch_prefix (or NULL) is the precompiled prefix for the
- * host compile; jobs and mem as ka-cudaphases takes them; target -1 for
- * every step, else only step target and the steps it needs. Returns the
- * text (caller frees), or NULL with e when a path holds a newline. */
-char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_prefix, int jobs,
-		    uint64_t mem, int limit_s, int target, struct ka_err *e);
+ * host compile; fork_dir (or NULL) the folder of the fork servers (each
+ * cicc and cudafe++ step names its server's socket there: a hash of the
+ * step's environment and arguments, the folder left out); jobs and mem as
+ * ka-cudaphases takes them; target -1 for every step, else only step target
+ * and the steps it needs. Returns the text (caller frees), or NULL with e
+ * when a path holds a newline. */
+char *cudaplan_text(const struct cudaplan *p, const char *work, const char *pch_prefix,
+		    const char *fork_dir, int jobs, uint64_t mem, int limit_s, int target,
+		    struct ka_err *e);
+
+/* The serving plan text (ka-cudaphases, docs/compile.md section 7) that
+ * starts, in folder work, a fork server for every cicc and cudafe++ step
+ * (with the steps they need: the preprocessor runs): they run on the source
+ * work/candidate.cu, which starts with the text sentinel; each server's
+ * input is cut where that source's part begins, and it listens in work on
+ * the socket cudaplan_text names for the step. shim: ka-forkshim.so; mem:
+ * the memory budget. NULL with e when a path holds a newline or no step can
+ * be served. */
+char *cudaplan_serve_text(const struct cudaplan *p, const char *work, const char *shim,
+			  const char *sentinel, uint64_t mem, struct ka_err *e);
 
 /* A one-step plan text: the host compile's command turned into the one that
  * precompiles header (a prefix of cudafe++'s output) into gch: the same

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "cudafork.h"
 #include "cudaplan.h"
 #include "jail.h"
 
@@ -206,16 +207,17 @@ static const struct cudaplan *get_plan(char *const *nvcc_argv, const char *cache
 /* ---- running ka-cudaphases ---- */
 
 /* Run ka-cudaphases on work/<plan_name> in the compile jail of nvcc (plus
- * the driver and, if not NULL, the precompiled prefix's folder), under
- * limit_s. 0 with rr filled (the driver's exit status and its result
- * lines), or -1 with e. */
+ * the driver and, if not NULL, the precompiled prefix's folder and the fork
+ * servers' folder), under limit_s. 0 with rr filled (the driver's exit
+ * status and its result lines), or -1 with e. */
 static int run_driver(const char *nvcc, const char *work, const char *plan_name,
-		      const char *pch_dir, double limit_s, struct util_run_result *rr,
-		      struct ka_err *e)
+		      const char *pch_dir, const char *fork_dir, double limit_s,
+		      struct util_run_result *rr, struct ka_err *e)
 {
 	struct jail_opts jo;
 	if (jail_opts_compiler(&jo, nvcc, work, limit_s, e) || jail_add_ro(&jo, driver_path(), e) ||
-	    (pch_dir && jail_add_ro(&jo, pch_dir, e)))
+	    (pch_dir && jail_add_ro(&jo, pch_dir, e)) ||
+	    (fork_dir && jail_add_ro(&jo, fork_dir, e)))
 		return -1;
 	char *argv[] = {(char *)driver_path(), (char *)plan_name, NULL};
 	struct util_run_opts ro = {
@@ -225,14 +227,14 @@ static int run_driver(const char *nvcc, const char *work, const char *plan_name,
 
 /* Write text to work/name and run it; 0 with rr, or -1 with e. */
 static int run_text(const char *nvcc, const char *work, const char *name, const char *text,
-		    const char *pch_dir, double limit_s, struct util_run_result *rr,
-		    struct ka_err *e)
+		    const char *pch_dir, const char *fork_dir, double limit_s,
+		    struct util_run_result *rr, struct ka_err *e)
 {
 	char *path = xasprintf("%s/%s", work, name);
 	char *logs = xasprintf("%s/logs", work);
 	int rc = util_mkdirs(logs, e) || util_write_file(path, text, strlen(text), e)
 			 ? -1
-			 : run_driver(nvcc, work, name, pch_dir, limit_s, rr, e);
+			 : run_driver(nvcc, work, name, pch_dir, fork_dir, limit_s, rr, e);
 	free(path);
 	free(logs);
 	return rc;
@@ -242,7 +244,7 @@ static int run_text(const char *nvcc, const char *work, const char *name, const 
 struct step_result {
 	int code; /* -1: not run */
 	double ms, cpu_ms;
-	int pch;
+	int pch, forked;
 };
 
 /* Read the driver's "step K code C ms M ..." lines into res (n steps). 0,
@@ -255,13 +257,15 @@ static int parse_results(const char *out, struct step_result *res, int n)
 		int k, code, pch, runs;
 		double ms, cpu;
 		long rss;
-		if (sscanf(l, "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf", &k, &code,
-			   &ms, &rss, &pch, &runs, &cpu) == 7 &&
+		int forked = 0;
+		if (sscanf(l, "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf fork %d", &k,
+			   &code, &ms, &rss, &pch, &runs, &cpu, &forked) >= 7 &&
 		    k >= 0 && k < n) {
 			res[k].code = code;
 			res[k].ms = ms;
 			res[k].pch = pch;
 			res[k].cpu_ms = cpu;
+			res[k].forked = forked;
 		}
 	}
 	for (int k = 0; k < n; k++)
@@ -315,8 +319,8 @@ static int make_prefix(const struct cudaplan *p, const char *nvcc, const char *t
 	if (util_write_file(cu, src, strlen(src), e) || util_mkdirs(keep, e) ||
 	    util_write_file(mid, "_ka_pch_12_candidate_cu_0", 25, e))
 		goto out;
-	text = cudaplan_text(p, tmp, NULL, 1, mem, (int)limit_s, fe, e);
-	if (!text || run_text(nvcc, tmp, "prefix.plan", text, NULL, limit_s, &rr, e))
+	text = cudaplan_text(p, tmp, NULL, NULL, 1, mem, (int)limit_s, fe, e);
+	if (!text || run_text(nvcc, tmp, "prefix.plan", text, NULL, NULL, limit_s, &rr, e))
 		goto out;
 	if (rr.code != 0 || util_read_file(gen, 256u << 20, &out, &len, e) ||
 	    !(pl = prefix_len(out))) {
@@ -328,7 +332,7 @@ static int make_prefix(const struct cudaplan *p, const char *nvcc, const char *t
 	util_run_result_free(&rr);
 	text = cudaplan_pch_text(p, tmp, hdr, gch, mem, e);
 	if (!text || util_write_file(hdr, out, pl, e) ||
-	    run_text(nvcc, tmp, "gch.plan", text, NULL, limit_s, &rr, e))
+	    run_text(nvcc, tmp, "gch.plan", text, NULL, NULL, limit_s, &rr, e))
 		goto out;
 	if (rr.code != 0 || access(gch, R_OK) != 0) {
 		ka_err_set(e, "the prefix does not precompile (status %d)", rr.code);
@@ -426,6 +430,16 @@ int cudasplit_prepare(char *const *nvcc_argv, const char *cache_dir, double limi
 		get_prefix(p, argv_key(nvcc_argv), nvcc_argv[0], cache_dir, limit_s);
 	pthread_mutex_unlock(&mu);
 	return p ? 0 : -1;
+}
+
+void cudasplit_serve(char *const *nvcc_argv, const char *cache_dir)
+{
+	struct ka_err e;
+	pthread_mutex_lock(&mu);
+	const struct cudaplan *p = get_plan(nvcc_argv, cache_dir, &e);
+	pthread_mutex_unlock(&mu);
+	if (p)
+		cudafork_start(p, nvcc_argv[0], driver_path(), cache_dir);
 }
 
 /* What fatbinary's --embedded-fatbin would have written, but naming the fat
@@ -548,23 +562,25 @@ static void fill_stats(const struct cudaplan *p, const struct step_result *res,
 		snprintf(st->phase_name[k], sizeof st->phase_name[k], "%s", p->ph[k].name);
 		st->steps += res[k].code >= 0;
 		st->pch |= res[k].pch;
+		st->forked += res[k].forked;
 	}
 }
 
 /* KA_CUDAC_TRACE: each phase's time on stderr. */
 static void trace(const struct cudasplit_stats *st, int code)
 {
-	fprintf(stderr, "cudac split: status %d, precompiled prefix %s\n", code,
-		st->pch ? "used" : "not used");
+	fprintf(stderr, "cudac split: status %d, precompiled prefix %s, %d steps forked\n", code,
+		st->pch ? "used" : "not used", st->forked);
 	for (int k = 0; k < 24 && st->phase_name[k][0]; k++)
 		fprintf(stderr, "  %-40s %8.1f ms wall %8.1f ms cpu\n", st->phase_name[k],
 			st->phase_ms[k], st->phase_cpu_ms[k]);
 }
 
-/* Prepare work for plan p and run it; 0 with the driver's run in drr. */
+/* Prepare work for plan p and run it (fork_dir: the fork servers' folder,
+ * or NULL); 0 with the driver's run in drr. */
 static int run_plan(const struct cudaplan *p, const char *nvcc, const char *work,
-		    const char *module_id, const char *pch_dir, double limit_s,
-		    struct util_run_result *drr, struct ka_err *e)
+		    const char *module_id, const char *pch_dir, const char *fork_dir,
+		    double limit_s, struct util_run_result *drr, struct ka_err *e)
 {
 	char *mid = xasprintf("%s/%s", work, p->module_id_file);
 	char *hdr = pch_dir ? xasprintf("%s/P.h", pch_dir) : NULL;
@@ -574,9 +590,10 @@ static int run_plan(const struct cudaplan *p, const char *nvcc, const char *work
 		goto out;
 	/* a second under ka's own limit, so that the driver kills its steps'
 	 * process groups itself (ka's kill of its group would not reach them) */
-	text = cudaplan_text(p, work, hdr, JOBS, jail_mem_limit(NULL), (int)limit_s - 1, -1, e);
+	text = cudaplan_text(p, work, hdr, fork_dir, JOBS, jail_mem_limit(NULL), (int)limit_s - 1,
+			     -1, e);
 	if (text)
-		rc = run_text(nvcc, work, "phases.plan", text, pch_dir, limit_s, drr, e);
+		rc = run_text(nvcc, work, "phases.plan", text, pch_dir, fork_dir, limit_s, drr, e);
 out:
 	free(mid);
 	free(hdr);
@@ -597,8 +614,12 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 	pthread_mutex_unlock(&mu);
 	if (!p)
 		return -1;
+	char fork_dir[PATH_MAX];
+	int forks =
+		cudafork_dir(p, nvcc_argv[0], driver_path(), cache_dir, fork_dir, sizeof fork_dir);
 	struct util_run_result drr = {0};
-	if (run_plan(p, nvcc_argv[0], work, module_id, pch, limit_s, &drr, e))
+	if (run_plan(p, nvcc_argv[0], work, module_id, pch, forks ? fork_dir : NULL, limit_s, &drr,
+		     e))
 		return -1;
 	struct step_result res[CUDAPLAN_MAX];
 	int parsed = parse_results(drr.out.s, res, p->n);

@@ -26,6 +26,7 @@
 /* What one split compile did, for reports. */
 struct cudasplit_stats {
 	int pch;		 /* the host compile read the precompiled prefix */
+	int forked;		 /* phases a fork server ran (cudafork.h) */
 	int steps;		 /* phases run */
 	double phase_ms[24];	 /* each phase's wall time, in nvcc's order (-1: not run) */
 	double phase_cpu_ms[24]; /* and its user + system CPU time */
@@ -40,6 +41,11 @@ struct cudasplit_stats {
  * with nvcc). Thread-safe. */
 int cudasplit_prepare(char *const *nvcc_argv, const char *cache_dir, double limit_s,
 		      struct ka_err *e);
+
+/* Start the fork servers for nvcc_argv's plan now (cudafork.h), for a
+ * caller about to compile many sources; nothing when KA_CUDA_FORKSRV is off
+ * or the split path cannot be used. Thread-safe. */
+void cudasplit_serve(char *const *nvcc_argv, const char *cache_dir);
 
 /* Compile work/candidate.cu (a folder made as for nvcc: the source,
  * include/ka_kernel.h, keep/) with the plan cudasplit_prepare made for

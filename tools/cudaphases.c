@@ -29,16 +29,39 @@
  *   pchinput F    with the bytes of file P followed by a line marker ("# "),
  *                 F is rewritten as `#include "P"` and the rest, so that the
  *                 compiler reads P from its precompiled P.gch
+ *   forkdir D     with forksock and forkinput: the step may be run by the
+ *   forksock S    fork server listening on socket S in folder D (a cicc or
+ *   forkinput F   cudafe++ that has parsed the prefix every candidate's
+ *                 input F starts with: tools/forkshim.c); when there is no
+ *                 such server, it refuses, or the forked run fails, the step
+ *                 runs as usual (a failure is always a plain run's)
  *   arg A         the next argument (argv[0] first: a path or a name on PATH)
+ *
+ * A serving plan (docs/compile.md, section 7) starts the fork servers: it
+ * runs the phases on a sentinel source, and each step marked `serve S` (with
+ * forkinput F) is started as a server: F is first cut where the sentinel's
+ * text begins (at the line marker before the first occurrence of the
+ * `sentinel` string), then the tool runs on it with the shim preloaded and
+ * listens on socket S in its folder. Servers run with the whole memory
+ * budget (each forked child takes its request's cap), and one server's end
+ * stops no other. Global keys of a serving plan:
+ *   shim PATH     ka-forkshim.so
+ *   sentinel T    the text that starts the candidate's part of the input
+ * A serving plan runs only as the init of a PID namespace (the compile
+ * jail's namespaces: only there can a forked child reach a candidate's
+ * folder through a descriptor; under Landlock it could not), else it exits
+ * with 3. It runs until a byte or the end of file arrives on its stdin (ka
+ * stops it): then it kills the servers and exits.
  *
  * Once a step fails, no step after it (in plan order) starts and the running
  * ones after it are killed; the steps before it still run, so the first
  * failing step in plan order is exactly the one a sequential run would stop
  * at. On stdout, one line per step:
- *   step K code C ms M rss KB pch P runs R cpu MS
+ *   step K code C ms M rss KB pch P runs R cpu MS fork F
  * (C: exit status, 128 + signal, or -1 when it did not run; M: wall
  * milliseconds; KB: peak resident memory; P: 1 when the precompiled prefix
- * was used; R: runs; MS: user + system CPU milliseconds). Exit status: 0
+ * was used; R: runs; MS: user + system CPU milliseconds, the forked child's
+ * included; F: 1 when a fork server ran it). Exit status: 0
  * when every step succeeded, 1 when one failed, 124 past the limit, 2 for a
  * bad plan or a failure of this program. Trusted code: it runs only the
  * programs the plan names. */
@@ -51,10 +74,13 @@
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "forkshim.h"
 #include "util.h"
 
 #define MAX_STEPS 32
@@ -67,6 +93,7 @@ enum state { ST_WAIT, ST_RUN, ST_DONE, ST_SKIP };
 
 struct step {
 	char *name, *log, *pch_prefix, *pch_input;
+	char *fork_dir, *fork_sock, *fork_input, *serve;
 	char *argv[MAX_ARGS + 1];
 	int argc;
 	char *senv[MAX_SENV];
@@ -81,6 +108,7 @@ struct step {
 	long rss_kb;	  /* peak resident memory of its last run */
 	double cpu;	  /* user + system seconds of its runs */
 	int runs, pch;	  /* times started; precompiled prefix used */
+	int forked;	  /* a fork server ran it */
 	int rerun, alone; /* waits for a run alone; runs alone now */
 };
 
@@ -90,6 +118,9 @@ struct plan {
 	uint64_t mem;
 	char *env[MAX_ENV];
 	int n_env;
+	char *shim, *sentinel; /* a serving plan's */
+	int serving;	       /* it has serve steps */
+	pid_t watcher;	       /* serving: the child that waits for stdin's end */
 	struct step s[MAX_STEPS];
 	int n;
 };
@@ -114,6 +145,10 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 	if (!strcmp(key, "env"))
 		return p->n_env < MAX_ENV && strchr(val, '=') ? (p->env[p->n_env++] = val, 0)
 							      : ka_err_set(e, "env: %s", val);
+	if (!strcmp(key, "shim") || !strcmp(key, "sentinel")) {
+		*(key[1] == 'h' ? &p->shim : &p->sentinel) = val;
+		return 0;
+	}
 	if (!strcmp(key, "step")) {
 		if (p->n >= MAX_STEPS)
 			return ka_err_set(e, "more than %d steps", MAX_STEPS);
@@ -139,6 +174,10 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 	char **slot = !strcmp(key, "log")	  ? &cur->log
 		      : !strcmp(key, "pchprefix") ? &cur->pch_prefix
 		      : !strcmp(key, "pchinput")  ? &cur->pch_input
+		      : !strcmp(key, "forkdir")	  ? &cur->fork_dir
+		      : !strcmp(key, "forksock")  ? &cur->fork_sock
+		      : !strcmp(key, "forkinput") ? &cur->fork_input
+		      : !strcmp(key, "serve")	  ? &cur->serve
 						  : NULL;
 	if (!slot)
 		return ka_err_set(e, "unknown key '%s'", key);
@@ -161,11 +200,18 @@ static int plan_parse(char *text, struct plan *p, struct ka_err *e)
 		if (plan_line(p, l, sp + 1, e))
 			return -1;
 	}
-	for (int i = 0; i < p->n; i++)
-		if (p->s[i].argc == 0 || !p->s[i].log ||
-		    (!p->s[i].pch_prefix != !p->s[i].pch_input))
+	for (int i = 0; i < p->n; i++) {
+		const struct step *s = &p->s[i];
+		if (s->argc == 0 || !s->log || (!s->pch_prefix != !s->pch_input))
 			return ka_err_set(e, "step %d (%s): no arg, no log or half a pch", i,
-					  p->s[i].name);
+					  s->name);
+		if ((!s->fork_dir != !s->fork_sock) ||
+		    ((s->fork_sock || s->serve) != !!s->fork_input))
+			return ka_err_set(e, "step %d (%s): half a fork server", i, s->name);
+		p->serving |= s->serve != NULL;
+	}
+	if (p->serving && (!p->shim || !p->sentinel))
+		return ka_err_set(e, "a serving plan without shim or sentinel");
 	return p->n ? 0 : ka_err_set(e, "no step");
 }
 
@@ -200,6 +246,166 @@ out:
 	return rc;
 }
 
+/* ---- the fork server ---- */
+
+/* Cut file path where the candidate's part begins: before the line marker
+ * ("# ") that precedes the first occurrence of sentinel. 0, or -1 with e. */
+static int serve_cut(const char *path, const char *sentinel, struct ka_err *e)
+{
+	char *t = NULL;
+	size_t n = 0;
+	if (util_read_file(path, 512u << 20, &t, &n, e))
+		return -1;
+	const char *at = strstr(t, sentinel);
+	const char *l = at;
+	while (l && l > t && !(l[-1] == '\n' && l[0] == '#' && l[1] == ' '))
+		l--;
+	int rc = l && l > t ? util_write_file(path, t, (size_t)(l - t), e)
+			    : ka_err_set(e, "%s: no line marker before '%s'", path, sentinel);
+	free(t);
+	return rc;
+}
+
+/* The request for step s, with the limits this process runs under and
+ * the identity of the program it would run. 0, or -1 when that program is
+ * not found. */
+static int fork_request(const struct step *s, struct forkshim_req *rq)
+{
+	char found[4096];
+	const char *prog = s->argv[0];
+	if (!strchr(prog, '/')) {
+		if (util_which(prog, found, sizeof found))
+			return -1;
+		prog = found;
+	}
+	struct stat st;
+	struct rlimit cpu, fsize;
+	if (stat(prog, &st) != 0 || getrlimit(RLIMIT_CPU, &cpu) || getrlimit(RLIMIT_FSIZE, &fsize))
+		return -1;
+	*rq = (struct forkshim_req){.magic = FORKSHIM_MAGIC,
+				    .version = FORKSHIM_VERSION,
+				    .as_cap = s->cap,
+				    .cpu_cur = cpu.rlim_cur,
+				    .cpu_max = cpu.rlim_max,
+				    .fsize_cur = fsize.rlim_cur,
+				    .fsize_max = fsize.rlim_max,
+				    .exe_dev = st.st_dev,
+				    .exe_ino = st.st_ino,
+				    .exe_size = (uint64_t)st.st_size,
+				    .exe_mtime_s = st.st_mtim.tv_sec,
+				    .exe_mtime_ns = st.st_mtim.tv_nsec};
+	return 0;
+}
+
+/* Connect to socket name in folder dir (entered and left again, so that a
+ * long folder name fits: sockaddr_un holds 108 bytes); the socket, or -1. */
+static int fork_connect(const char *dir, const char *name, int cwd)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(name) >= sizeof a.sun_path)
+		return -1;
+	memcpy(a.sun_path, name, strlen(name) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int ok = fd >= 0 && chdir(dir) == 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	if (fchdir(cwd) != 0)
+		_exit(127);
+	if (!ok && fd >= 0)
+		close(fd);
+	return ok ? fd : -1;
+}
+
+/* Send rq with the working folder, the input and the log (fd 1). */
+static int send_request(int conn, struct forkshim_req *rq, int dir, int input)
+{
+	int fds[3] = {dir, input, 1};
+	char cbuf[CMSG_SPACE(sizeof fds)];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {rq, sizeof *rq};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = cbuf,
+			   .msg_controllen = sizeof cbuf};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof fds);
+	memcpy(CMSG_DATA(c), fds, sizeof fds);
+	return sendmsg(conn, &m, MSG_NOSIGNAL) == (ssize_t)sizeof *rq ? 0 : -1;
+}
+
+/* In the step's child, before exec: let the fork server run step s. Exits
+ * 0 when a forked child ran it successfully (its CPU time and peak memory
+ * are written to LOG.fork for the parent); returns when the step must run
+ * here: no server, a refusal, or a forked run that failed. Then the log is
+ * emptied and the step runs from the start, so that a failure is always a
+ * plain run's (its log, its status, its memory). */
+static void try_fork_server(const struct step *s)
+{
+	struct forkshim_req rq;
+	struct forkshim_rep rep;
+	if (fork_request(s, &rq))
+		return;
+	int dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int input = open(s->fork_input, O_RDONLY | O_CLOEXEC);
+	int conn = dir >= 0 && input >= 0 ? fork_connect(s->fork_dir, s->fork_sock, dir) : -1;
+	int sent = conn >= 0 && send_request(conn, &rq, dir, input) == 0;
+	int got = sent && recv(conn, &rep, sizeof rep, MSG_WAITALL) == (ssize_t)sizeof rep &&
+		  rep.magic == FORKSHIM_MAGIC;
+	if (got && rep.kind == FORKSHIM_DONE && WIFEXITED(rep.status) &&
+	    WEXITSTATUS(rep.status) == 0) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s.fork", s->log);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%llu %llu\n", (unsigned long long)rep.cpu_us,
+				(unsigned long long)rep.rss_kb);
+			fclose(f);
+		}
+		_exit(0);
+	}
+	if (sent && (ftruncate(1, 0) != 0 || lseek(1, 0, SEEK_SET) != 0))
+		_exit(127);
+	for (int i = 0, fd[3] = {dir, input, conn}; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/* After step s ended: what its fork server's child used (LOG.fork). */
+static void read_fork_usage(struct step *s)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s.fork", s->log);
+	FILE *f = fopen(path, "r");
+	unsigned long long cpu_us = 0, rss_kb = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "%llu %llu", &cpu_us, &rss_kb) == 2) {
+		s->forked = 1;
+		s->cpu += (double)cpu_us * 1e-6;
+		if ((long)rss_kb > s->rss_kb)
+			s->rss_kb = (long)rss_kb;
+	}
+	fclose(f);
+	unlink(path);
+}
+
+/* A serving plan: the child that exits when anything arrives on stdin, or
+ * its end (ka writes a byte there to stop the servers: copies of the
+ * writing end may live on in other processes, so the end may never come). */
+static pid_t start_watcher(void)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		char b;
+		while (read(0, &b, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
 /* ---- running ---- */
 
 static double now_s(void)
@@ -207,9 +413,10 @@ static double now_s(void)
 	return util_now();
 }
 
-/* In the forked child: output to the log, own process group, memory cap,
- * the step's environment, then exec. Never returns. */
-static void child_exec(const struct step *s)
+/* In the forked child: output to the log, no other descriptor, own process
+ * group, memory cap, the step's environment (for a server: the shim
+ * preloaded), its fork server when it has one, then exec. Never returns. */
+static void child_exec(const struct step *s, const char *shim)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setpgid(0, 0);
@@ -217,11 +424,20 @@ static void child_exec(const struct step *s)
 	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(127);
+	/* nothing else of ka's reaches the tools (and a fork server sees only
+	 * the files the tool itself opened) */
+	close_range(3, ~0u, 0);
 	for (int i = 0; i < s->n_senv; i++)
 		putenv(s->senv[i]);
+	if (s->serve &&
+	    (setenv("LD_PRELOAD", shim, 1) || setenv(FORKSHIM_ENV_INPUT, s->fork_input, 1) ||
+	     setenv(FORKSHIM_ENV_SOCK, s->serve, 1)))
+		_exit(127);
 	struct rlimit rl = {(rlim_t)s->cap, (rlim_t)s->cap};
 	if (setrlimit(RLIMIT_AS, &rl) != 0)
 		_exit(127);
+	if (s->fork_sock)
+		try_fork_server(s);
 	execvp(s->argv[0], s->argv);
 	dprintf(2, "ka-cudaphases: cannot run %s: %s\n", s->argv[0], strerror(errno));
 	_exit(127);
@@ -237,6 +453,10 @@ static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 			return -1;
 		s->pch = r;
 	}
+	if (s->serve && !s->runs && serve_cut(s->fork_input, p->sentinel, e))
+		return -1;
+	if (s->serve)
+		cap = p->mem;
 	s->cap = cap;
 	s->t0 = now_s();
 	s->runs++;
@@ -245,7 +465,7 @@ static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 	if (pid < 0)
 		return ka_err_set(e, "fork: %s", strerror(errno));
 	if (pid == 0)
-		child_exec(s);
+		child_exec(s, p->shim);
 	setpgid(pid, pid);
 	s->pid = pid;
 	s->st = ST_RUN;
@@ -297,6 +517,8 @@ static int reap(struct plan *p, pid_t pid, int st, const struct rusage *ru)
 		s->rss_kb = ru->ru_maxrss;
 		s->cpu += (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec * 1e-6 +
 			  (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec * 1e-6;
+		if (s->fork_sock)
+			read_fork_usage(s);
 		s->st = ST_DONE;
 		return k;
 	}
@@ -399,12 +621,18 @@ static int run(struct plan *p, int *timed_out, struct ka_err *e)
 				continue;
 			return ka_err_set(e, "wait: %s", strerror(errno));
 		}
+		if (pid == p->watcher) {
+			p->watcher = 0;
+			first_fail = -1; /* ka stops the servers: nothing more starts */
+			kill_after(p, -1);
+			continue;
+		}
 		int k = reap(p, pid, st, &ru);
 		if (k < 0)
 			continue;
 		running--;
 		struct step *s = &p->s[k];
-		if (s->code == 0 || k > first_fail)
+		if (s->code == 0 || k > first_fail || s->serve)
 			continue;
 		if (memory_could_explain(p, s)) {
 			s->rerun = 1;
@@ -430,10 +658,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ka-cudaphases: %s: %s\n", argv[1], e.msg);
 		return 2;
 	}
+	if (p->serving && getpid() != 1) {
+		fprintf(stderr, "ka-cudaphases: no fork server outside a PID namespace's init\n");
+		return 3;
+	}
 	for (int i = 0; i < p->n_env; i++)
 		putenv(p->env[i]);
 	for (int k = 0; k < p->n; k++)
 		p->s[k].code = -1;
+	if (p->serving)
+		p->watcher = start_watcher();
 	/* The deadline: the steps run in process groups of their own, which a
 	 * kill of this program's group would not reach. */
 	struct sigaction sa;
@@ -450,8 +684,9 @@ int main(int argc, char **argv)
 	int ok = 1;
 	for (int k = 0; k < p->n; k++) {
 		const struct step *s = &p->s[k];
-		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f\n", k, s->code,
-		       s->secs * 1000, s->rss_kb, s->pch, s->runs, s->cpu * 1000);
+		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d\n", k,
+		       s->code, s->secs * 1000, s->rss_kb, s->pch, s->runs, s->cpu * 1000,
+		       s->forked);
 		ok &= s->code == 0;
 	}
 	free(text);

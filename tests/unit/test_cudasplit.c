@@ -10,8 +10,19 @@
  *    syntax and device errors, sm_90a-only code, forbidden symbols and
  *    includes): the same verdict, the same compile log, and for every
  *    compiled fixture and one bank solution of each tier the same fat
- *    binary byte for byte (so the same SASS). Skips the compiles where nvcc
- *    is missing. */
+ *    binary byte for byte (so the same SASS);
+ *  - the split path with its fork servers (docs/compile.md, section 7;
+ *    KA_CUDA_FORKSRV=on) on the same fixtures: the same verdict and log as
+ *    without them, and the same shared object byte for byte (so the same
+ *    PTX, cubin and host object); the servers served the compiles;
+ *  - cudaplan's fork-server lines and serving plan; and ka-cudaphases on a
+ *    kept compile folder while the servers run: the forked steps give the
+ *    plain run's products, and each refusal runs the step plainly with the
+ *    same products: an input whose prefix differs, a program file that is
+ *    not the server's, a memory cap below the server's peak, no server;
+ *    a forked run that fails leaves the plain run's log.
+ * Skips the compiles where nvcc is missing (and the fork-server parts where
+ * the servers cannot run: no PID namespace for their jail). */
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -20,6 +31,7 @@
 
 #include "cudac.h"
 #include "cudaplan.h"
+#include "cudasplit.h"
 #include "elfread.h"
 #include "ka_test.h"
 #include "util.h"
@@ -114,13 +126,13 @@ static void test_plan_nvcc13(void)
 	CHECK(has_arg(&p.ph[fe], "/nowhere/candidate.cu")); /* nvcc's real run: absolute */
 	CHECK(has_arg(&p.ph[c90], "/usr/local/cuda/bin/../nvvm/bin/cicc")); /* $CICC_PATH */
 	/* the text ka-cudaphases reads: the host compile gets the prefix */
-	char *t = cudaplan_text(&p, "/w", "/pch/P.h", 3, 1u << 30, 60, -1, &e);
+	char *t = cudaplan_text(&p, "/w", "/pch/P.h", NULL, 3, 1u << 30, 60, -1, &e);
 	CHECK(t && strstr(t, "jobs 3\nmem 1073741824\nlimit 60\n") &&
 	      strstr(t, "pchprefix /pch/P.h\n") &&
 	      strstr(t, "pchinput keep/candidate.compute_90a.cudafe1.cpp\n"));
 	free(t);
 	/* only cudafe++ and what it needs */
-	t = cudaplan_text(&p, "/w", NULL, 1, 1u << 30, 60, fe, &e);
+	t = cudaplan_text(&p, "/w", NULL, NULL, 1, 1u << 30, 60, fe, &e);
 	CHECK(t && strstr(t, "step cpp candidate.cpp4.ii\n") && strstr(t, "step cudafe++\n") &&
 	      !strstr(t, "cicc") && strstr(t, "dep 0\n"));
 	free(t);
@@ -152,6 +164,81 @@ static void test_plan_refused(void)
 	CHECK_EQ_INT(cudaplan_parse(text, "/w", &p, &e), -1);
 	cudaplan_free(&p);
 	free(text);
+}
+
+/* The socket named for step `step` in plan text t (into name), 1 if any. */
+static int sock_of(const char *t, const char *step, char *name, size_t cap)
+{
+	char *key = xasprintf("step %s\n", step);
+	const char *at = strstr(t, key), *next = at ? strstr(at + 1, "\nstep ") : NULL;
+	const char *f = at ? strstr(at, "\nforksock ") : NULL;
+	free(key);
+	if (!f || (next && f > next))
+		return 0;
+	snprintf(name, cap, "%.*s", (int)strcspn(f + 10, "\n"), f + 10);
+	return 1;
+}
+
+static void test_plan_fork(void)
+{
+	char *text = read_text("tests/data/cuda/nvcc13.0-dryrun.txt");
+	CHECK(text != NULL);
+	struct cudaplan p, q;
+	struct ka_err e;
+	CHECK_EQ_INT(cudaplan_parse(text, "/d1", &p, &e), 0);
+	CHECK_EQ_INT(cudaplan_parse(text, "/d2", &q, &e), 0);
+	free(text);
+	char *a = cudaplan_text(&p, "/w1", NULL, "/spool", 3, 1u << 30, 60, -1, &e);
+	char *b = cudaplan_text(&q, "/w2", NULL, "/spool", 3, 1u << 30, 60, -1, &e);
+	CHECK(a && b);
+	/* the two cicc steps and cudafe++ name a server, the same for any work
+	 * folder; their inputs are the .ii files; nothing else names one */
+	static const char *const forked[] = {"cicc compute_90", "cicc compute_90a", "cudafe++"};
+	char na[3][32], nb[32];
+	for (int i = 0; i < 3; i++) {
+		CHECK(sock_of(a, forked[i], na[i], sizeof na[i]) && sock_of(b, forked[i], nb, 32));
+		CHECK_EQ_STR(na[i], nb);
+		CHECK(na[i][0] == 'f' && strlen(na[i]) == 17);
+	}
+	CHECK(strcmp(na[0], na[1]) && strcmp(na[1], na[2]));
+	CHECK(strstr(a, "forkdir /spool\nforksock ") &&
+	      strstr(a, "forkinput keep/candidate.compute_90a.cpp1.ii\n") &&
+	      strstr(a, "forkinput keep/candidate.cpp4.ii\n"));
+	char *c = a;
+	int n = 0;
+	while ((c = strstr(c + 1, "\nforkdir ")))
+		n++;
+	CHECK_EQ_INT(n, 3);
+	/* the serving plan: the same names, the preprocessor runs they need */
+	char *sv = cudaplan_serve_text(&p, "/spool", "/x/ka-forkshim.so", "__s", 1u << 30, &e);
+	CHECK(sv && strstr(sv, "shim /x/ka-forkshim.so\nsentinel __s\n") &&
+	      strstr(sv, "step cpp candidate.cpp4.ii\n") && !strstr(sv, "ptxas") &&
+	      !strstr(sv, "link") && !strstr(sv, "forkdir"));
+	for (int i = 0; i < 3; i++) {
+		char *l = xasprintf("serve %s\nforkinput ", na[i]);
+		CHECK(strstr(sv, l) != NULL);
+		free(l);
+	}
+	free(sv);
+	/* another flag, another server; line information: none */
+	int k = find_named(&q, "cicc compute_90a"), ftz = -1;
+	for (int w = 0; w < q.ph[k].argc; w++)
+		if (!strcmp(q.ph[k].argv[w], "-ftz=0"))
+			ftz = w;
+	CHECK(ftz > 0);
+	q.ph[k].argv[ftz][5] = '1';
+	free(b);
+	b = cudaplan_text(&q, "/w2", NULL, "/spool", 3, 1u << 30, 60, -1, &e);
+	CHECK(sock_of(b, "cicc compute_90a", nb, sizeof nb) && strcmp(nb, na[1]));
+	free(q.ph[k].argv[ftz]);
+	q.ph[k].argv[ftz] = xstrdup("-generate-line-info");
+	free(b);
+	b = cudaplan_text(&q, "/w2", NULL, "/spool", 3, 1u << 30, 60, -1, &e);
+	CHECK(!sock_of(b, "cicc compute_90a", nb, sizeof nb) && sock_of(b, "cudafe++", nb, 32));
+	free(a);
+	free(b);
+	cudaplan_free(&p);
+	cudaplan_free(&q);
 }
 
 /* ---- ka-cudaphases ---- */
@@ -451,16 +538,24 @@ static int same_but_module_id(const char *name, const uint8_t *fa, size_t na, co
 	return same;
 }
 
+/* 1 when fixture f compiled both ways (named an and bn) with the same
+ * verdict and log; else says how they differ. */
+static int same_outcome(const struct fixture *f, const char *an, const struct cudac_result *a,
+			int rca, const char *bn, const struct cudac_result *b, int rcb)
+{
+	if (!rca && !rcb && a->verdict == b->verdict && !strcmp(a->detail, b->detail))
+		return 1;
+	printf("# %s: %s %d %s / %s %d %s\n#  %s: %.300s\n#  %s: %.300s\n", f->name, an, rca,
+	       verdict_name(a->verdict), bn, rcb, verdict_name(b->verdict), an, a->detail, bn,
+	       b->detail);
+	return 0;
+}
+
 /* Compare the two results of fixture f. */
 static void compare_one(const struct fixture *f, const struct cudac_result *a, int rca,
 			const struct cudac_result *b, int rcb)
 {
-	if (rca || rcb || a->verdict != b->verdict || strcmp(a->detail, b->detail)) {
-		printf("# %s: nvcc %d %s / split %d %s\n#  nvcc: %.300s\n#  split: %.300s\n",
-		       f->name, rca, verdict_name(a->verdict), rcb, verdict_name(b->verdict),
-		       a->detail, b->detail);
-		CHECK(0);
-	}
+	CHECK(same_outcome(f, "nvcc", a, rca, "split", b, rcb));
 	CHECK(!a->split);
 	if (a->verdict != VERDICT_OK)
 		return;
@@ -475,6 +570,146 @@ static void compare_one(const struct fixture *f, const struct cudac_result *a, i
 	free(fa);
 	free(fb);
 	CHECK(same);
+}
+
+/* ---- the fork servers on the fixtures ---- */
+
+/* The bytes of file path (NULL when unreadable); *n its length. */
+static char *slurp(const char *path, size_t *n)
+{
+	char *t = NULL;
+	return path && util_read_file(path, 64u << 20, &t, n, NULL) == 0 ? t : NULL;
+}
+
+/* Compile variants of the L1 solution with the servers on (cache) until
+ * one has its three forkable phases forked (the servers are ready), at most
+ * ~30 s. 1 when that happened. */
+static int warm_servers(const char *cache, const char *inc)
+{
+	char *p = xasprintf("%s/bank/public/L1/row_sum/solutions/cuda.cu", root);
+	size_t n = 0;
+	char *base = slurp(p, &n);
+	free(p);
+	int forked = 0;
+	for (int i = 0; base && i < 30 && forked < 3; i++) {
+		char *src = xasprintf("// warm-up %d\n%s", i, base);
+		struct cudac_opts o = {.arch = "sm_90a",
+				       .cache_dir = cache,
+				       .include_dir = inc,
+				       .compiler = "split"};
+		struct cudac_result r;
+		struct ka_err e;
+		if (cudac_compile(src, strlen(src), &o, &r, &e) == 0) {
+			forked = r.split && r.verdict == VERDICT_OK ? r.stats.forked : 0;
+			cudac_result_free(&r);
+		}
+		free(src);
+		if (forked < 3)
+			usleep(300 * 1000);
+	}
+	free(base);
+	return forked == 3;
+}
+
+/* The lines "ka-forkshim: <what>" in the servers' logs in spool. */
+static int notes_in(const char *spool, const char *what)
+{
+	int n = 0;
+	char *line = xasprintf("ka-forkshim: %s\n", what);
+	for (int k = 0; k < 16; k++) {
+		char *log = xasprintf("%s/logs/%d.log", spool, k);
+		size_t len = 0;
+		char *t = slurp(log, &len);
+		for (const char *l = t; l && (l = strstr(l, line)); l++)
+			n++;
+		free(t);
+		free(log);
+	}
+	free(line);
+	return n;
+}
+
+/* The "served" lines in the servers' logs (the spools fsrv-X in cache). */
+static int served_count(const char *cache)
+{
+	int n = 0;
+	DIR *d = opendir(cache);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (strncmp(de->d_name, "fsrv-", 5))
+			continue;
+		char *spool = xasprintf("%s/%s", cache, de->d_name);
+		n += notes_in(spool, "served");
+		free(spool);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The same verdict, log and shared object, with and without the servers. */
+static void compare_forked(const struct fixture *f, const struct cudac_result *a, int rca,
+			   const struct cudac_result *b, int rcb)
+{
+	CHECK(same_outcome(f, "split", a, rca, "forked", b, rcb));
+	if (a->verdict != VERDICT_OK)
+		return;
+	size_t na = 0, nb = 0;
+	char *sa = slurp(a->so_path, &na), *sb = slurp(b->so_path, &nb);
+	int same = sa && sb && na == nb && !memcmp(sa, sb, na);
+	if (!same)
+		printf("# %s: the shared objects differ (%zu and %zu bytes)\n", f->name, na, nb);
+	free(sa);
+	free(sb);
+	CHECK(same);
+}
+
+static int servers_ok; /* forked_pass saw the servers serve */
+
+/* Every fixture through the split path with the fork servers (a cache of
+ * their own), against split (the results without them). */
+static void forked_pass(const char *const *srcs, const size_t *lens, struct cudac_result *split,
+			int *rc_split)
+{
+	char *cache = xasprintf("%s/cache-fork", tmp), *inc = xasprintf("%s/include", root);
+	const char *libs[] = {"cublas", NULL};
+	setenv("KA_CUDA_FORKSRV", "on", 1);
+	if (!warm_servers(cache, inc)) {
+		printf("# the fork servers never served (no PID namespace here?): forked pass "
+		       "skipped\n");
+		goto out;
+	}
+	servers_ok = 1;
+	int before = served_count(cache);
+	struct cudac_opts o = {.arch = "sm_90a",
+			       .cache_dir = cache,
+			       .include_dir = inc,
+			       .libs = libs,
+			       .compiler = "split"};
+	struct cudac_result *r = xcalloc((size_t)n_fx, sizeof *r);
+	int *rc = xcalloc((size_t)n_fx, sizeof *rc), ok = 0, compiled = 0;
+	struct ka_err *e = xcalloc((size_t)n_fx, sizeof *e);
+	cudac_compile_many(n_fx, srcs, lens, &o, 2, r, rc, e);
+	for (int i = 0; i < n_fx; i++) {
+		ka_test_failed = 0;
+		compare_forked(&fx[i], &split[i], rc_split[i], &r[i], rc[i]);
+		ok += !ka_test_failed;
+		compiled += r[i].verdict == VERDICT_OK;
+		if (ka_test_failed)
+			printf("# ^ %s (forked)\n", fx[i].name);
+		cudac_result_free(&r[i]);
+	}
+	int served = served_count(cache) - before;
+	printf("# forked pass: %d of %d fixtures the same; the servers served %d phases for %d "
+	       "compiled fixtures\n",
+	       ok, n_fx, served, compiled);
+	ka_test_failed = ok != n_fx || served < 3 * compiled;
+	free(r);
+	free(rc);
+	free(e);
+out:
+	setenv("KA_CUDA_FORKSRV", "off", 1);
+	free(cache);
+	free(inc);
 }
 
 static void test_same_verdicts(void)
@@ -511,7 +746,12 @@ static void test_same_verdicts(void)
 			printf("# ^ %s\n", fx[i].name);
 	}
 	printf("# %d of %d fixtures: same verdict, log and fat binary\n", ok, n_fx);
-	ka_test_failed = ok != n_fx;
+	int fork_failed = 0;
+	if (ok == n_fx) {
+		forked_pass(srcs, lens, r[1], rc[1]);
+		fork_failed = ka_test_failed;
+	}
+	ka_test_failed = ok != n_fx || fork_failed;
 	for (int k = 0; k < 2; k++) {
 		for (int i = 0; i < n_fx; i++)
 			cudac_result_free(&r[k][i]);
@@ -522,6 +762,374 @@ static void test_same_verdicts(void)
 	free(cache);
 	free(inc);
 	CHECK(ok == n_fx);
+}
+
+/* ---- ka-cudaphases with the fork servers ---- */
+
+/* The tmp-* work folder under dir (the one KA_CUDAC_KEEP kept), or NULL. */
+static char *kept_folder(const char *dir)
+{
+	char *found = NULL;
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (!strncmp(de->d_name, "tmp-", 4) && !found)
+			found = xasprintf("%s/%s", dir, de->d_name);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* tmp/name: a fresh copy of folder from; the copy's path (caller frees). */
+static char *copy_of(const char *from, const char *name)
+{
+	char *to = xasprintf("%s/%s", tmp, name), *out = NULL;
+	util_rmtree(to);
+	char *argv[] = {"/bin/cp", "-a", (char *)from, to, NULL};
+	struct ka_err e;
+	if (util_run(argv, NULL, 60, 4096, &out, NULL, NULL, &e) != 0)
+		printf("# cp %s %s failed\n", from, to);
+	free(out);
+	return to;
+}
+
+/* Rewrite folder/rel: drop the lines that start with drop (or none), then
+ * replace every from with to (or nothing). */
+static void edit(const char *folder, const char *rel, const char *drop, const char *from,
+		 const char *to)
+{
+	char *path = xasprintf("%s/%s", folder, rel);
+	size_t n = 0;
+	char *t = slurp(path, &n);
+	struct util_buf b;
+	util_buf_init(&b);
+	util_buf_puts(&b, "");
+	for (const char *l = t; l && *l;) {
+		size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0);
+		if (!drop || strncmp(l, drop, strlen(drop)))
+			util_buf_add(&b, l, len);
+		l += len;
+	}
+	struct util_buf o;
+	util_buf_init(&o);
+	util_buf_puts(&o, "");
+	for (const char *c = b.s; *c;) {
+		if (from && !strncmp(c, from, strlen(from))) {
+			util_buf_puts(&o, to);
+			c += strlen(from);
+		} else {
+			util_buf_putc(&o, *c++);
+		}
+	}
+	util_write_file(path, o.s, o.len, NULL);
+	util_buf_free(&o);
+	util_buf_free(&b);
+	free(t);
+	free(path);
+}
+
+/* Run ka-cudaphases on folder/phases.plan; its report (caller frees). */
+static char *run_in(const char *folder)
+{
+	char *argv[] = {driver, "phases.plan", NULL}, *out = NULL;
+	struct ka_err e;
+	util_run(argv, folder, 300, 1 << 16, &out, NULL, NULL, &e);
+	return out ? out : xstrdup("");
+}
+
+/* Step k's status in a report (-99: none); *forked its fork flag. */
+static int step_forked(const char *out, int k, int *forked)
+{
+	char key[32];
+	snprintf(key, sizeof key, "step %d code ", k);
+	const char *l = strstr(out, key);
+	int code = -99;
+	*forked = -1;
+	if (l)
+		sscanf(l + strlen(key), "%d ms %*f rss %*d pch %*d runs %*d cpu %*f fork %d", &code,
+		       forked);
+	return code;
+}
+
+/* The rest of the first line of folder/phases.plan that starts with key
+ * (caller frees), or NULL. */
+static char *plan_value(const char *folder, const char *key)
+{
+	char *path = xasprintf("%s/phases.plan", folder), *k = xasprintf("\n%s", key);
+	size_t n = 0;
+	char *t = slurp(path, &n), *v = NULL;
+	const char *at = t ? strstr(t, k) : NULL;
+	if (at)
+		v = xasprintf("%.*s", (int)strcspn(at + strlen(k), "\n"), at + strlen(k));
+	free(t);
+	free(k);
+	free(path);
+	return v;
+}
+
+/* The index of step name in folder/phases.plan, or -1. */
+static int plan_index(const char *folder, const char *name)
+{
+	char *path = xasprintf("%s/phases.plan", folder), *key = xasprintf("step %s\n", name);
+	size_t n = 0;
+	char *t = slurp(path, &n);
+	const char *at = t ? strstr(t, key) : NULL;
+	int k = -1; /* the steps whose line comes before or is at */
+	for (const char *l = t ? strstr(t, "\nstep ") : NULL; at && l && l < at;
+	     l = strstr(l + 1, "\nstep "))
+		k++;
+	free(t);
+	free(path);
+	free(key);
+	return k;
+}
+
+/* 1 when file rel is the same in folders a and b. */
+static int same_file(const char *a, const char *b, const char *rel)
+{
+	char *pa = xasprintf("%s/%s", a, rel), *pb = xasprintf("%s/%s", b, rel);
+	size_t na = 0, nb = 0;
+	char *ta = slurp(pa, &na), *tb = slurp(pb, &nb);
+	int same = ta && tb && na == nb && !memcmp(ta, tb, na);
+	if (!same)
+		printf("# %s differs between %s and %s\n", rel, a, b);
+	free(ta);
+	free(tb);
+	free(pa);
+	free(pb);
+	return same;
+}
+
+/* The products of a compile folder: the same in a and b. */
+static int same_products(const char *a, const char *b)
+{
+	return same_file(a, b, "candidate.so") &&
+	       same_file(a, b, "keep/candidate.compute_90a.ptx") &&
+	       same_file(a, b, "keep/candidate.compute_90.ptx");
+}
+
+/* Run folder's plan: every step succeeds; the three forkable steps'
+ * fork flags are want[] (cudafe++, cicc compute_90, cicc compute_90a; -1:
+ * either). */
+static void expect_run(const char *folder, const int want[3])
+{
+	static const char *const names[] = {"cudafe++", "cicc compute_90", "cicc compute_90a"};
+	char *out = run_in(folder);
+	for (int k = 0; k < 12; k++) {
+		int forked, code = step_forked(out, k, &forked);
+		if (code != 0)
+			printf("# %s: step %d status %d\n%s", folder, k, code, out);
+		CHECK(code == 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		int forked;
+		step_forked(out, plan_index(folder, names[i]), &forked);
+		if (want[i] >= 0 && forked != want[i])
+			printf("# %s: %s forked %d, want %d\n", folder, names[i], forked, want[i]);
+		CHECK(want[i] < 0 || forked == want[i]);
+	}
+	free(out);
+}
+
+/* A compile folder kept with the servers on: its plan names them. */
+static char *kept_compile(const char *cache, const char *inc)
+{
+	char *p = xasprintf("%s/bank/public/L1/row_sum/solutions/cuda.cu", root), *w = NULL;
+	size_t n = 0;
+	char *base = slurp(p, &n), *src = xasprintf("// kept\n%s", base ? base : "");
+	struct cudac_opts o = {
+		.arch = "sm_90a", .cache_dir = cache, .include_dir = inc, .compiler = "split"};
+	struct cudac_result r;
+	struct ka_err e;
+	setenv("KA_CUDA_FORKSRV", "on", 1);
+	setenv("KA_CUDAC_KEEP", "1", 1);
+	if (cudac_compile(src, strlen(src), &o, &r, &e) == 0) {
+		if (r.verdict == VERDICT_OK && r.stats.forked == 3)
+			w = kept_folder(cache);
+		cudac_result_free(&r);
+	}
+	unsetenv("KA_CUDAC_KEEP");
+	setenv("KA_CUDA_FORKSRV", "off", 1);
+	free(src);
+	free(base);
+	free(p);
+	return w;
+}
+
+/* A copy of the kept folder w, named name, whose run must fork want[]
+ * and give ref's products after change(copy). */
+static void refusal(const char *w, const char *ref, const char *name, const int want[3],
+		    void (*change)(const char *))
+{
+	char *x = copy_of(w, name);
+	change(x);
+	expect_run(x, want);
+	CHECK(same_products(ref, x));
+	free(x);
+}
+
+static void no_fork_lines(const char *x)
+{
+	edit(x, "phases.plan", "fork", NULL, NULL);
+}
+
+static void nothing(const char *x)
+{
+	(void)x;
+}
+
+/* The step of the compute_90a preprocessor run copies file `from` (in
+ * folder x) to its output instead: an input no source can give. */
+static void copy_step(const char *x, const char *from)
+{
+	char *path = xasprintf("%s/phases.plan", x);
+	size_t n = 0;
+	char *t = slurp(path, &n);
+	const char *st = t ? strstr(t, "step cpp candidate.compute_90a.cpp1.ii\n") : NULL;
+	const char *next = st ? strstr(st + 1, "\nstep ") : NULL;
+	struct util_buf b;
+	util_buf_init(&b);
+	util_buf_add(&b, t, st ? (size_t)(st - t) : n);
+	for (const char *l = st; l && l < next;) {
+		size_t len = strcspn(l, "\n") + 1;
+		if (strncmp(l, "arg ", 4))
+			util_buf_add(&b, l, len);
+		l += len;
+	}
+	if (next) {
+		util_buf_printf(&b, "arg /bin/cp\narg %s\narg keep/candidate.compute_90a.cpp1.ii",
+				from);
+		util_buf_puts(&b, next);
+	}
+	util_write_file(path, b.s, b.len, NULL);
+	util_buf_free(&b);
+	free(t);
+	free(path);
+}
+
+/* the compute_90a input with a blank at the end of a pragma of the prefix */
+static void other_prefix(const char *x)
+{
+	char *from = xasprintf("%s/keep/candidate.compute_90a.cpp1.ii", x);
+	char *to = xasprintf("%s/altered.ii", x), *out = NULL;
+	char *argv[] = {"/bin/cp", from, to, NULL};
+	struct ka_err e;
+	util_run(argv, NULL, 60, 4096, &out, NULL, NULL, &e);
+	edit(x, "altered.ii", NULL, "diagnostic push\n", "diagnostic push \n");
+	copy_step(x, "altered.ii");
+	free(out);
+	free(to);
+	free(from);
+}
+
+/* the servers' folder holds no server */
+static void no_server(const char *x)
+{
+	char *dir = plan_value(x, "forkdir "), *empty = xasprintf("%s/empty", tmp);
+	util_mkdirs(empty, NULL);
+	edit(x, "phases.plan", NULL, dir, empty);
+	free(dir);
+	free(empty);
+}
+
+/* cudafe++ from a copy of its file: not the program its server runs */
+static void other_program(const char *x)
+{
+	char *here = plan_value(x, "env _HERE_=");
+	char *from = xasprintf("%s/cudafe++", here), *to = xasprintf("%s/cudafe++", x), *out = NULL;
+	char *argv[] = {"/bin/cp", from, to, NULL};
+	struct ka_err e;
+	util_run(argv, NULL, 60, 4096, &out, NULL, NULL, &e);
+	char *arg = xasprintf("\narg %s\n", to);
+	edit(x, "phases.plan", NULL, "\narg cudafe++\n", arg);
+	free(arg);
+	free(out);
+	free(to);
+	free(from);
+	free(here);
+}
+
+/* a memory budget whose share (120 MiB) is below the servers' peaks: they
+ * refuse (the steps then fail for memory and run again alone with all of
+ * it, which the servers may serve) */
+static void small_memory(const char *x)
+{
+	char *mem = plan_value(x, "mem ");
+	char *line = xasprintf("mem %s\n", mem ? mem : ""),
+	     *want = xasprintf("mem %d\n", 360 << 20);
+	edit(x, "phases.plan", NULL, line, want);
+	free(line);
+	free(want);
+	free(mem);
+}
+
+/* a syntax error at the end of the source: cudafe++'s forked run fails,
+ * the step runs again plainly; its status and log are a plain run's */
+static void failing_run(const char *w)
+{
+	char *x[2], *log[2];
+	int code[2], forked[2];
+	for (int i = 0; i < 2; i++) {
+		x[i] = copy_of(w, i ? "fails-plain" : "fails-forked");
+		char *cu = xasprintf("%s/candidate.cu", x[i]);
+		FILE *f = fopen(cu, "a");
+		if (f) {
+			fputs("int broken( {\n", f);
+			fclose(f);
+		}
+		free(cu);
+		if (i)
+			no_fork_lines(x[i]);
+		int k = plan_index(x[i], "cudafe++");
+		char *out = run_in(x[i]), *lp = xasprintf("%s/logs/%d.log", x[i], k);
+		code[i] = step_forked(out, k, &forked[i]);
+		size_t n = 0;
+		log[i] = slurp(lp, &n);
+		free(lp);
+		free(out);
+	}
+	if (!(code[0] > 0 && code[0] == code[1] && forked[0] == 0 && forked[1] == 0))
+		printf("# failing run: status %d / %d, forked %d / %d\n", code[0], code[1],
+		       forked[0], forked[1]);
+	CHECK(code[0] > 0 && code[0] == code[1] && forked[0] == 0 && forked[1] == 0);
+	CHECK(log[0] && log[1] && strstr(log[0], "error") && !strcmp(log[0], log[1]));
+	for (int i = 0; i < 2; i++) {
+		free(log[i]);
+		free(x[i]);
+	}
+}
+
+static void test_fork_driver(void)
+{
+	char *cache = xasprintf("%s/cache-kept", tmp), *inc = xasprintf("%s/include", root);
+	char *w = servers_ok ? kept_compile(cache, inc) : NULL;
+	if (!w) {
+		printf("SKIP test_fork_driver: no compile forked by the servers here\n");
+		CHECK(!servers_ok);
+		free(cache);
+		free(inc);
+		return;
+	}
+	static const int all[3] = {1, 1, 1}, none[3] = {0, 0, 0};
+	static const int fe_plain[3] = {0, 1, 1}, c90a_plain[3] = {1, 1, 0};
+	/* the plain run (no fork lines) is the reference */
+	char *ref = copy_of(w, "plain");
+	no_fork_lines(ref);
+	expect_run(ref, none);
+	refusal(w, ref, "forked", all, nothing);
+	refusal(w, ref, "prefix", c90a_plain, other_prefix);
+	refusal(w, ref, "noserver", none, no_server);
+	refusal(w, ref, "program", fe_plain, other_program);
+	char *spool = plan_value(w, "forkdir ");
+	int before = notes_in(spool, "refused: memory cap");
+	static const int either[3] = {-1, -1, -1};
+	refusal(w, ref, "memory", either, small_memory);
+	CHECK(notes_in(spool, "refused: memory cap") >= before + 3);
+	free(spool);
+	failing_run(w);
+	free(ref);
+	free(w);
+	free(cache);
+	free(inc);
 }
 
 int main(void)
@@ -537,6 +1145,7 @@ int main(void)
 	}
 	RUN(test_plan_nvcc13);
 	RUN(test_plan_refused);
+	RUN(test_plan_fork);
 	if (access(driver, X_OK) != 0) {
 		printf("SKIP test_cudasplit_driver: %s missing\n", driver);
 	} else {
@@ -549,6 +1158,7 @@ int main(void)
 	} else {
 		/* the bombs end at 1 GiB, as in tests/e2e/harden_files.sh */
 		setenv("KA_COMPILE_MEM_MB", "1024", 1);
+		setenv("KA_CUDA_FORKSRV", "off", 1); /* forked_pass turns them on */
 		char *secret = xasprintf("%s/secret.txt", tmp);
 		util_write_file(secret, "ka-split-secret\n", 16, NULL);
 		add_folder("tests/data/cuda", secret);
@@ -559,6 +1169,7 @@ int main(void)
 		add_bank("L2/gemm_bias_gelu_bf16");
 		add_bank("L3/sdpa_bf16_d128");
 		RUN(test_same_verdicts);
+		RUN(test_fork_driver);
 		free(secret);
 		for (int i = 0; i < n_fx; i++)
 			free(fx[i].src);
