@@ -729,7 +729,7 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 		    const struct gold_check_limits *lim, struct gold_check *out, struct ka_err *e)
 {
 	const struct ka_task *t = g->t;
-	int64_t items, per[KA_MAX_TENSORS], out_elems = 0;
+	int64_t items, per[KA_MAX_TENSORS], out_elems = 0, in_elems = 0;
 	if (task_check_shape(t, sh, 0, e) || task_item_count(t, sh, &items, e))
 		return -1;
 	for (int j = 0; j < t->n_outputs; j++) {
@@ -738,6 +738,12 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 		    task_numel(t, &t->outputs[j], sh, &n, e))
 			return -1;
 		out_elems += n;
+	}
+	for (int k = 0; k < t->n_inputs; k++) {
+		int64_t n;
+		if (task_numel(t, &t->inputs[k], sh, &n, e))
+			return -1;
+		in_elems += n;
 	}
 	double item_s = 0;
 	/* Small outputs of cheap items need no measurement: checked in full. */
@@ -749,13 +755,6 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 	 * check regenerates every input (the lazy gold draws only a sample's),
 	 * and the timed phase makes dozens of calls, next to other graders. */
 	if (timed) {
-		int64_t in_elems = 0;
-		for (int k = 0; k < t->n_inputs; k++) {
-			int64_t n;
-			if (task_numel(t, &t->inputs[k], sh, &n, e))
-				return -1;
-			in_elems += n;
-		}
 		double per_item = item_s > 0 ? item_s : cost_estimate(t, sh, items);
 		if ((double)in_elems * GOLD_GEN_ELEM_S + (double)items * per_item >
 		    lim->timed_budget_s)
@@ -768,13 +767,6 @@ int gold_check_plan(struct gold *g, const struct ka_shape *sh, int timed,
 		 * (measured: each item draws every input element it reads) or
 		 * whole inputs regenerated once and the C gold on the items (the
 		 * estimate from min_flops: compute only). */
-		int64_t in_elems = 0;
-		for (int k = 0; k < t->n_inputs; k++) {
-			int64_t n;
-			if (task_numel(t, &t->inputs[k], sh, &n, e))
-				return -1;
-			in_elems += n;
-		}
 		int nd = t->n_item_dims > 0 ? t->n_item_dims : 1;
 		double n_checked = (double)out->n_random + 2 + 2.0 * nd * out->edge_max;
 		if (n_checked > (double)items)
