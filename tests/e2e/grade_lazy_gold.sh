@@ -59,29 +59,25 @@ fi
 sed -e 's/z\[i\] = 2.0f \* x\[i\]/z[i] = (i >= 1000000 ? 3.0f : 2.0f) * x[i]/' \
 	-e 's|/\* expect: ok|/* expect: wrong_answer at the benchmark shape|' \
 	tests/data/grade_dtypes/add_scale.c >"$tmp/wrong_big.c"
-many() { # task-dir name kernel...
-	local dir=$1 name=$2
-	shift 2
+# many TEST WANT TASK-DIR KERNEL...: grade the kernels in one session; PASS
+# when ka exits 0 and the verdicts, in order, are WANT.
+many() {
+	local name=$1 want=$2 dir=$3
+	shift 3
 	local ks=()
 	for k in "$@"; do ks+=(--kernel "$k"); done
 	"$KA" grade --task "$dir" --target opencl "${ks[@]}" --bench-shape N=2000000 --min-samples 5 \
 		--max-samples 5 --workdir "$tmp/w" --json "$tmp/$name.jsonl" >"$tmp/$name.log" 2>"$tmp/$name.err"
+	local rc=$?
+	local got
+	got=$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["verdict"] for l in open(sys.argv[1])))' \
+		"$tmp/$name.jsonl" 2>/dev/null)
+	if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
+		echo "PASS grade_lazy_gold/$name"
+	else
+		echo "FAIL grade_lazy_gold/$name: exit $rc, verdicts '${got:-none}': $(tail -c 400 "$tmp/$name.err" | tr '\n' ' ')"
+	fi
 }
-verdicts_of() { python3 -c 'import json,sys; print(" ".join(json.loads(l)["verdict"] for l in open(sys.argv[1])))' "$1" 2>/dev/null; }
-many "$tmp/task" differs_twice tests/data/grade_dtypes/add_scale.c tests/data/grade_dtypes/add_scale.c
-rc=$?
-got=$(verdicts_of "$tmp/differs_twice.jsonl")
-if [ "$rc" -eq 0 ] && [ "$got" = "ok ok" ]; then
-	echo "PASS grade_lazy_gold/differs_session"
-else
-	echo "FAIL grade_lazy_gold/differs_session: exit $rc, verdicts '${got:-none}': $(tail -c 400 "$tmp/differs_twice.err" | tr '\n' ' ')"
-fi
-many tests/data/tasks_good/add_scale session tests/data/grade_dtypes/add_scale.c "$tmp/wrong_big.c" \
-	tests/data/grade_dtypes/add_scale.c
-rc=$?
-got=$(verdicts_of "$tmp/session.jsonl")
-if [ "$rc" -eq 0 ] && [ "$got" = "ok wrong_answer ok" ]; then
-	echo "PASS grade_lazy_gold/checked_once_per_session"
-else
-	echo "FAIL grade_lazy_gold/checked_once_per_session: exit $rc, verdicts '${got:-none}': $(tail -c 400 "$tmp/session.err" | tr '\n' ' ')"
-fi
+many differs_session "ok ok" "$tmp/task" tests/data/grade_dtypes/add_scale.c tests/data/grade_dtypes/add_scale.c
+many checked_once_per_session "ok wrong_answer ok" tests/data/tasks_good/add_scale tests/data/grade_dtypes/add_scale.c \
+	"$tmp/wrong_big.c" tests/data/grade_dtypes/add_scale.c
