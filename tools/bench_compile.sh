@@ -15,8 +15,9 @@
 #          system) of the grade's whole process tree (what a loaded machine
 #          has to find: the wall times depend on free cores);
 #   loop   a self-refine loop: 5 fresh variants checked one after another
-#          by one ka process (`ka grade --jobs 0`, no compile-ahead), the
-#          wall time of all 5 from source to verdict.
+#          by one ka process (`ka grade --jobs 0 --graders 1`: no
+#          compile-ahead, one grade at a time, as a refine loop waits for
+#          each verdict), the wall time of all 5 from source to verdict.
 # The servers live as long as a ka process and start at its second compile
 # (KA_CUDA_FORKSRV=auto, the default), so a fresh process compiling once
 # never has them: for split+fork, cold and loop run as ka does by default,
@@ -86,7 +87,7 @@ grades() {
 	for i in $(seq 1 "$5"); do args+=(--kernel "$(variant "$2" "in$i")"); done
 	rm -f "$4"
 	KA_CUDA_COMPILER=${1%%+*} KA_CUDA_FORKSRV=${FORKSRV:-off} /usr/bin/time -o "$4.cpu" \
-		-f "%U %S" "$KA" grade --target cuda --task "bank/public/$2" "${args[@]}" --jobs 0 \
+		-f "%U %S" "$KA" grade --target cuda --task "bank/public/$2" "${args[@]}" --jobs 0 --graders 1 \
 		--workdir "$3" --json "$4" "${STAGE[@]}" >"$4.log" 2>&1
 }
 # tail_median JSONL KEY SKIP: the median of seconds.KEY over the grades
@@ -136,7 +137,7 @@ for t in $TASKS; do
 		for i in 1 2 3 4 5; do args+=(--kernel "$(variant "$t" "loop$i")"); done
 		t0=$(date +%s.%N)
 		KA_CUDA_COMPILER=${path%%+*} KA_CUDA_FORKSRV=$fs "$KA" grade --target cuda \
-			--task "bank/public/$t" "${args[@]}" --jobs 0 --workdir "$W" \
+			--task "bank/public/$t" "${args[@]}" --jobs 0 --graders 1 --workdir "$W" \
 			--json "$OUT/$name-loop.jsonl" "${STAGE[@]}" >"$OUT/$name-loop.log" 2>&1
 		loop=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')
 		rows+=("| $t | $path | $v | $cold_c | $warm_c | $warm_t | $warm_cpu | $(printf '%.2f' "$loop") |")
