@@ -11,7 +11,7 @@
 # and the open measurements of the issues (docs/PERF.md says which are
 # missing): stale (bank_gpu on the tasks whose baselines changed since they
 # were measured), calib (calibrate.py on tasks missing from the calibration
-# file), thrjobs (throughput with no compile-ahead and with one nvcc run, to
+# file), recalib (calibrate.py on the tasks of CALIB_ONLY), thrjobs (throughput with no compile-ahead and with one nvcc run, to
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
 # rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
@@ -113,6 +113,12 @@ print(",".join(sorted(n for n in names if n not in have)))
 PY
 )
 	[ -n "$missing" ] && timeout $(left) python3 tools/calibrate.py --samples 50 --only "$missing" 2>&1 | tail -12
+	cp bank/calibration/*.json "$OUT/" 2>/dev/null
+fi
+# recalib: calibrate.py again on the tasks named in CALIB_ONLY (comma-separated), whose
+# PyTorch times are in doubt (a wide interval, a run of another day); the updated file is copied to $OUT.
+if want recalib; then stamp recalib
+	[ -n "${CALIB_ONLY:-}" ] && timeout $(left) python3 tools/calibrate.py --samples 50 --only "$CALIB_ONLY" 2>&1 | tail -12
 	cp bank/calibration/*.json "$OUT/" 2>/dev/null
 fi
 if want thrjobs; then stamp thrjobs

@@ -24,7 +24,8 @@
 //     shared memory, 16-byte vectors on both sides (Triton's layout
 //     conversion for a pointwise kernel whose load and store orders differ).
 //   - scatter_add_rows: index_add_ / index_put_(accumulate=True): the
-//     pointwise layout over the source elements, an atomic add each.
+//     pointwise layout over the source elements, an atomic add each (one
+//     16-byte vector atomic a thread's 4 elements on sm_90, as Triton's).
 //   - generate: a pointwise kernel with no same-index input, y[i] = f(i)
 //     (the functor does its own, maybe indirect, loads): Inductor's kernel
 //     for an index expression such as embedding, one_hot or cat + slice.
@@ -243,6 +244,25 @@ int fused_col_reduce(const Ti *x, To *out, long long R, long long C, Op op, E ep
 // its layout converted through shared memory, written with 16-byte vectors
 // along y's rows. VEC false (a row length not a multiple of the vector, or
 // misaligned pointers): one element at a time, same tiles.
+// The 16 bytes of v as a uint4 (4- or 2-byte elements), word by word.
+template <typename T, int V> __device__ __forceinline__ uint4 pack16(const vec_t<T, V> &v)
+{
+	static_assert(sizeof(T) * V == 16 && (sizeof(T) == 4 || sizeof(T) == 2), "16 bytes of 2- or 4-byte elements");
+	unsigned w[4];
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		if constexpr (sizeof(T) == 4) {
+			memcpy(&w[i], &v.v[i], 4);
+		} else {
+			unsigned short lo, hi;
+			memcpy(&lo, &v.v[2 * i], 2);
+			memcpy(&hi, &v.v[2 * i + 1], 2);
+			w[i] = lo | (unsigned)hi << 16;
+		}
+	}
+	return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 static const int TT = 64;	  // tile edge
 static const int TT_THREADS = 256; // num_warps = 8
 template <bool VEC, typename T>
@@ -274,11 +294,19 @@ tiled_transpose_kernel(const T *__restrict__ x, T *__restrict__ y, long long M, 
 #pragma unroll
 		for (int j = 0; j < V; j++)
 			v.v[j] = tile[cg + j][k];
-		if (n < N && m + V <= M)
-			*reinterpret_cast<vec_t<T, V> *>(yb + n * M + m) = v;
-		else
-			for (int j = 0; j < V && n < N && m + j < M; j++)
-				yb[n * M + m + j] = v.v[j];
+		if constexpr (VEC) {
+			// M and N are multiples of V here: a vector is all in or all
+			// out. One 16-byte store, its words built explicitly: stored
+			// as a vec_t of elements gathered from shared memory beside a
+			// scalar tail loop, nvcc 13.0 split it into V scalar stores
+			// (V times the L2 write requests: transpose_2d and
+			// permute_3d at 1.16 and 2.09 of torch.compile).
+			if (n < N && m < M)
+				__stwb(reinterpret_cast<uint4 *>(yb + n * M + m), pack16(v));
+		} else {
+			if (n < N && m < M)
+				yb[n * M + m] = v.v[0];
+		}
 	}
 }
 
@@ -329,8 +357,12 @@ template <typename To, typename F> int generate(To *y, long long n, F f, cudaStr
 // y [V, D] (zeroed before): Inductor's kernel for index_add_ (decomposed to
 // index_put_ with accumulate): the pointwise layout over the R x D source
 // elements (1024 a block, 16-byte loads of src), the row by a constant
-// division, its index loaded and a negative one wrapped, an atomicAdd an
-// element. V: 4 when D % 4 == 0 and src is aligned (a vector stays in a row).
+// division, its index loaded and a negative one wrapped, then the atomic add.
+// V: 4 when D % 4 == 0 and src and y are aligned (a vector stays in a row);
+// then, on sm_90, one 16-byte vector atomic a thread's 4 elements, as Triton
+// lowers tl.atomic_add of 4 contiguous fp32 a thread there
+// (atom.global.add.v4.f32: the destination's contiguity follows from the
+// loaded index being constant over a row of D); elsewhere 4 scalar ones.
 template <int VEC, typename I>
 __global__ void __launch_bounds__(PW_THREADS)
 scatter_add_rows_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ y, long long n,
@@ -345,9 +377,17 @@ scatter_add_rows_kernel(const float *__restrict__ src, const I *__restrict__ idx
 		vec_t<float, VEC> v = *reinterpret_cast<const vec_t<float, VEC> *>(src + i0);
 		long long r = D.div(i0), k = (long long)idx[r];
 		float *dst = y + (k < 0 ? k + V : k) * D.d + (i0 - r * D.d);
+#if __CUDA_ARCH__ >= 900
+		constexpr bool v4 = VEC == 4;
+#else
+		constexpr bool v4 = false;
+#endif
+		if constexpr (v4)
+			atomicAdd(reinterpret_cast<float4 *>(dst), make_float4(v.v[0], v.v[1], v.v[2], v.v[3]));
+		else
 #pragma unroll
-		for (int j = 0; j < VEC; j++)
-			atomicAdd(dst + j, v.v[j]);
+			for (int j = 0; j < VEC; j++)
+				atomicAdd(dst + j, v.v[j]);
 	}
 }
 
@@ -356,7 +396,7 @@ int scatter_add_rows(const float *src, const I *idx, float *y, long long R, long
 {
 	long long n = R * D;
 	fast_div d = make_fast_div(D, n);
-	if (D % 4 == 0 && aligned16(src))
+	if (D % 4 == 0 && aligned16(src) && aligned16(y))
 		scatter_add_rows_kernel<4><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(src, idx, y, n, d, V);
 	else
 		scatter_add_rows_kernel<1><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(src, idx, y, n, d, V);

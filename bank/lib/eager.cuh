@@ -18,8 +18,10 @@
 //     output row and 16 rows per block while a lane holds fewer than 256
 //     values; from 256 (C > 8160) the block's 16 warps split one row and
 //     combine in shared memory. One vector a thread an iteration (4 floats,
-//     2 for Welford, as ATen's input_vec_size), one accumulator a vector lane,
-//     then a warp-shuffle tree. Ops are functors (sum, max, Welford, argmax).
+//     2 for Welford, as ATen's input_vec_size) in ATen's loop shape, which
+//     nvcc does not unroll (one load in flight a thread), one accumulator a
+//     vector lane, then a warp-shuffle tree; launch bounds (512, 4) as
+//     reduce_kernel's. Ops are functors (sum, max, Welford, argmax).
 //   - col_reduce: reduce_kernel when the reduced dimension is the outer one:
 //     threads along the output columns (coalesced), 16 row slices per block
 //     combined in shared memory, and when there are few columns the rows are
@@ -35,8 +37,10 @@
 //   - index_add_rows: index_add_ along dim 0 (indexFuncLargeIndex): one
 //     thread per source element, grid-stride over min(n / 128, 8 x SMs)
 //     blocks, 32-bit index math with three divisions an element (the slice,
-//     and each side's TensorInfo offset), an atomicAdd per element (so the
-//     summation order varies).
+//     and each side's TensorInfo offset), the index checked by a device
+//     assert before the source element is read (as ATen's
+//     CUDA_KERNEL_ASSERT), an atomicAdd per element (so the summation order
+//     varies).
 //   - unary_dyncast: a cast TensorIterator has no vectorized case for
 //     (bf16 -> fp32): the unrolled kernel with runtime-dtype loads and stores.
 //   - scatter_value_rows: out[n, idx[n]] = v, the scatter_ of one_hot: one
@@ -54,12 +58,14 @@
 //   - scan_rows: cumsum along the last dimension (ATen's
 //     tensor_kernel_scan_innermost_dim): 512-thread blocks of tx lanes a row
 //     (32 x 16 rows at 4096 x 8192), chunks of 2 tx elements in shared memory,
-//     a Sklansky scan with a block barrier a level, a running total.
+//     a Sklansky scan with a block barrier a level (its indices by shifts and
+//     a mask, as ATen's), a running total.
 // Every launch helper returns cudaGetLastError() == cudaSuccess ? 0 : -1.
 // Trusted code: it runs natively in the runner. Keep it small and reviewed.
 #ifndef KA_BANK_EAGER_CUH
 #define KA_BANK_EAGER_CUH
 
+#include <assert.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -366,10 +372,15 @@ template <> struct red_vec<var_op> {
 // 256 values or more (C > 8160), all 16 split one row (BLOCK_ROW true) and
 // combine through shared memory, one barrier a level (block_y_reduce). Each
 // thread reads one VEC-wide vector an iteration into VEC accumulators, one a
-// vector lane (input_vectorized_thread_reduce_impl).
+// vector lane (input_vectorized_thread_reduce_impl), in ATen's loop form: a
+// 32-bit index, the bound written as idx * VEC + VEC - 1 < end, and a plain
+// (not restrict) input pointer. nvcc does not unroll that loop (nvcc 13.0's
+// PTX: one vector load an iteration, so one load in flight per thread), where
+// a 64-bit counted loop is unrolled four times with four loads in flight.
+// Launch bounds as reduce_kernel's C10_LAUNCH_BOUNDS_2(512, 4).
 template <int VEC, bool BLOCK_ROW, typename Ti, typename To, typename Op>
-__global__ void __launch_bounds__(32 * RED_ROWS)
-row_reduce_kernel(const Ti *__restrict__ x, To *__restrict__ out, long long R, long long C, Op op)
+__global__ void __launch_bounds__(32 * RED_ROWS, 4)
+row_reduce_kernel(const Ti *x, To *__restrict__ out, long long R, long long C, Op op)
 {
 	typedef typename Op::acc_t A;
 	__shared__ A sm[RED_ROWS];
@@ -383,14 +394,16 @@ row_reduce_kernel(const Ti *__restrict__ x, To *__restrict__ out, long long R, l
 #pragma unroll
 	for (int j = 0; j < VEC; j++)
 		acc[j] = op.ident();
-	long long nv = C / VEC;
-	for (long long q = t; q < nv; q += step) {
-		vec_t<Ti, VEC> v = reinterpret_cast<const vec_t<Ti, VEC> *>(xr)[q];
+	const unsigned end = (unsigned)C, stride = (unsigned)step;
+	unsigned idx = (unsigned)t;
+	while (idx * VEC + VEC - 1 < end) {
+		vec_t<Ti, VEC> v = reinterpret_cast<const vec_t<Ti, VEC> *>(xr)[idx];
 #pragma unroll
 		for (int j = 0; j < VEC; j++)
-			acc[j] = op.reduce(acc[j], to_f(v.v[j]), q * VEC + j);
+			acc[j] = op.reduce(acc[j], to_f(v.v[j]), (long long)idx * VEC + j);
+		idx += stride;
 	}
-	for (long long c = nv * VEC + t; c < C; c += step)
+	for (long long c = (long long)(end - end % VEC) + t; c < C; c += step)
 		acc[0] = op.reduce(acc[0], to_f(xr[c]), c);
 	// The accumulators cover interleaved index ranges; argmax's combine
 	// breaks ties by index, so any combine order gives the first maximum.
@@ -587,16 +600,21 @@ template <typename X> struct info2 {
 // out[idx[n], :] += alpha * src[n, :] for idx [N], src [N, D], out [V, D]:
 // ATen's indexFuncLargeIndex<.., 2, 2, -2, IndexIsMajor = true>: a
 // grid-stride loop over the source elements in index type X (32-bit where
-// the sizes allow), the slice and element by division, each side's offset
-// from its own TensorInfo (two more divisions), an atomicAdd.
+// the sizes allow), the slice and element by division, the index loaded and
+// checked by a device assert (CUDA_KERNEL_ASSERT(dstIndex < dstAddDimSize),
+// active in PyTorch's release builds) before the source element is read, so
+// that read waits for the index (the compiler does not move a load above the
+// branch to __assertfail: two memory latencies in a row per element), each
+// side's offset from its own TensorInfo (two more divisions), an atomicAdd.
 template <typename X, typename I>
 __global__ void __launch_bounds__(EW_THREADS)
-index_add_kernel(const float *__restrict__ src, const I *__restrict__ idx, float *__restrict__ out, X total, X inner,
-		 info2<X> dst, info2<X> sr, float alpha)
+index_add_kernel(const float *src, const I *idx, float *out, X total, X inner, X rows, info2<X> dst, info2<X> sr,
+		 float alpha)
 {
 	for (X li = (X)blockIdx.x * blockDim.x + threadIdx.x; li < total; li += (X)gridDim.x * blockDim.x) {
 		X si = li / inner, e = li % inner;
 		X di = (X)idx[si];
+		assert(di < rows);
 		float v = src[sr.offset(e) + si * sr.stride0] * alpha;
 		atomicAdd(out + dst.offset(e) + di * dst.stride0, v);
 	}
@@ -609,11 +627,12 @@ int index_add_rows(const float *src, const I *idx, float *out, long long N, long
 	blocks = blocks > 132 * 8 ? 132 * 8 : blocks < 1 ? 1 : blocks; // ATen: min(ceil(n / 128), 8 x SMs)
 	if (n < (1ll << 31) && V * D < (1ll << 31)) { // canUse32BitIndexMath
 		info2<unsigned> g{(unsigned)D, 1u, (unsigned)D};
-		index_add_kernel<unsigned><<<(unsigned)blocks, EW_THREADS, 0, s>>>(src, idx, out, (unsigned)n, (unsigned)D, g, g, 1.f);
+		index_add_kernel<unsigned><<<(unsigned)blocks, EW_THREADS, 0, s>>>(src, idx, out, (unsigned)n, (unsigned)D,
+										   (unsigned)V, g, g, 1.f);
 	} else {
 		info2<unsigned long long> g{(unsigned long long)D, 1ull, (unsigned long long)D};
 		index_add_kernel<unsigned long long><<<(unsigned)blocks, EW_THREADS, 0, s>>>(
-			src, idx, out, (unsigned long long)n, (unsigned long long)D, g, g, 1.f);
+			src, idx, out, (unsigned long long)n, (unsigned long long)D, (unsigned long long)V, g, g, 1.f);
 	}
 	return launch_status();
 }
@@ -761,17 +780,20 @@ int topk_rows(const float *x, float *vals, I *idx, long long R, long long C, int
 	return launch_status();
 }
 
-// Inclusive prefix sum along rows of x [R, C] (C, R < 2^32), as ATen's
-// tensor_kernel_scan_innermost_dim: 512-thread blocks of tx lanes a row by
-// 512 / tx rows (tx from scan_threads_x), each row scanned in chunks of 2 tx
-// elements held in shared memory, the running total added to a chunk's first
-// element, then a Sklansky scan with a block-wide barrier a level.
+// Inclusive prefix sum along rows of x [R, C] (R, C < 2^32), as ATen's
+// tensor_kernel_scan_innermost_dim: 512-thread blocks of 2^lx lanes a row by
+// 512 / 2^lx rows (lx from scan_log_threads_x), each row scanned in chunks of
+// 2^(lx + 1) elements held in shared memory, the running total added to a
+// chunk's first element, then a Sklansky scan with a block barrier a level,
+// its indices by shifts as ATen's (a = (tx >> m) << (m + 1) | s; tx % s with
+// s = 1 << m, which the compiler makes a mask), the level count a kernel
+// argument.
 template <typename T>
 __global__ void __launch_bounds__(512)
-scan_rows_kernel(const T *__restrict__ x, T *__restrict__ y, unsigned R, unsigned C)
+scan_rows_kernel(const T *x, T *y, unsigned R, unsigned C, unsigned lx)
 {
 	__shared__ float sbuf[2 * 512];
-	unsigned tx = threadIdx.x, nx = blockDim.x;
+	const unsigned tx = threadIdx.x, nx = 1u << lx;
 	float *buf = sbuf + 2 * nx * threadIdx.y;
 	for (unsigned r0 = blockIdx.x * blockDim.y; r0 < R; r0 += blockDim.y * gridDim.x) {
 		unsigned r = r0 + threadIdx.y;
@@ -784,14 +806,14 @@ scan_rows_kernel(const T *__restrict__ x, T *__restrict__ y, unsigned R, unsigne
 			if (live) {
 				buf[tx] = c1 < C ? to_f(xr[c1]) : 0.f;
 				buf[nx + tx] = c2 < C ? to_f(xr[c2]) : 0.f;
+				if (tx == 0)
+					buf[0] = buf[0] + total;
 			}
-			if (tx == 0)
-				buf[0] += total;
 			__syncthreads();
-			for (unsigned st = 1; st <= nx; st <<= 1) {
+			for (unsigned m = 0; m <= lx; m++) {
 				if (live) {
-					unsigned a = (tx / st) * (2 * st) + st;
-					buf[a + tx % st] += buf[a - 1];
+					unsigned st = 1u << m, a = ((tx >> m) << (m + 1)) | st;
+					buf[a + tx % st] = buf[a + tx % st] + buf[a - 1];
 				}
 				__syncthreads();
 			}
@@ -805,26 +827,28 @@ scan_rows_kernel(const T *__restrict__ x, T *__restrict__ y, unsigned R, unsigne
 	}
 }
 
-// ATen's get_log_num_threads_x_inner_scan: the lanes a row keep about the
-// ratio of the row length to the row count, 16 to 512 of them.
-static inline int scan_threads_x(long long R, long long C)
+// ATen's get_log_num_threads_x_inner_scan<uint32_t>: log2 of the lanes a
+// row, keeping about the ratio of the row length to the row count, 4 to 9.
+// In unsigned arithmetic as ATen's: a row count past 2^(9 + log2 C) wraps
+// the difference and clamps to 9.
+static inline unsigned scan_log_threads_x(long long R, long long C)
 {
-	int lx = 0, ly = 0;
-	while ((1ll << lx) < C)
+	unsigned lx = 0, ly = 0;
+	while ((1ull << lx) < (unsigned long long)C)
 		lx++;
-	while ((1ll << ly) < R)
+	while ((1ull << ly) < (unsigned long long)R)
 		ly++;
-	lx = (9 + lx - ly) / 2;
-	lx = lx < 4 ? 4 : lx > 9 ? 9 : lx;
-	return 1 << lx;
+	lx = (9u + (lx - ly)) / 2u;
+	return lx < 4 ? 4 : lx > 9 ? 9 : lx;
 }
 
 template <typename T> int scan_rows(const T *x, T *y, long long R, long long C, cudaStream_t s)
 {
-	int tx = scan_threads_x(R, C);
-	dim3 block(tx, 512 / tx);
+	unsigned lx = scan_log_threads_x(R, C);
+	dim3 block(1u << lx, 512u >> lx);
 	long long g = (R + block.y - 1) / block.y;
-	scan_rows_kernel<<<(unsigned)(g > 0x7fffffff ? 0x7fffffff : g), block, 0, s>>>(x, y, (unsigned)R, (unsigned)C);
+	scan_rows_kernel<<<(unsigned)(g > 0x7fffffff ? 0x7fffffff : g), block, 0, s>>>(x, y, (unsigned)R, (unsigned)C,
+											  lx);
 	return launch_status();
 }
 

@@ -46,6 +46,11 @@
 namespace kagemm {
 
 static const size_t CUBLAS_WS_BYTES = 32u << 20; // NVIDIA's advice for Hopper
+// PyTorch's cuBLASLt workspace (getCUDABlasLtWorkspaceSize):
+// CUBLASLT_WORKSPACE_SIZE, default 1024 KiB on CUDA; the unified-workspace
+// option only caps it at the cuBLAS workspace. gemm_and_bias (addmm with a
+// vector bias) asks the heuristic for algorithms within it.
+static const size_t LT_WS_BYTES = 1u << 20;
 static const int EW_THREADS = 256;		 // pointwise kernels: one element a thread
 static const int FUSED_PER_THREAD = 4;		 // Inductor's XBLOCK-style unrolled pointwise
 static const int ROW_THREADS = 256;		 // row kernels: one block a row
@@ -400,10 +405,11 @@ static inline uint32_t lt_align(const void *p)
 // C [M, N] = A [M, K] @ B.T + bias (B [N, K], bias [N], all row-major) as
 // PyTorch's addmm with a vector bias runs it (gemm_and_bias): one
 // cublasLtMatmul, CUBLASLT_EPILOGUE_BIAS, fp32 compute (no TF32), the first
-// algorithm of cublasLtMatmulAlgoGetHeuristic under the workspace size and
-// the operands' alignments. torch.compile emits that addmm for `x @ w.T + b`
-// when no pointwise op follows the sum (Inductor's mm + add -> addmm
-// pattern); eager runs mm then add. Where PyTorch does not take that path
+// algorithm of cublasLtMatmulAlgoGetHeuristic under PyTorch's cuBLASLt
+// workspace size (LT_WS_BYTES: 1 MiB, which bounds how far the algorithm may
+// split K) and the operands' alignments. torch.compile emits that addmm for
+// `x @ w.T + b` when no pointwise op follows the sum (Inductor's mm + add ->
+// addmm pattern); eager runs mm then add. Where PyTorch does not take that path
 // (a dimension of 1) or cuBLASLt offers no algorithm, gemm() then the bias
 // added in place. Returns 0 or -1.
 template <class T>
@@ -420,7 +426,7 @@ static inline int lt_bias_call(ctx *c, long long M, long long N, long long K, co
 	cublasLtMatmulPreference_t pref = NULL;
 	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
 	cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
-	uint64_t ws = CUBLAS_WS_BYTES;
+	uint64_t ws = LT_WS_BYTES;
 	uint32_t al_a = lt_align(B), al_b = lt_align(A), al_c = lt_align(C);
 	cublasLtMatmulHeuristicResult_t h;
 	int found = 0, rc = -1;

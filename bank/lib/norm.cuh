@@ -36,8 +36,10 @@
 //   - online_rows: Inductor's online softmax for a looped reduction: one
 //     pass keeping a running (max, sum of exp(x - max)) per element slot
 //     (two exp an element), one float4 load a thread an iteration, then a
-//     write pass (softmax, log_softmax), or only the loss lse - x[t]
-//     (cross-entropy).
+//     write pass (softmax, log_softmax: R0_BLOCK = 2048, 512 threads, x
+//     loaded evict_last in the first pass and evict_first in the second, as
+//     Inductor asks for a buffer a loop loads again), or only the loss
+//     lse - x[t] (cross-entropy).
 //   - rms_persistent: a persistent reduction (the row held in registers, one
 //     16-byte vector a thread of 512 at C = 4096 bf16), x read once.
 //   - row_moments with vector loads is the reduction kernel of a norm whose
@@ -437,13 +439,47 @@ int add_rms_looped(const T *x, const T *r, const T *w, T *h, T *y, long long R, 
 
 enum online_kind { ONLINE_SOFTMAX, ONLINE_LOG_SOFTMAX, ONLINE_XENT };
 
+// Triton's tl.load(..., eviction_policy=...) on sm_80 and later: an L1
+// eviction priority plus an L2 cache hint from createpolicy.fractional
+// (fraction 1.0). Inductor asks evict_last for a load in a reduction loop whose
+// buffer the kernel loads again later, evict_first for its last load
+// (codegen/triton.py, load: decide_later). LAST: evict_last, else evict_first.
+template <bool LAST, int VEC> __device__ __forceinline__ vec_t<float, VEC> ld_evict(const vec_t<float, VEC> *p)
+{
+	static_assert(VEC == 4 || VEC == 1, "float4 or float");
+	vec_t<float, VEC> v;
+	unsigned long long pol;
+	if (LAST)
+		asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+	else
+		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+	if constexpr (VEC == 4) {
+		if (LAST)
+			asm("ld.global.L1::evict_last.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+			    : "=f"(v.v[0]), "=f"(v.v[1]), "=f"(v.v[2]), "=f"(v.v[3])
+			    : "l"(p), "l"(pol));
+		else
+			asm("ld.global.L1::evict_first.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+			    : "=f"(v.v[0]), "=f"(v.v[1]), "=f"(v.v[2]), "=f"(v.v[3])
+			    : "l"(p), "l"(pol));
+	} else {
+		if (LAST)
+			asm("ld.global.L1::evict_last.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v.v[0]) : "l"(p), "l"(pol));
+		else
+			asm("ld.global.L1::evict_first.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v.v[0]) : "l"(p), "l"(pol));
+	}
+	return v;
+}
+
 // One pass keeping a running (max m, sum s of exp(x - m)) per element slot of
 // a thread (Triton's per-element accumulators of the RBLOCK tile: two exp an
 // element), the slots and the block combined, then: softmax y = exp(x - m) /
 // s; log_softmax y = x - m - log(s); cross-entropy loss[row] = m + log(s) -
 // x[t[row]] (no write pass; NaN for a target outside [0, C)). fp32; VEC
 // divides C; U vector loads a thread an iteration, all issued before their
-// uses, each into its own VEC slots (RBLOCK = U x VEC x threads).
+// uses, each into its own VEC slots (RBLOCK = U x VEC x threads). Softmax and
+// log_softmax load x with Inductor's eviction policies: evict_last in the
+// first loop (x is loaded again), evict_first in the second (its last use).
 template <int VEC, int U, int KIND>
 __global__ void __launch_bounds__(1024)
 online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int64_t *__restrict__ t,
@@ -464,7 +500,8 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 #pragma unroll
 		for (int u = 0; u < U; u++)
 			if (q0 + (long long)u * blockDim.x < nv)
-				v[u] = xr[q0 + (long long)u * blockDim.x];
+				v[u] = KIND == ONLINE_XENT ? xr[q0 + (long long)u * blockDim.x]
+							   : ld_evict<true, VEC>(xr + q0 + (long long)u * blockDim.x);
 #pragma unroll
 		for (int u = 0; u < U; u++) {
 			if (q0 + (long long)u * blockDim.x >= nv)
@@ -495,25 +532,32 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	}
 	float ls = logf(a.s);
 	V *yr = reinterpret_cast<V *>(y + (long long)blockIdx.x * C);
-	row_vectors<1>(xr, nv, [&](const V &v, long long q) {
-		V o;
+	for (long long q = threadIdx.x; q < nv; q += blockDim.x) {
+		V v = ld_evict<false, VEC>(xr + q), o;
 #pragma unroll
 		for (int j = 0; j < VEC; j++)
 			o.v[j] = KIND == ONLINE_LOG_SOFTMAX ? v.v[j] - a.m - ls : expf(v.v[j] - a.m) / a.s;
 		yr[q] = o;
-	});
+	}
 }
 
-// Softmax and log_softmax: rows of C, 256 threads up to C = 8192, 1024
-// beyond, so that the rows in flight (2 blocks an SM, 128 KiB a row at
-// C = 32000) stay in L2 for the second pass; one vector a thread an
-// iteration. Cross-entropy has no second pass: Inductor's looped reduction
-// as it runs it, 256 threads (num_warps = 8), RBLOCK = 2048 (two float4 a
-// thread an iteration), 8 rows an SM in flight. y: [R, C], or loss [R] with t.
+// Softmax and log_softmax: Inductor's config for an INNER looped reduction
+// (triton_heuristics: XBLOCK = 1, R0_BLOCK = min(next_pow2(C), 2048),
+// num_warps = R0_BLOCK / 128 between 2 and 16): 512 threads from C = 2048 on,
+// one float4 a thread an iteration (R0_BLOCK / threads = 4). Cross-entropy
+// has no second pass: Inductor's looped reduction as it runs it, 256 threads
+// (num_warps = 8), RBLOCK = 2048 (two float4 a thread an iteration), 8 rows
+// an SM in flight. y: [R, C], or loss [R] with t.
 template <int KIND>
 int online_rows(const float *x, float *y, const int64_t *t, long long R, long long C, cudaStream_t s)
 {
-	unsigned threads = C <= 8192 || KIND == ONLINE_XENT ? LOOP_THREADS : 1024;
+	unsigned threads = LOOP_THREADS;
+	if (KIND != ONLINE_XENT) {
+		long long r0 = 1;
+		while (r0 < C && r0 < 2048)
+			r0 <<= 1;
+		threads = (unsigned)(r0 / 128 < 2 ? 2 : r0 / 128) * 32;
+	}
 	bool vec = C % 4 == 0 && aligned16(x) && (KIND == ONLINE_XENT || aligned16(y));
 	if (KIND == ONLINE_XENT && vec)
 		online_rows_kernel<4, 2, KIND><<<(unsigned)R, threads, 0, s>>>(x, y, t, C);

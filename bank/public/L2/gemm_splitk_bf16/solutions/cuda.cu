@@ -1,143 +1,195 @@
 // gemm_splitk_bf16, CUDA solution: x @ w.T + b.
-// A tensor-core (WMMA, fp32 accumulation) GEMM with the epilogue fused into the GEMM's store; no libraries.
-// Speed is not tuned (plain bounds-checked loads, no cp.async or wgmma): correct first.
+// Split-K on tensor cores (PTX mma.sync m16n8k16, bf16 operands, fp32 accumulators); no libraries.
+//
+// K = 131072 against M = N = 512: a grid over the 16 output tiles of
+// 128 x 128 alone would leave 116 of the 132 SMs idle, so K is split too. One
+// CTA computes one 128 x 128 tile over one slice of K and writes its fp32
+// partial tile to scratch; a second kernel sums the slices in a fixed order
+// (deterministic), adds the bias in fp32 and rounds once to bf16. The number of
+// slices fills two CTAs per SM (16 x 16 = 256 CTAs on the H200's 264 slots).
+// The CTAs of one slice are consecutive in the grid, so they run together and
+// the slice of x and w they share is read from DRAM once and from L2 after.
+//
+// Operands reach shared memory by 16-byte cp.async (zero-filled outside the
+// matrix) in a 4-stage pipeline, when K is a multiple of 8 and the pointers
+// 16-byte aligned; otherwise (odd check shapes) by bounds-checked scalar
+// loads through the same pipeline.
 #include <cuda_runtime.h>
-#include <stdint.h>
 #include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <mma.h>
-using namespace nvcuda;
+#include <cuda_pipeline.h>
+#include <stdint.h>
 #include "ka_kernel.h"
 
-typedef unsigned short IN_T;
-typedef unsigned short OUT_T;
-typedef __nv_bfloat16 MMA_T;
-#define LD(v) __bfloat162float(__ushort_as_bfloat16(v))
-#define ST(v) __bfloat16_as_ushort(__float2bfloat16_rn(v))
+typedef __nv_bfloat16 bf16;
 
+#define BM 128
+#define BN 128
+#define BK 32
+#define LDS (BK + 8) // row stride in shared memory: 80 bytes, so ldmatrix's 8 rows fall on distinct banks
+#define STAGES 4
+#define THREADS 256
+#define STAGE_ELEMS ((BM + BN) * LDS) // A rows, then B rows
+#define SMEM_BYTES (STAGES * STAGE_ELEMS * (int)sizeof(bf16))
+#define MIN_KCHUNK 256
 
-// Tensor-core GEMM (WMMA 16x16x16, fp32 accumulators): a block of 4 warps
-// computes a 64 x 64 tile, each warp 32 x 32 (2 x 2 fragments). K advances in
-// steps of 32: A is staged row-major As[m][k], B as Bs[n][k] (a column-major
-// K x N fragment source) whatever its layout in memory, with bounds-checked
-// loads (zero outside). After the K loop the accumulators go through shared
-// memory so the epilogue sees (m, n) with consecutive threads on consecutive
-// columns. DUAL: a second B operand with its own accumulators.
-#define TBM 64
-#define TBN 64
-#define TBK 32
-#define TLD (TBK + 8)
-#define CLD (TBN + 4)
-template <class T, bool BNK, bool DUAL, class Epi>
-__global__ void __launch_bounds__(128)
-gemm_kernel(const unsigned short *__restrict__ A, const unsigned short *__restrict__ B,
-	    const unsigned short *__restrict__ B2, int M, int N, int K, long long sA, long long sB, Epi epi)
+// One stage: rows 0..BM-1 are x[m0 + r][k0 .. k0 + BK), rows BM..BM+BN-1 are
+// w[n0 + r - BM][k0 .. k0 + BK); zero where the row or k is outside the
+// matrix or past this CTA's slice (kend).
+template <bool VEC>
+__device__ __forceinline__ void load_stage(bf16 *st, const bf16 *__restrict__ x, const bf16 *__restrict__ w,
+					   int M, int N, int K, int m0, int n0, int k0, int kend, int tid)
 {
-	__shared__ __align__(32) unsigned short As[TBM][TLD];
-	__shared__ __align__(32) unsigned short Bs[TBN][TLD];
-	__shared__ __align__(32) unsigned short B2s[DUAL ? TBN : 1][TLD];
-	__shared__ __align__(32) float Cs[TBM][CLD];
-	const int tid = threadIdx.x, warp = tid >> 5, z = blockIdx.z;
-	const int m0 = blockIdx.y * TBM, n0 = blockIdx.x * TBN;
-	const int wm = (warp >> 1) * 32, wn = (warp & 1) * 32;
-	A += (long long)z * sA;
-	B += (long long)z * sB;
-	if (DUAL)
-		B2 += (long long)z * sB;
-	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2], acc2[2][2];
+	if (VEC) {
+		// (BM + BN) rows of BK / 8 chunks of 16 bytes: 4 chunks a thread;
+		// the first two are rows of x, the last two rows of w.
 #pragma unroll
-	for (int i = 0; i < 2; i++)
-#pragma unroll
-		for (int j = 0; j < 2; j++) {
-			wmma::fill_fragment(acc[i][j], 0.0f);
-			wmma::fill_fragment(acc2[i][j], 0.0f);
+		for (int i = 0; i < (BM + BN) * (BK / 8) / THREADS; i++) {
+			int c = tid + i * THREADS, r = c / (BK / 8), kc = (c % (BK / 8)) * 8, k = k0 + kc;
+			bool isa = r < BM;
+			int row = isa ? m0 + r : n0 + r - BM;
+			const bf16 *base = isa ? x : w;
+			bool ok = row < (isa ? M : N) && k < kend;
+			const bf16 *src = ok ? base + (long long)row * K + k : base;
+			__pipeline_memcpy_async(st + r * LDS + kc, src, 16, ok ? 0 : 16);
 		}
-	for (int k0 = 0; k0 < K; k0 += TBK) {
-		for (int e = tid; e < TBM * TBK; e += 128) {
-			int r = e / TBK, kk = e % TBK, m = m0 + r, k = k0 + kk;
-			As[r][kk] = (m < M && k < K) ? A[(long long)m * K + k] : (unsigned short)0;
-			int nr = BNK ? r : e % TBN, nk = BNK ? kk : e / TBN;
-			int n = n0 + nr, kb = k0 + nk;
-			bool ok = n < N && kb < K;
-			long long off = BNK ? (long long)n * K + kb : (long long)kb * N + n;
-			Bs[nr][nk] = ok ? B[off] : (unsigned short)0;
-			if (DUAL)
-				B2s[nr][nk] = ok ? B2[off] : (unsigned short)0;
+	} else {
+#pragma unroll 4
+		for (int i = 0; i < (BM + BN) * BK / THREADS; i++) {
+			int e = tid + i * THREADS, r = e / BK, kk = e % BK, k = k0 + kk;
+			bool isa = r < BM;
+			int row = isa ? m0 + r : n0 + r - BM;
+			const bf16 *base = isa ? x : w;
+			bool ok = row < (isa ? M : N) && k < kend;
+			st[r * LDS + kk] = ok ? base[(long long)row * K + k] : __float2bfloat16(0.0f);
 		}
-		__syncthreads();
-#pragma unroll
-		for (int kk = 0; kk < TBK; kk += 16) {
-			wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa[2];
-			wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> fb[2];
-#pragma unroll
-			for (int i = 0; i < 2; i++)
-				wmma::load_matrix_sync(fa[i], (const T *)&As[wm + 16 * i][kk], TLD);
-#pragma unroll
-			for (int j = 0; j < 2; j++)
-				wmma::load_matrix_sync(fb[j], (const T *)&Bs[wn + 16 * j][kk], TLD);
-#pragma unroll
-			for (int i = 0; i < 2; i++)
-#pragma unroll
-				for (int j = 0; j < 2; j++)
-					wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
-			if (DUAL) {
-#pragma unroll
-				for (int j = 0; j < 2; j++)
-					wmma::load_matrix_sync(fb[j], (const T *)&B2s[wn + 16 * j][kk], TLD);
-#pragma unroll
-				for (int i = 0; i < 2; i++)
-#pragma unroll
-					for (int j = 0; j < 2; j++)
-						wmma::mma_sync(acc2[i][j], fa[i], fb[j], acc2[i][j]);
-			}
-		}
-		__syncthreads();
-	}
-#pragma unroll
-	for (int i = 0; i < 2; i++)
-#pragma unroll
-		for (int j = 0; j < 2; j++)
-			wmma::store_matrix_sync(&Cs[wm + 16 * i][wn + 16 * j], acc[i][j], CLD, wmma::mem_row_major);
-	__syncthreads();
-	float v1[32];
-#pragma unroll
-	for (int r = 0; r < 32; r++) {
-		int e = tid + 128 * r;
-		v1[r] = Cs[e / TBN][e % TBN];
-	}
-	if (DUAL) {
-		__syncthreads(); // everyone has read acc from Cs
-#pragma unroll
-		for (int i = 0; i < 2; i++)
-#pragma unroll
-			for (int j = 0; j < 2; j++)
-				wmma::store_matrix_sync(&Cs[wm + 16 * i][wn + 16 * j], acc2[i][j], CLD,
-							wmma::mem_row_major);
-		__syncthreads();
-	}
-#pragma unroll
-	for (int r = 0; r < 32; r++) {
-		int e = tid + 128 * r, row = e / TBN, col = e % TBN, m = m0 + row, n = n0 + col;
-		if (m < M && n < N)
-			epi(v1[r], DUAL ? Cs[row][col] : 0.0f, z, m, n);
 	}
 }
-#define GEMM_THREADS 128
-#define GEMM_BM TBM
-#define GEMM_BN TBN
 
-struct Epi {
-	const IN_T *b, *r;
-	OUT_T *y;
-	int M, N;
-	__device__ void operator()(float acc, float, int z, int m, int n) const
-	{
-		long long i = ((long long)z * M + m) * N + n;
-		float v = acc;
-		v += LD(b[n]);
-		y[i] = ST(v);
+// ldmatrix .x4: lane l gives the address of row l % 8 of 8 x 8 matrix l / 8;
+// register i receives, of matrix i, row l / 4, elements 2 (l % 4) and + 1.
+__device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3)
+{
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+		     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+		     : "r"(addr)
+		     : "memory");
+}
+
+// d += a (16 x 16, row-major fragment) * b (16 x 8, column-major fragment),
+// bf16 operands, fp32 accumulators (PTX mma.m16n8k16 fragment layouts).
+__device__ __forceinline__ void mma_bf16(float *d, const unsigned *a, unsigned b0, unsigned b1)
+{
+	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+	    "{%0, %1, %2, %3};\n"
+	    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Grid (tiles_n, tiles_m, slices): CTA (bx, by, s) computes
+// part[s][m][n] = sum over k in slice s of x[m][k] * w[n][k] for its tile;
+// part is slices x Mp x Np floats, Mp and Np M and N rounded up to the tile.
+// 8 warps in 2 x 4, each 64 x 32 of the tile: 4 x 4 mma tiles of 16 x 8.
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS, 2)
+splitk_kernel(const bf16 *__restrict__ x, const bf16 *__restrict__ w, float *__restrict__ part, int M, int N, int K,
+	      int kchunk, int Mp, int Np)
+{
+	extern __shared__ __align__(128) unsigned char smem_raw[];
+	bf16 *smem = (bf16 *)smem_raw;
+	const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+	const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, s = blockIdx.z;
+	const int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
+	const int kbeg = s * kchunk, kend = min(K, kbeg + kchunk);
+	const int nk = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+	// This lane's ldmatrix row addresses (bytes, shared space) in stage 0 at
+	// k = 0. A, for m block i: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7),
+	// (rows 0-7, k 8-15), (rows 8-15, k 8-15) give the a0..a3 registers.
+	// B (stored n-major, k contiguous), for n blocks 2j and 2j + 1:
+	// (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15)
+	// give b0, b1 of block 2j and b0, b1 of block 2j + 1.
+	const unsigned sbase = (unsigned)__cvta_generic_to_shared(smem);
+	const unsigned a_off = (unsigned)(((wm + (lane & 15)) * LDS + (lane >> 4) * 8) * sizeof(bf16));
+	const unsigned b_off =
+		(unsigned)(((BM + wn + (lane & 7) + ((lane >> 4) << 3)) * LDS + ((lane >> 3) & 1) * 8) * sizeof(bf16));
+
+	float acc[4][4][4];
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+#pragma unroll
+			for (int e = 0; e < 4; e++)
+				acc[i][j][e] = 0.0f;
+
+	// Pipeline: tile t lives in stage t % STAGES. One commit group per tile
+	// (empty past the last), so "all but the newest STAGES - 2 groups done"
+	// means tile kt has landed.
+#pragma unroll
+	for (int t = 0; t < STAGES - 1; t++) {
+		if (t < nk)
+			load_stage<VEC>(smem + t * STAGE_ELEMS, x, w, M, N, K, m0, n0, kbeg + t * BK, kend, tid);
+		__pipeline_commit();
 	}
-};
+	for (int kt = 0; kt < nk; kt++) {
+		__pipeline_wait_prior(STAGES - 2);
+		// Tile kt is visible to all; every warp is done with tile kt - 1,
+		// whose stage the load below refills.
+		__syncthreads();
+		int t = kt + STAGES - 1;
+		if (t < nk)
+			load_stage<VEC>(smem + (t % STAGES) * STAGE_ELEMS, x, w, M, N, K, m0, n0, kbeg + t * BK, kend,
+					tid);
+		__pipeline_commit();
+		const unsigned st = sbase + (unsigned)((kt % STAGES) * STAGE_ELEMS * sizeof(bf16));
+#pragma unroll
+		for (int kk = 0; kk < BK; kk += 16) {
+			unsigned fa[4][4], fb[4][2];
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				ldsm_x4(st + a_off + (unsigned)((16 * i * LDS + kk) * sizeof(bf16)), fa[i][0], fa[i][1],
+					fa[i][2], fa[i][3]);
+#pragma unroll
+			for (int j = 0; j < 2; j++)
+				ldsm_x4(st + b_off + (unsigned)((16 * j * LDS + kk) * sizeof(bf16)), fb[2 * j][0],
+					fb[2 * j][1], fb[2 * j + 1][0], fb[2 * j + 1][1]);
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+#pragma unroll
+				for (int j = 0; j < 4; j++)
+					mma_bf16(acc[i][j], fa[i], fb[j][0], fb[j][1]);
+		}
+	}
+	__pipeline_wait_prior(0);
+	// Accumulator layout: d0, d1 at (row lane / 4, columns 2 (lane % 4), + 1),
+	// d2, d3 eight rows below.
+	const int g = lane >> 2, c2 = (lane & 3) * 2;
+	float *p = part + ((long long)s * Mp + m0 + wm + g) * Np + n0 + wn + c2;
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			float *q = p + (long long)16 * i * Np + 8 * j;
+			*(float2 *)q = make_float2(acc[i][j][0], acc[i][j][1]);
+			*(float2 *)(q + 8LL * Np) = make_float2(acc[i][j][2], acc[i][j][3]);
+		}
+}
+
+// y[m][n] = bf16(sum over s of part[s][m][n] + b[n]), slices summed in order.
+__global__ void __launch_bounds__(256)
+reduce_kernel(const float *__restrict__ part, const bf16 *__restrict__ b, bf16 *__restrict__ y, int M, int N,
+	      int Mp, int Np, int slices)
+{
+	long long total = (long long)M * N, plane = (long long)Mp * Np;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
+	     i += (long long)gridDim.x * blockDim.x) {
+		int m = (int)(i / N), n = (int)(i % N);
+		const float *q = part + (long long)m * Np + n;
+		float v = 0.0f;
+		for (int s = 0; s < slices; s++)
+			v += q[s * plane];
+		y[i] = __float2bfloat16_rn(v + __bfloat162float(b[n]));
+	}
+}
 
 extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
@@ -145,12 +197,45 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	int M = (int)a->params[0];
 	int N = (int)a->params[1];
 	int K = (int)a->params[2];
-	const IN_T *x = (const IN_T *)a->inputs[0].ptr;
-	const IN_T *w = (const IN_T *)a->inputs[1].ptr;
-	const IN_T *b = (const IN_T *)a->inputs[2].ptr;
-	OUT_T *y = (OUT_T *)a->outputs[0].ptr;
-	Epi epi = {b, 0, y, M, N};
-	dim3 grid((N + GEMM_BN - 1) / GEMM_BN, (M + GEMM_BM - 1) / GEMM_BM, 1);
-	gemm_kernel<MMA_T, true, false, Epi><<<grid, GEMM_THREADS, 0, stream>>>(x, w, w, M, N, K, 0, 0, epi);
+	const bf16 *x = (const bf16 *)a->inputs[0].ptr;
+	const bf16 *w = (const bf16 *)a->inputs[1].ptr;
+	const bf16 *b = (const bf16 *)a->inputs[2].ptr;
+	bf16 *y = (bf16 *)a->outputs[0].ptr;
+	int dev = 0, sms = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+							    cudaSuccess || sms <= 0)
+		sms = 132;
+	int tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN, Mp = tm * BM, Np = tn * BN;
+	// Slices: enough CTAs for two per SM, each slice a whole number of BK
+	// steps and at least MIN_KCHUNK long.
+	long long want = (2LL * sms) / ((long long)tm * tn);
+	if (want < 1)
+		want = 1;
+	long long kchunk = (K + want - 1) / want;
+	kchunk = (kchunk + BK - 1) / BK * BK;
+	if (kchunk < MIN_KCHUNK)
+		kchunk = MIN_KCHUNK;
+	int slices = (int)((K + kchunk - 1) / kchunk);
+	if (slices > 65535)
+		return -1;
+	float *part = (float *)ka_workspace((size_t)slices * Mp * Np * sizeof(float));
+	if (!part)
+		return -1;
+	bool vec = K % 8 == 0 && (((uintptr_t)x | (uintptr_t)w) & 15) == 0;
+	dim3 grid(tn, tm, slices);
+	if (vec) {
+		if (cudaFuncSetAttribute(splitk_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES) !=
+		    cudaSuccess)
+			return -1;
+		splitk_kernel<true><<<grid, THREADS, SMEM_BYTES, stream>>>(x, w, part, M, N, K, (int)kchunk, Mp, Np);
+	} else {
+		if (cudaFuncSetAttribute(splitk_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					 SMEM_BYTES) != cudaSuccess)
+			return -1;
+		splitk_kernel<false><<<grid, THREADS, SMEM_BYTES, stream>>>(x, w, part, M, N, K, (int)kchunk, Mp, Np);
+	}
+	long long total = (long long)M * N;
+	int rblocks = (int)((total + 255) / 256 < 4 * sms ? (total + 255) / 256 : 4 * sms);
+	reduce_kernel<<<rblocks, 256, 0, stream>>>(part, b, y, M, N, Mp, Np, slices);
 	return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
