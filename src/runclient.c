@@ -834,13 +834,13 @@ int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
  * far, must be ph - 1): on_phase, and after "ready" the "go", from which the
  * watchdog starts again. 0; -3 as exchange_lost (the runner went away);
  * -4 with e: the frame is out of order (the runner was killed). */
-static int call_phase(struct runclient *rc, const struct run_call_req *req,
-		      struct run_call_res *res, int *phase, const char *ph, struct trace_times *tt,
-		      char *why, size_t cap, struct ka_err *e)
+static int phase_frame(struct runclient *rc, const struct run_call_req *req,
+		       struct run_call_res *res, int *phase, const char *ph, struct trace_times *tt,
+		       char *why, size_t cap, struct ka_err *e)
 {
-	int want = !strcmp(ph, "ready") ? RUN_PHASE_READY
+	int want = !strcmp(ph, "ready")	     ? RUN_PHASE_READY
 		   : !strcmp(ph, "replayed") ? RUN_PHASE_REPLAYED
-					       : -1;
+					     : -1;
 	if (!req->phased || want != *phase + 1) {
 		kill_runner(rc);
 		ka_err_set(e, "runner call: frame '%.40s' out of order", ph);
@@ -869,7 +869,7 @@ static int call_phase(struct runclient *rc, const struct run_call_req *req,
 }
 
 /* Read the frames of the outstanding call up to its reply, into *m. 0;
- * -2, -3 as exchange_lost; -4 with e (call_phase, or a phased call
+ * -2, -3 as exchange_lost; -4 with e (phase_frame, or a phased call
  * answered ok without both frames). */
 static int call_frames(struct runclient *rc, const struct run_call_req *req,
 		       struct run_call_res *res, struct proto_msg *m, struct trace_times *tt,
@@ -894,7 +894,7 @@ static int call_frames(struct runclient *rc, const struct run_call_req *req,
 		char name[48];
 		snprintf(name, sizeof name, "%s", ph);
 		proto_msg_free(m);
-		if ((r = call_phase(rc, req, res, &phase, name, tt, why, cap, e)))
+		if ((r = phase_frame(rc, req, res, &phase, name, tt, why, cap, e)))
 			return r;
 	}
 }

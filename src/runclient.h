@@ -127,10 +127,11 @@ struct run_call_res {
 			 * upper bound of the runner's time either way) */
 	double send_s;	/* of wall_s: building and writing the request */
 	double parse_s; /* after wall_s: reading the reply into res */
-	double phase_wait_s; /* of wall_s: time spent in req->on_phase */
 	json_t *cupti;	/* CUDA: the runner's CUPTI record of the call
 			 * (owned; NULL elsewhere) */
 	json_t *clocks; /* CUDA timed calls: NVML clocks (owned or NULL) */
+	/* Of wall_s: the time spent in req->on_phase (a phased call). */
+	double phase_wait_s;
 };
 
 /* The tensors a slot holds, inputs then outputs, as it was loaded. */

@@ -314,17 +314,20 @@ int runner_call_ready(struct runner_call *c, struct ka_err *e)
 {
 	if (!c->phased)
 		return 0;
-	if (c->ready_sent || send_phase(c, "ready", e))
-		return c->ready_sent ? ka_err_set(e, "call: 'ready' sent twice") : -1;
+	if (c->ready_sent)
+		return ka_err_set(e, "call: 'ready' sent twice");
+	if (send_phase(c, "ready", e))
+		return -1;
 	c->ready_sent = true;
 	struct proto_msg m;
 	if (proto_recv(c->in_fd, 0, &m, e))
 		return -1;
 	const char *op = json_string_value(json_object_get(m.obj, "op"));
-	int rc = op && !strcmp(op, "go")
-			 ? 0
-			 : ka_err_set(e, "call: expected {\"op\":\"go\"} after 'ready', got '%.40s'",
-				      op ? op : "(no op)");
+	int rc =
+		op && !strcmp(op, "go")
+			? 0
+			: ka_err_set(e, "call: expected {\"op\":\"go\"} after 'ready', got '%.40s'",
+				     op ? op : "(no op)");
 	proto_msg_free(&m);
 	return rc;
 }
@@ -539,8 +542,8 @@ static int handle_check(struct runner_engine *eng, struct runner_slot *slots, js
 	return ret;
 }
 
-static int handle_call(struct runner_engine *eng, struct runner_slot *slots, json_t *req,
-		       int in_fd, int fd)
+static int handle_call(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int in_fd,
+		       int fd)
 {
 	struct ka_err e = {{0}};
 	struct runner_verdict v = {0};

@@ -105,15 +105,6 @@ static void test_writer_preferred(void)
  * (phase-fair), which waits for it to leave. */
 static atomic_int g_stage;
 
-static void *excl_hold_note(void *arg)
-{
-	struct devlock *d = arg;
-	devlock_acquire(d, 1);
-	g_order[atomic_fetch_add(&g_next, 1)] = 'w';
-	devlock_release(d);
-	return NULL;
-}
-
 static void *shared_hold_note(void *arg)
 {
 	struct devlock *d = arg;
@@ -125,26 +116,40 @@ static void *shared_hold_note(void *arg)
 	return NULL;
 }
 
-static void test_phase_fair(void)
+/* Take d exclusive, then start first and (50 ms later) second, which wait
+ * for it; th gets them. */
+static void hold_with_waiters(struct devlock *d, void *(*first)(void *), void *(*second)(void *),
+			      pthread_t th[2])
 {
-	struct devlock *d = devlock_get("cuda::2");
 	atomic_store(&g_next, 0);
 	atomic_store(&g_stage, 0);
 	devlock_acquire(d, 1);
-	pthread_t w, r;
-	pthread_create(&w, NULL, excl_hold_note, d);
+	pthread_create(&th[0], NULL, first, d);
 	usleep(50000);
-	pthread_create(&r, NULL, shared_hold_note, d);
+	pthread_create(&th[1], NULL, second, d);
 	usleep(50000);
+}
+
+/* Let the shared holder go, and join both waiters. */
+static void waiters_end(pthread_t th[2])
+{
+	atomic_store(&g_stage, 1);
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+}
+
+static void test_phase_fair(void)
+{
+	struct devlock *d = devlock_get("cuda::2");
+	pthread_t th[2];
+	hold_with_waiters(d, excl_then_note, shared_hold_note, th);
 	CHECK_EQ_INT(atomic_load(&g_next), 0);
 	devlock_release(d);
 	usleep(100000);
 	/* The shared holder is inside and holds on; the writer still waits. */
 	CHECK_EQ_INT(atomic_load(&g_next), 1);
 	CHECK_EQ_INT(g_order[0], 'r');
-	atomic_store(&g_stage, 1);
-	pthread_join(r, NULL);
-	pthread_join(w, NULL);
+	waiters_end(th);
 	CHECK_EQ_INT(g_order[1], 'w');
 	devlock_put(d);
 }
@@ -154,14 +159,8 @@ static void test_phase_fair(void)
 static void test_downgrade(void)
 {
 	struct devlock *d = devlock_get("cuda::3");
-	atomic_store(&g_next, 0);
-	atomic_store(&g_stage, 0);
-	devlock_acquire(d, 1);
-	pthread_t w, r;
-	pthread_create(&r, NULL, shared_hold_note, d);
-	usleep(50000);
-	pthread_create(&w, NULL, excl_hold_note, d);
-	usleep(50000);
+	pthread_t th[2];
+	hold_with_waiters(d, shared_hold_note, excl_then_note, th);
 	CHECK_EQ_INT(atomic_load(&g_next), 0);
 	devlock_downgrade(d);
 	usleep(100000);
@@ -171,8 +170,7 @@ static void test_downgrade(void)
 	usleep(100000);
 	CHECK_EQ_INT(atomic_load(&g_next), 1); /* we still hold it shared */
 	devlock_release(d);
-	pthread_join(r, NULL);
-	pthread_join(w, NULL);
+	waiters_end(th);
 	CHECK_EQ_INT(g_order[1], 'w');
 	devlock_put(d);
 }

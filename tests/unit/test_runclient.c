@@ -450,9 +450,8 @@ static void test_call_request(void)
 
 	q.phased = 1; /* runner protocol 3 */
 	call_text(&q, buf, sizeof buf, &e);
-	T_EQ_STR(buf,
-		 "{\"flush\":false,\"inputs\":[],\"op\":\"call\",\"phased\":true,\"poison\":"
-		 "\"0000000000000010\",\"return\":\"all\",\"slot\":2,\"time\":true}");
+	T_EQ_STR(buf, "{\"flush\":false,\"inputs\":[],\"op\":\"call\",\"phased\":true,\"poison\":"
+		      "\"0000000000000010\",\"return\":\"all\",\"slot\":2,\"time\":true}");
 	q.phased = 0;
 
 	q.n_inputs = 1;

@@ -166,29 +166,22 @@ static void test_timing(void)
 	printf("# affine over %d floats: %.0f ns (wall %.3f ms with a %.0f MiB flush)\n", N,
 	       res.time_ns, res.wall_s * 1e3, runclient_device(rc)->flush_bytes / 1048576.0);
 	run_call_res_free(&res);
-	/* The per-call overhead of the protocol (no flush), for docs/PERF.md. */
-	double wall = 0;
-	for (int c = 0; c < 20; c++) {
-		req_init(&q, 0, 78 + c);
-		q.time = 1;
-		CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-		CHECK(res.time_ns > 0);
-		wall += res.wall_s;
-		run_call_res_free(&res);
+	/* The per-call overhead of the protocol (no flush), for docs/PERF.md;
+	 * then the same phased (runner protocol 3: two more frames and a go). */
+	for (int phased = 0; phased < 2; phased++) {
+		double wall = 0;
+		for (int c = 0; c < 20; c++) {
+			req_init(&q, 0, 78 + 20 * phased + c);
+			q.time = 1;
+			q.phased = phased;
+			CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+			CHECK(res.time_ns > 0);
+			wall += res.wall_s;
+			run_call_res_free(&res);
+		}
+		printf("# mean wall per %scall without flush: %.3f ms\n", phased ? "phased " : "",
+		       wall / 20 * 1e3);
 	}
-	printf("# mean wall per call without flush: %.3f ms\n", wall / 20 * 1e3);
-	/* The same phased (runner protocol 3: two more frames and a "go"). */
-	wall = 0;
-	for (int c = 0; c < 20; c++) {
-		req_init(&q, 0, 98 + c);
-		q.time = 1;
-		q.phased = 1;
-		CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-		CHECK(res.time_ns > 0);
-		wall += res.wall_s;
-		run_call_res_free(&res);
-	}
-	printf("# mean wall per phased call without flush: %.3f ms\n", wall / 20 * 1e3);
 }
 
 static void test_sample(void)
@@ -459,15 +452,17 @@ static void test_slots_interleaved(void)
 	}
 }
 
+/* A kernel that never ends. */
+static const char *SRC_HANG =
+	"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
+	"  volatile __global const float *p = x;\n"
+	"  while (p[0] != 12345.0f) { }\n"
+	"  y[get_global_id(0)] = 0.0f; }\n";
+
 /* A kernel that never ends: timeout, the runner is killed, and the next call
  * on another slot works on a fresh runner that got its slots back. */
 static void test_timeout_restart(void)
 {
-	static const char *SRC_HANG =
-		"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
-		"  volatile __global const float *p = x;\n"
-		"  while (p[0] != 12345.0f) { }\n"
-		"  y[get_global_id(0)] = 0.0f; }\n";
 	struct run_status st;
 	CHECK_EQ_INT(load(5, plan_of(SRC_HANG, "k"), &st), RUNCLIENT_OK);
 	int before = runclient_restarts(rc);
@@ -548,6 +543,17 @@ static void phased_init(struct run_call_req *q, int slot, uint64_t key, struct p
 	q->phase_arg = l;
 }
 
+/* The next call (slot 0) works, on a runner started once more than before. */
+static void check_restarted(int before, uint64_t key)
+{
+	struct run_call_req q;
+	struct run_call_res res;
+	req_init(&q, 0, key);
+	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
+	run_call_res_free(&res);
+}
+
 /* A phased call gives what a whole one does, after "ready" then
  * "replayed"; the caller's wait at "ready" (1.5 s, over the call's 1 s
  * timeout) is not the runner's time: no timeout. */
@@ -591,10 +597,7 @@ static void test_phased_dies_after_ready(void)
 	CHECK(strstr(res.detail, "signal 9") != NULL);
 	CHECK_EQ_INT(l.n, 1);
 	run_call_res_free(&res);
-	req_init(&q, 0, 93);
-	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
-	run_call_res_free(&res);
+	check_restarted(before, 93);
 }
 
 /* A replay that never ends never sends "replayed": timeout, counted from
@@ -602,11 +605,6 @@ static void test_phased_dies_after_ready(void)
  * killed and restarted for the next call. */
 static void test_phased_never_replayed(void)
 {
-	static const char *SRC_HANG =
-		"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
-		"  volatile __global const float *p = x;\n"
-		"  while (p[0] != 12345.0f) { }\n"
-		"  y[get_global_id(0)] = 0.0f; }\n";
 	struct run_status st;
 	CHECK_EQ_INT(load(8, plan_of(SRC_HANG, "k"), &st), RUNCLIENT_OK);
 	int before = runclient_restarts(rc);
@@ -623,10 +621,7 @@ static void test_phased_never_replayed(void)
 	CHECK_EQ_INT(l.seen[0], RUN_PHASE_READY);
 	CHECK(took >= 2.2 && took < 10);
 	run_call_res_free(&res);
-	req_init(&q, 0, 95);
-	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
-	run_call_res_free(&res);
+	check_restarted(before, 95);
 }
 
 /* The runner does not inherit ka's environment (it may hold API keys, and
