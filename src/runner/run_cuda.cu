@@ -1720,7 +1720,9 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, struct runn
 	struct runner_poison pz = runner_poison_of(call->poison);
 	double p0 = util_now(), pr, pg, p1, p3, p4, span_ns = 0;
 	/* Phased: the parent takes the device alone between "ready" (the
-	 * preparation finished) and "replayed" (the replay finished). */
+	 * preparation finished) and "replayed" (the replay finished). The
+	 * profile's "flush" of a whole call includes the wait for the
+	 * preparation's device work (one synchronisation for both). */
 	if (call_prepare(c, sl, s, call, &pz, e))
 		return -1;
 	pr = util_now();
@@ -1749,9 +1751,9 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, struct runn
 		return -1;
 	if (getenv("KA_RUNNER_PROFILE"))
 		fprintf(stderr,
-			"ka-run-cuda: slot %d: prepare %.3f ms, waited for go %.3f ms, flush %.3f ms "
-			"(with the preparation's device work when not phased), replay %.3f ms, "
-			"cupti %.3f ms, read back %.3f ms, event %.3f us, span %.3f us\n",
+			"ka-run-cuda: slot %d: prepare %.3f ms, waited for go %.3f ms, flush %.3f ms, "
+			"replay %.3f ms, cupti %.3f ms, read back %.3f ms, event %.3f us, span %.3f "
+			"us\n",
 			slot, (pr - p0) * 1e3, (pg - pr) * 1e3, (p1 - pg) * 1e3, (p3 - p1) * 1e3,
 			(p4 - p3) * 1e3,
 			(util_now() - p4) * 1e3, res->has_time ? res->time_ns * 1e-3 : 0.0,
