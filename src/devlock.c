@@ -1,8 +1,20 @@
-/* devlock.c: per-device reader-writer locks (see devlock.h). A short list of
- * named locks under one mutex; each is a writer-preferring pthread rwlock. */
+/* devlock.c: per-device phase-fair reader-writer locks (see devlock.h). A
+ * short list of named locks under one mutex; each lock is a mutex, a
+ * condition variable and counters:
+ *
+ *   readers   shared holders inside;
+ *   writer    an exclusive holder is inside;
+ *   rwait     shared holders waiting for the next writer to leave (they are
+ *             admitted all at once: readers += rwait, and gen changes);
+ *   ticket/serving  writers in arrival order.
+ *
+ * A writer enters when no writer is inside, no reader is inside and its
+ * ticket is served; a reader enters at once when no writer is inside or
+ * waiting, else at the next writer's exit. Nobody waits while holding. */
 #include "devlock.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +23,11 @@
 struct devlock {
 	char *key;
 	int refs;
-	pthread_rwlock_t rw;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int readers, writer, rwait, wwait;
+	uint64_t gen;		  /* changes when a writer leaves (admitting the readers) */
+	uint64_t ticket, serving; /* writers: next ticket to give, next to enter */
 	struct devlock *next;
 };
 
@@ -27,11 +43,8 @@ struct devlock *devlock_get(const char *key)
 	if (!d) {
 		d = xcalloc(1, sizeof *d);
 		d->key = xstrdup(key);
-		pthread_rwlockattr_t at;
-		pthread_rwlockattr_init(&at);
-		pthread_rwlockattr_setkind_np(&at, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		pthread_rwlock_init(&d->rw, &at);
-		pthread_rwlockattr_destroy(&at);
+		pthread_mutex_init(&d->mu, NULL);
+		pthread_cond_init(&d->cv, NULL);
 		d->next = devlock_list;
 		devlock_list = d;
 	}
@@ -50,7 +63,8 @@ void devlock_put(struct devlock *d)
 		while (*p != d)
 			p = &(*p)->next;
 		*p = d->next;
-		pthread_rwlock_destroy(&d->rw);
+		pthread_cond_destroy(&d->cv);
+		pthread_mutex_destroy(&d->mu);
 		free(d->key);
 		free(d);
 	}
@@ -67,20 +81,64 @@ int devlock_users(struct devlock *d)
 	return n;
 }
 
+/* The writer inside leaves (d->mu held): the readers that waited for it
+ * enter together. */
+static void writer_leaves(struct devlock *d)
+{
+	d->writer = 0;
+	d->readers += d->rwait;
+	d->rwait = 0;
+	d->gen++;
+	pthread_cond_broadcast(&d->cv);
+}
+
 double devlock_acquire(struct devlock *d, int exclusive)
 {
 	if (!d)
 		return 0;
 	double t0 = util_now();
-	if (exclusive)
-		pthread_rwlock_wrlock(&d->rw);
-	else
-		pthread_rwlock_rdlock(&d->rw);
+	pthread_mutex_lock(&d->mu);
+	if (exclusive) {
+		uint64_t mine = d->ticket++;
+		d->wwait++;
+		while (d->writer || d->readers || d->serving != mine)
+			pthread_cond_wait(&d->cv, &d->mu);
+		d->wwait--;
+		d->serving++;
+		d->writer = 1;
+	} else if (!d->writer && !d->wwait) {
+		d->readers++;
+	} else {
+		/* Behind the writer inside or waiting: admitted when it leaves
+		 * (writer_leaves counts this reader in). */
+		uint64_t g = d->gen;
+		d->rwait++;
+		while (d->gen == g)
+			pthread_cond_wait(&d->cv, &d->mu);
+	}
+	pthread_mutex_unlock(&d->mu);
 	return util_now() - t0;
+}
+
+void devlock_downgrade(struct devlock *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->mu);
+	writer_leaves(d);
+	d->readers++;
+	pthread_mutex_unlock(&d->mu);
 }
 
 void devlock_release(struct devlock *d)
 {
-	if (d)
-		pthread_rwlock_unlock(&d->rw);
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->mu);
+	if (d->writer) {
+		writer_leaves(d);
+	} else if (--d->readers == 0) {
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->mu);
 }

@@ -2,11 +2,16 @@
  * session of this process that drives that device (docs/grader.md,
  * "Several graders on one device"). Calls that only check correctness take
  * it shared, so several candidates' correctness calls use the device at
- * once; timed calls (and the runner's start-up calibration) take it
- * exclusive, so nothing else of this process runs on the device while a
- * call is timed. Writers are preferred: a waiting timed call is not starved
- * by a stream of correctness calls. Other processes are not covered: run
- * one `ka` per device. */
+ * once; the flush and replay of a timed call (and the runner's start-up
+ * calibration) take it exclusive, so nothing else of this process runs on
+ * the device meanwhile. The lock is phase-fair: a shared holder that
+ * arrives while a writer holds or waits waits for that writer to leave, and
+ * every shared holder waiting then enters together, before the next writer
+ * (which waits for them to leave); writers go in arrival order. So a timed
+ * call is never starved by a stream of checks, and the checks (and the
+ * other timed calls' preparation and read back) that queued behind one
+ * writer run together after it. Other processes are not covered: run one
+ * `ka` per device. */
 #ifndef KA_DEVLOCK_H
 #define KA_DEVLOCK_H
 
@@ -24,10 +29,17 @@ void devlock_put(struct devlock *d);
 int devlock_users(struct devlock *d);
 
 /* Take d shared (exclusive 0) or exclusive (1); returns the seconds spent
- * waiting. d NULL: no lock, returns 0. */
+ * waiting. The caller must hold nothing of d (to change shared into
+ * exclusive, release first: two shared holders that both upgraded in place
+ * would wait for each other). d NULL: no lock, returns 0. */
 double devlock_acquire(struct devlock *d, int exclusive);
 
-/* Release what devlock_acquire took. d NULL: no-op. */
+/* Turn the caller's exclusive hold into a shared one, letting nobody else
+ * take it exclusive in between; the shared holders waiting for this writer
+ * enter with it. Never waits. d NULL: no-op. */
+void devlock_downgrade(struct devlock *d);
+
+/* Release what the caller holds (shared or exclusive). d NULL: no-op. */
 void devlock_release(struct devlock *d);
 
 #endif

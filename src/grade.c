@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct grade_session {
 	double peak_bw, peak_flops;
 	double window_ns;     /* subtracted from every timed call (CUDA's calibration) */
 	struct devlock *lock; /* shared with the other sessions on this device */
+	int phased;	      /* the runner takes phased calls (and KA_PHASED_CALLS
+			       * is not "off"): see call_issue */
 	uint64_t base_key;    /* what the baseline slots hold, loaded and checked
 			       * against gold (0: nothing): see load_baselines */
 	uint64_t gen_checked[GRADE_GEN_CHECKED]; /* task and shape keys whose untimed
@@ -183,6 +186,9 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	 * [0, 50] us is not believed. */
 	double over = json_num(s->device, "window_overhead_us", 0);
 	s->window_ns = over > 0 && over <= 50 ? over * 1e3 : 0;
+	const char *ph = getenv("KA_PHASED_CALLS");
+	s->phased = json_is_true(json_object_get(s->device, "phased_calls")) &&
+		    !(ph && !strcmp(ph, "off"));
 	return s;
 }
 
@@ -897,15 +903,41 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	return 0;
 }
 
+/* A phased call's frames (runclient.h): the device lock goes from shared
+ * (the runner prepares) to exclusive (it flushes and replays: released
+ * first, then taken, never upgraded in place, so two graders that both
+ * wait to upgrade cannot hold each other up) and back to shared, without
+ * letting a writer in, while the runner reads back. The waits count as
+ * device_wait (call_collect). */
+static void call_phase(void *arg, enum run_phase phase)
+{
+	struct call_ctx *c = arg;
+	struct devlock *d = c->gr->s->lock;
+	if (phase == RUN_PHASE_READY) {
+		devlock_release(d);
+		devlock_acquire(d, 1);
+	} else {
+		devlock_downgrade(d);
+	}
+}
+
 /* Step 2a: send the call to the runner, which starts on it at once. The
- * device lock is held from here to the reply (call_collect): timed (or
- * flushed) calls have the device to themselves, checking calls share it
- * with other sessions' checking calls (devlock.h). 0, or -1 with e. */
+ * device lock is held from here to the reply (call_collect): checking
+ * calls share it with other sessions' calls (devlock.h); a timed (or
+ * flushed) call needs the device to itself only for its flush and replay.
+ * With other graders on the device it is phased (call_phase), so that its
+ * preparation and read back share the device; alone, it holds the lock
+ * exclusive throughout, and the runner needs no extra frames. 0, or -1
+ * with e. */
 static int call_issue(struct call_ctx *c, struct ka_err *e)
 {
 	struct grade_session *s = c->gr->s;
 	struct grade_result *g = c->gr->r;
-	g->device_wait_s += devlock_acquire(s->lock, c->req.time || c->req.flush);
+	int excl = c->req.time || c->req.flush;
+	c->req.phased = excl && s->phased && devlock_users(s->lock) > 1;
+	c->req.on_phase = c->req.phased ? call_phase : NULL;
+	c->req.phase_arg = c;
+	g->device_wait_s += devlock_acquire(s->lock, excl && !c->req.phased);
 	if (runclient_call_start(s->rc, &c->req, &c->res, s->proto.call_timeout, e)) {
 		devlock_release(s->lock);
 		return -1;
@@ -926,7 +958,8 @@ static int call_collect(struct call_ctx *c, struct ka_err *e)
 	int rc = runclient_call_finish(s->rc, &c->req, &c->res, e);
 	devlock_release(s->lock);
 	c->issued = 0;
-	g->runner_s += util_now() - w0 - c->res.parse_s;
+	g->runner_s += util_now() - w0 - c->res.parse_s - c->res.phase_wait_s;
+	g->device_wait_s += c->res.phase_wait_s;
 	g->protocol_s += c->res.parse_s;
 	if (rc < 0)
 		return -1;
@@ -1407,53 +1440,77 @@ static int grade_shapes(struct grade_run *gr, const char *bench_override, struct
 	return 0;
 }
 
-/* Record one shape in the sandbox and load its plan in the runner (offline:
- * record only). */
-static int record_shape(struct grade_run *gr, struct shape_state *st, struct ka_err *e)
+/* One shape's recording, made on a thread of its own: recclient_run is
+ * self-contained (a private folder and a sandboxed child each), so the
+ * shapes of a grade record at once instead of one after the other. */
+struct record_job {
+	const struct grade_session *s;
+	const char *so_path;
+	char *reqj; /* the recording request (owned) */
+	struct plan plan;
+	struct recclient_result rr;
+	int x; /* recclient_run's return */
+	struct ka_err e;
+	pthread_t th;
+	int started;
+};
+
+static void *record_main(void *arg)
+{
+	struct record_job *j = arg;
+	j->x = recclient_run(j->s->recorder, j->so_path, j->reqj, j->s->proto.record_timeout,
+			     &j->plan, &j->rr, &j->e);
+	return NULL;
+}
+
+/* What shape st's recording j gave: its verdict, or its plan loaded in the
+ * runner (offline: record only). j's plan is consumed. 0, 1 (verdict), or -1
+ * with e. */
+static int record_take(struct grade_run *gr, struct shape_state *st, struct record_job *j,
+		       struct ka_err *e)
 {
 	struct grade_session *s = gr->s;
 	struct grade_result *r = gr->r;
-	char *reqj = record_request(s, gr->t, st, gr->cc.record_extra, e);
-	if (!reqj)
+	struct plan *plan = &j->plan;
+	if (j->x < 0) {
+		*e = j->e;
 		return -1;
-	struct plan plan;
-	struct recclient_result rr;
-	int x = recclient_run(s->recorder, gr->cc.so_path, reqj, s->proto.record_timeout, &plan,
-			      &rr, e);
-	free(reqj);
-	if (x < 0)
-		return -1;
-	if (strcmp(rr.verdict, "ok")) {
+	}
+	if (strcmp(j->rr.verdict, "ok")) {
 		/* launch_error comes with the plan that was read: free it too */
-		plan_free(&plan);
-		set_verdict(r, verdict_of(rr.verdict), "record", st->name, "%s", rr.detail);
+		plan_free(plan);
+		set_verdict(r, verdict_of(j->rr.verdict), "record", st->name, "%s", j->rr.detail);
 		return 1;
 	}
 	int launches = 0;
-	for (int o = 0; o < plan.n_ops; o++)
-		launches += plan.ops[o].kind == PLAN_OP_LAUNCH;
-	if (plan.status != 0 || launches == 0) {
-		if (plan.status)
+	for (int o = 0; o < plan->n_ops; o++)
+		launches += plan->ops[o].kind == PLAN_OP_LAUNCH;
+	if (plan->status != 0 || launches == 0) {
+		if (plan->status)
 			set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
-				    "ka_launch returned %d", plan.status);
+				    "ka_launch returned %d", plan->status);
 		else
 			set_verdict(r, VERDICT_LAUNCH_ERROR, "record", st->name,
 				    "ka_launch launched no kernel");
-		plan_free(&plan);
+		plan_free(plan);
 		return 1;
 	}
 	if (!s->rc) { /* offline: the record stage is all there is */
-		plan_free(&plan);
+		plan_free(plan);
 		return 0;
 	}
-	char *pj = plan_write(&plan);
-	plan_free(&plan);
+	char *pj = plan_write(plan);
+	plan_free(plan);
 	struct run_status ls;
+	/* A load runs work on the device (allocations, a cuBLAS warm-up):
+	 * never beside another grader's timed section. */
+	r->device_wait_s += devlock_acquire(s->lock, 0);
 	double tl = util_now();
-	x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype, gr->cc.module,
-			   NULL, &ls, e);
-	free(pj);
+	int x = runclient_load(s->rc, st->slot, pj, st->n_tensors, st->bytes, st->dtype,
+			       gr->cc.module, NULL, &ls, e);
 	r->load_s += util_now() - tl;
+	devlock_release(s->lock);
+	free(pj);
 	if (x < 0)
 		return -1;
 	if (ls.status != RUNCLIENT_OK) {
@@ -1466,16 +1523,40 @@ static int record_shape(struct grade_run *gr, struct shape_state *st, struct ka_
 	return 0;
 }
 
-/* 3. record each shape and load the plans; offline sessions stop here. */
+/* 3. record every shape (at once) and load the plans (in shape order, so
+ * the outcome is the serial one: the first shape's verdict, or its load's,
+ * before anything of the next); offline sessions stop here. */
 static int grade_record(struct grade_run *gr, struct ka_err *e)
 {
-	double tr = util_now();
-	for (int i = 0; i < gr->n_shapes; i++) {
-		int x = record_shape(gr, &gr->shapes[i], e);
-		if (x)
-			return x;
+	double tr = util_now(), w0 = gr->r->device_wait_s;
+	struct record_job *jobs = xcalloc((size_t)gr->n_shapes, sizeof *jobs);
+	int x = 0;
+	for (int i = 0; i < gr->n_shapes && !x; i++) {
+		jobs[i].s = gr->s;
+		jobs[i].so_path = gr->cc.so_path;
+		jobs[i].reqj = record_request(gr->s, gr->t, &gr->shapes[i], gr->cc.record_extra, e);
+		x = jobs[i].reqj ? 0 : -1;
 	}
-	gr->r->record_s = util_now() - tr;
+	for (int i = 0; i < gr->n_shapes && !x; i++)
+		jobs[i].started = !pthread_create(&jobs[i].th, NULL, record_main, &jobs[i]);
+	for (int i = 0; i < gr->n_shapes && !x; i++) {
+		if (jobs[i].started)
+			pthread_join(jobs[i].th, NULL);
+		else
+			record_main(&jobs[i]); /* no thread to be had: here */
+	}
+	for (int i = 0; i < gr->n_shapes; i++) {
+		if (!x)
+			x = record_take(gr, &gr->shapes[i], &jobs[i], e);
+		else
+			plan_free(&jobs[i].plan);
+		free(jobs[i].reqj);
+	}
+	free(jobs);
+	if (x)
+		return x;
+	/* The loads' waits for the device lock are device_wait. */
+	gr->r->record_s = util_now() - tr - (gr->r->device_wait_s - w0);
 	if (!gr->s->rc) {
 		snprintf(gr->r->phase, sizeof gr->r->phase, "record");
 		snprintf(gr->r->detail, sizeof gr->r->detail,
@@ -1544,11 +1625,14 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
 		if ((x = pipe_flush(gr, e)))
 			return x;
 		struct run_status ls;
+		/* Device work (the baseline's first call): shared, as record_take. */
+		gr->r->device_wait_s += devlock_acquire(s->lock, 0);
 		t0 = util_now();
 		x = runclient_load(s->rc, base_slot(b), gr->base[b].plan_json, bench->n_tensors,
 				   bench->bytes, bench->dtype, gr->base[b].module,
 				   gr->base[b].native, &ls, e);
 		gr->r->setup_s += util_now() - t0;
+		devlock_release(s->lock);
 		if (x)
 			return -1;
 		if (ls.status != RUNCLIENT_OK)

@@ -58,9 +58,10 @@ struct runclient {
 	struct saved_load slot[RUN_MAX_SLOTS];
 	double load_timeout;
 	int starts;
-	/* A call sent and not yet answered (runclient_call_start). */
+	/* A call sent and not yet answered (runclient_call_start); started:
+	 * when runclient_call_start began (KA_CALL_TRACE). */
 	bool pending, send_lost;
-	double sent_at, deadline, call_timeout;
+	double started, sent_at, deadline, call_timeout;
 };
 
 static void status_set(enum runclient_status *status, char *verdict, char *detail,
@@ -78,6 +79,31 @@ static void status_set(enum runclient_status *status, char *verdict, char *detai
 }
 
 #define ST(st) &(st)->status, (st)->verdict, (st)->detail
+
+/* The times of one request for KA_CALL_TRACE (runclient.h). */
+struct trace_times {
+	double start, ready, go, replayed, reply;
+};
+
+static void trace_write(const struct runclient *rc, const char *op, int timed, int phased,
+			const struct trace_times *t)
+{
+	const char *path = getenv("KA_CALL_TRACE");
+	if (!path || !*path)
+		return;
+	char line[320];
+	int n = snprintf(line, sizeof line,
+			 "{\"runner\":%d,\"op\":\"%s\",\"timed\":%d,\"phased\":%d,\"start\":%.6f,"
+			 "\"ready\":%.6f,\"go\":%.6f,\"replayed\":%.6f,\"reply\":%.6f}\n",
+			 (int)rc->pid, op, timed, phased, t->start, t->ready, t->go, t->replayed,
+			 t->reply);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) != n)
+		fprintf(stderr, "ka: KA_CALL_TRACE %s: short write\n", path);
+	close(fd);
+}
 
 /* ---- the runner's stderr: a thread keeps the tail ---- */
 
@@ -383,6 +409,7 @@ void runclient_parse_device(const json_t *d, struct device_info *o)
 	o->fp64 = json_is_true(json_object_get(d, "fp64"));
 	o->test_grade = json_is_true(json_object_get(d, "test_grade"));
 	o->flush_bytes = jint(d, "flush_bytes");
+	o->phased_calls = json_is_true(json_object_get(d, "phased_calls"));
 	static const char *pv[7] = {"char", "short", "int", "long", "float", "double", "half"};
 	json_t *p = json_object_get(d, "preferred_vector_widths");
 	for (int i = 0; i < 7; i++)
@@ -589,6 +616,7 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
 		return ka_err_set(e, "runclient_load: bad slot, tensor count or plan");
 	if (rc->pending)
 		return ka_err_set(e, "runclient_load: a call is outstanding");
+	struct trace_times tt = {.start = util_now()};
 	/* Replace: the old version of the slot must not be reloaded on a restart. */
 	saved_free(&rc->slot[slot]);
 	if (ensure_alive(rc, e))
@@ -602,6 +630,8 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
 		s.ts.dtypes[i] = dtypes[i];
 	}
 	int r = send_load(rc, slot, &s, st, e);
+	tt.reply = util_now();
+	trace_write(rc, "load", 0, 0, &tt);
 	if (r || st->status != RUNCLIENT_OK) {
 		saved_free(&s);
 		return r;
@@ -661,6 +691,8 @@ json_t *runclient_call_json(const struct run_call_req *q, struct ka_err *e)
 	json_t *req = json_pack("{s:s,s:i,s:o,s:o,s:b,s:b,s:s}", "op", "call", "slot", q->slot,
 				"inputs", ins, "poison", proto_u64(q->poison), "flush", q->flush,
 				"time", q->time, "return", q->sample ? "sample" : "all");
+	if (q->phased)
+		json_object_set_new(req, "phased", json_true());
 	if (q->sample) {
 		json_t *smp = json_array();
 		for (int o = 0; o < q->n_outputs; o++)
@@ -763,6 +795,7 @@ int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
 			 struct run_call_res *res, double timeout_s, struct ka_err *e)
 {
 	memset(res, 0, sizeof *res);
+	rc->started = util_now();
 	if (rc->pending)
 		return ka_err_set(e, "runclient_call_start: a call is already outstanding");
 	if (!req || req->slot < 0 || req->slot >= RUN_MAX_SLOTS || req->n_inputs < 0 ||
@@ -770,6 +803,8 @@ int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
 		return ka_err_set(e, "runclient_call: bad slot or request");
 	if (ensure_alive(rc, e))
 		return -1;
+	if (req->phased && !rc->dev.phased_calls)
+		return ka_err_set(e, "runclient_call: the runner %s has no phased calls", rc->path);
 	const struct saved_load *s = &rc->slot[req->slot];
 	if (!s->on)
 		return ka_err_set(e, "runclient_call: slot %d is not loaded", req->slot);
@@ -795,6 +830,75 @@ int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
 	return 0;
 }
 
+/* A phased call's frame ph has arrived (phase, the number of frames seen so
+ * far, must be ph - 1): on_phase, and after "ready" the "go", from which the
+ * watchdog starts again. 0; -3 as exchange_lost (the runner went away);
+ * -4 with e: the frame is out of order (the runner was killed). */
+static int phase_frame(struct runclient *rc, const struct run_call_req *req,
+		       struct run_call_res *res, int *phase, const char *ph, struct trace_times *tt,
+		       char *why, size_t cap, struct ka_err *e)
+{
+	int want = !strcmp(ph, "ready")	     ? RUN_PHASE_READY
+		   : !strcmp(ph, "replayed") ? RUN_PHASE_REPLAYED
+					     : -1;
+	if (!req->phased || want != *phase + 1) {
+		kill_runner(rc);
+		ka_err_set(e, "runner call: frame '%.40s' out of order", ph);
+		return -4;
+	}
+	*phase = want;
+	double t0 = util_now();
+	if (req->on_phase)
+		req->on_phase(req->phase_arg, (enum run_phase)want);
+	double t1 = util_now();
+	res->phase_wait_s += t1 - t0;
+	if (want == RUN_PHASE_REPLAYED) {
+		tt->replayed = t0;
+		return 0;
+	}
+	tt->ready = t0;
+	tt->go = t1;
+	struct ka_err se;
+	json_t *go = json_pack("{s:s}", "op", "go");
+	int r = proto_send(rc->to_fd, go, 0, NULL, NULL, &se);
+	json_decref(go);
+	if (r)
+		return exchange_lost(rc, -1, why, cap);
+	rc->deadline = rc->call_timeout > 0 ? util_now() + rc->call_timeout : 0;
+	return 0;
+}
+
+/* Read the frames of the outstanding call up to its reply, into *m. 0;
+ * -2, -3 as exchange_lost; -4 with e (phase_frame, or a phased call
+ * answered ok without both frames). */
+static int call_frames(struct runclient *rc, const struct run_call_req *req,
+		       struct run_call_res *res, struct proto_msg *m, struct trace_times *tt,
+		       char *why, size_t cap, struct ka_err *e)
+{
+	int phase = 0;
+	for (;;) {
+		int r = exchange_recv(rc, rc->deadline, m, why, cap);
+		if (r)
+			return r;
+		const char *ph = json_string_value(json_object_get(m->obj, "phase"));
+		if (!ph) {
+			if (req->phased && phase != RUN_PHASE_REPLAYED &&
+			    json_is_true(json_object_get(m->obj, "ok"))) {
+				proto_msg_free(m);
+				ka_err_set(e, "runner call: a phased call was answered without "
+					      "'ready' and 'replayed'");
+				return -4;
+			}
+			return 0;
+		}
+		char name[48];
+		snprintf(name, sizeof name, "%s", ph);
+		proto_msg_free(m);
+		if ((r = phase_frame(rc, req, res, &phase, name, tt, why, cap, e)))
+			return r;
+	}
+}
+
 int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
 			  struct run_call_res *res, struct ka_err *e)
 {
@@ -803,10 +907,15 @@ int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
 	rc->pending = false;
 	struct proto_msg m;
 	char why[768] = "";
+	struct trace_times tt = {.start = rc->started};
 	int r = rc->send_lost ? exchange_lost(rc, -1, why, sizeof why)
-			      : exchange_recv(rc, rc->deadline, &m, why, sizeof why);
+			      : call_frames(rc, req, res, &m, &tt, why, sizeof why, e);
 	double t1 = util_now();
+	tt.reply = t1;
+	trace_write(rc, "call", req->time || req->flush, req->phased, &tt);
 	res->wall_s = t1 - rc->sent_at + res->send_s;
+	if (r == -4)
+		return -1;
 	if (r == -2) {
 		status_set(ST(res), RUNCLIENT_TIMEOUT, verdict_name(VERDICT_TIMEOUT),
 			   "no reply within %.1f s; the runner was killed", rc->call_timeout);
@@ -940,6 +1049,7 @@ int runclient_check(struct runclient *rc, const struct run_check_req *req,
 	    req->n_outputs < 1 || req->n_outputs > RUN_MAX_TENSORS || req->n_params < 0 ||
 	    req->n_params > 16)
 		return ka_err_set(e, "runclient_check: bad request");
+	struct trace_times tt = {.start = util_now()};
 	if (ensure_alive(rc, e))
 		return -1;
 	struct proto_msg m;
@@ -947,6 +1057,8 @@ int runclient_check(struct runclient *rc, const struct run_check_req *req,
 	double t0 = util_now();
 	int r = exchange(rc, runclient_check_json(req), timeout_s, &m, why, sizeof why);
 	res->wall_s = util_now() - t0;
+	tt.reply = t0 + res->wall_s;
+	trace_write(rc, "check", 0, 0, &tt);
 	if (r == -2)
 		return ka_err_set(e, "runner check: no reply within %.0f s; the runner was killed",
 				  timeout_s);

@@ -61,6 +61,7 @@ struct device_info {
 	int pref_vec[7];       /* preferred widths: char short int long float double half */
 	bool test_grade;       /* PoCL / any CPU device: results are test-grade */
 	int64_t flush_bytes;
+	bool phased_calls; /* runner protocol 3: calls may be phased (run_call_req) */
 };
 
 /* One input's generator parameters (include/ka_gen.h). */
@@ -70,6 +71,12 @@ struct run_input {
 	float a, b; /* NORMAL: mean, std; UNIFORM: lo, w */
 	int64_t lo; /* INT: [lo, lo + range - 1], range >= 1 */
 	uint64_t range;
+};
+
+/* The frames of a phased call, in order (docs/runner-protocol.md). */
+enum run_phase {
+	RUN_PHASE_READY = 1, /* prepared: inputs, poison, canaries done, device idle */
+	RUN_PHASE_REPLAYED,  /* flushed and replayed: the replay finished */
 };
 
 struct run_call_req {
@@ -82,6 +89,16 @@ struct run_call_req {
 	int sample;				    /* 0: every output comes back whole */
 	const int64_t *sample_idx[RUN_MAX_TENSORS]; /* borrowed */
 	int64_t n_sample[RUN_MAX_TENSORS];
+	/* Phased (only where the hello says "phased_calls"): the runner stops
+	 * after preparing, and runclient_call_finish calls on_phase (if set)
+	 * with RUN_PHASE_READY before it sends "go", then with
+	 * RUN_PHASE_REPLAYED when the replay has finished, so the caller holds
+	 * the device alone only between the two (grade.c: the device lock).
+	 * on_phase runs on the caller's thread; the time spent in it is not
+	 * counted against the call's timeout. */
+	int phased;
+	void (*on_phase)(void *arg, enum run_phase phase);
+	void *phase_arg;
 };
 
 struct run_call_res {
@@ -113,6 +130,8 @@ struct run_call_res {
 	json_t *cupti;	/* CUDA: the runner's CUPTI record of the call
 			 * (owned; NULL elsewhere) */
 	json_t *clocks; /* CUDA timed calls: NVML clocks (owned or NULL) */
+	/* Of wall_s: the time spent in req->on_phase (a phased call). */
+	double phase_wait_s;
 };
 
 /* The tensors a slot holds, inputs then outputs, as it was loaded. */
@@ -168,7 +187,11 @@ int runclient_call(struct runclient *rc, const struct run_call_req *req, struct 
  * runs the call (docs/grader.md, "Call-level overlap"): start sends the
  * request and returns at once (0, or -1 with e before anything was sent);
  * finish waits for the reply, at most until timeout_s after the start, and
- * returns what runclient_call would. req must stay valid (and unchanged)
+ * returns what runclient_call would. A phased call's watchdog runs twice:
+ * from the start to "ready", and from "go" to the reply, timeout_s each
+ * (the caller's wait in on_phase is outside both). A frame out of order, or
+ * a phased call answered ok without both frames, is -1 with e (the runner
+ * is killed where the conversation may be out of step). req must stay valid (and unchanged)
  * until finish. One call at most is outstanding: no other request
  * (load, hello, call) may be made between the two. A runner that died
  * before the start shows at finish, as a death during the call. */
@@ -176,6 +199,16 @@ int runclient_call_start(struct runclient *rc, const struct run_call_req *req,
 			 struct run_call_res *res, double timeout_s, struct ka_err *e);
 int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
 			  struct run_call_res *res, struct ka_err *e);
+
+/* KA_CALL_TRACE=FILE: every load, call and check appends one JSON line to
+ * FILE (O_APPEND, one write each): {"runner": pid, "op", "timed",
+ * "phased", and the parent's monotonic clock (seconds) at "start" (before
+ * anything of the request), "ready", "go", "replayed" (0 where the call had
+ * none) and "reply" (its reply read)}. Whatever the runner did on the
+ * device for it lies within [start, ready] and [go, reply] (phased) or
+ * [start, reply]; its replay within [go, replayed]. For tests and
+ * diagnostics (tests/e2e/grade_graders.sh checks that no timed section
+ * overlaps another runner's work). */
 
 /* Free the output buffers of res and zero them (the struct itself is the
  * caller's). NULL is fine. */

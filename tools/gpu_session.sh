@@ -65,9 +65,11 @@ prof() { # task tag
 import re, sys, statistics as st
 rows = {}
 for l in open(sys.argv[1]):
-    m = re.match(r"ka-run-cuda: slot (\d+): prepare ([\d.]+) ms, replay ([\d.]+) ms, cupti ([\d.]+) ms, read back ([\d.]+) ms, event ([\d.]+) us, span ([\d.]+) us", l)
+    m = re.match(r"ka-run-cuda: slot (\d+): prepare ([\d.]+) ms, waited for go ([\d.]+) ms, flush ([\d.]+) ms, replay ([\d.]+) ms, cupti ([\d.]+) ms, read back ([\d.]+) ms, event ([\d.]+) us, span ([\d.]+) us", l)
     if m:
-        rows.setdefault(int(m[1]), []).append([float(x) for x in m.groups()[1:]])
+        # prepare as before: the preparation and the flush (the wait for go apart)
+        v = [float(x) for x in m.groups()[1:]]
+        rows.setdefault(int(m[1]), []).append([v[0] + v[2]] + v[3:])
 for s, v in sorted(rows.items()):
     c = list(zip(*v))
     ev = [x for x in c[4] if x > 0]

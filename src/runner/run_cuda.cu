@@ -1402,8 +1402,8 @@ static json_t *clocks_now(struct cu *c)
 }
 
 /* Call, step 1: fresh inputs, poison, canaries, the read-back head zeroed,
- * the inputs' hash, L2 reset and flushed; all of it finished before the
- * window, so that CUPTI then sees only the replay. */
+ * the inputs' hash (queued; finished here only for a phased call, whose
+ * "ready" frame says the device is idle). */
 static int call_prepare(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
 			const struct runner_call *call, const struct runner_poison *pz,
 			struct ka_err *e)
@@ -1454,8 +1454,20 @@ static int call_prepare(struct cu *c, struct cu_slot *sl, const struct runner_sl
 	 * faster, docs/PERF.md). */
 	if (!r)
 		r = hash_enqueue(c, sl, call->n_inputs, CU_H_SUM0, CU_H_TAIL0);
+	if (!r && call->phased)
+		r = cuStreamSynchronize(c->stream);
+	if (r)
+		return ka_err_set(e, "preparing the call: %s", cu_err(r));
+	return 0;
+}
+
+/* Call, step 1b: L2 reset and flushed, all of the preparation finished
+ * before the window, so that CUPTI then sees only the replay. */
+static int call_flush(struct cu *c, const struct runner_call *call, struct ka_err *e)
+{
+	CUresult r = CUDA_SUCCESS;
 	cuCtxResetPersistingL2Cache();
-	if (!r && call->flush)
+	if (call->flush)
 		r = cuMemsetD32Async(c->flush, (unsigned)(call->poison & 0xFFFFFFFFu),
 				     c->flush_bytes / 4, c->stream);
 	if (!r)
@@ -1700,20 +1712,32 @@ static int call_results(struct cu *c, struct cu_slot *sl, const struct runner_sl
 	return 0;
 }
 
-static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *call,
+static int cu_call(void *ctx, int slot, const struct runner_slot *s, struct runner_call *call,
 		   struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
 {
 	struct cu *c = (struct cu *)ctx;
 	struct cu_slot *sl = &c->slot[slot];
 	struct runner_poison pz = runner_poison_of(call->poison);
-	double p0 = util_now(), p1, p3, p4, span_ns = 0;
+	double p0 = util_now(), pr, pg, p1, p3, p4, span_ns = 0;
+	/* Phased: the parent takes the device alone between "ready" (the
+	 * preparation finished) and "replayed" (the replay finished). The
+	 * profile's "flush" of a whole call includes the wait for the
+	 * preparation's device work (one synchronisation for both). */
 	if (call_prepare(c, sl, s, call, &pz, e))
+		return -1;
+	pr = util_now();
+	if (runner_call_ready(call, e))
+		return -1;
+	pg = util_now();
+	if (call_flush(c, call, e))
 		return -1;
 	p1 = util_now();
 	uint64_t w0, w1;
 	int rc = call_replay(c, sl, s, call, &w0, &w1, res, v, e);
 	if (rc)
 		return rc;
+	if (runner_call_replayed(call, e))
+		return -1;
 	p3 = util_now();
 	res->extra = json_object();
 	if (cupti.on)
@@ -1727,9 +1751,11 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, const struc
 		return -1;
 	if (getenv("KA_RUNNER_PROFILE"))
 		fprintf(stderr,
-			"ka-run-cuda: slot %d: prepare %.3f ms, replay %.3f ms, cupti %.3f ms, "
-			"read back %.3f ms, event %.3f us, span %.3f us\n",
-			slot, (p1 - p0) * 1e3, (p3 - p1) * 1e3, (p4 - p3) * 1e3,
+			"ka-run-cuda: slot %d: prepare %.3f ms, waited for go %.3f ms, flush %.3f ms, "
+			"replay %.3f ms, cupti %.3f ms, read back %.3f ms, event %.3f us, span %.3f "
+			"us\n",
+			slot, (pr - p0) * 1e3, (pg - pr) * 1e3, (p1 - pg) * 1e3, (p3 - p1) * 1e3,
+			(p4 - p3) * 1e3,
 			(util_now() - p4) * 1e3, res->has_time ? res->time_ns * 1e-3 : 0.0,
 			span_ns * 1e-3);
 	return 0;
@@ -1814,6 +1840,7 @@ int main(int argc, char **argv)
 	memset(&eng, 0, sizeof eng);
 	eng.target = "cuda";
 	eng.ctx = &c;
+	eng.phased = true;
 	eng.hello = cu_hello;
 	eng.load = cu_load;
 	eng.call = cu_call;

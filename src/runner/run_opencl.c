@@ -947,7 +947,8 @@ static cl_int gen_input(struct ocl *o, cl_mem dst, const struct runner_slot *s,
 	return err;
 }
 
-/* Generate inputs, poison, canaries, flush. -1 with e: a harness failure. */
+/* Generate inputs, poison, canaries; finished when it returns. -1 with e: a
+ * harness failure. */
 static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot *s,
 		   const struct runner_call *c, struct ka_err *e)
 {
@@ -974,6 +975,18 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 	}
 	if (err)
 		return ka_err_set(e, "runner: poison/canary fill: %s", cl_err_name(err));
+	err = clFinish(o->q);
+	if (err)
+		return ka_err_set(e, "runner: clFinish before the call: %s", cl_err_name(err));
+	return 0;
+}
+
+/* The cache flush of a call that asks for one, finished when it returns:
+ * the last thing before the replay (the input hash reads every input, so
+ * it comes before). -1 with e: a harness failure. */
+static int flush_cache(struct ocl *o, const struct runner_call *c, struct ka_err *e)
+{
+	cl_int err = CL_SUCCESS;
 	if (c->flush && o->flush_bytes) {
 		if (!o->flush) {
 			o->flush = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, (size_t)o->flush_bytes,
@@ -986,10 +999,11 @@ static int prepare(struct ocl *o, struct ocl_slot *sl, const struct runner_slot 
 					  NULL, NULL);
 		if (err)
 			return ka_err_set(e, "runner: flush: %s", cl_err_name(err));
+		err = clFinish(o->q);
+		if (err)
+			return ka_err_set(e, "runner: clFinish after the flush: %s",
+					  cl_err_name(err));
 	}
-	err = clFinish(o->q);
-	if (err)
-		return ka_err_set(e, "runner: clFinish before the call: %s", cl_err_name(err));
 	return 0;
 }
 
@@ -1036,18 +1050,26 @@ static int hash_inputs(struct ocl *o, struct ocl_slot *sl, const struct runner_s
 	return 0;
 }
 
-static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *c,
+static int ocl_call(void *ctx, int slot, const struct runner_slot *s, struct runner_call *c,
 		    struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
 {
 	struct ocl *o = ctx;
 	struct ocl_slot *sl = &o->slot[slot];
 	const struct plan *p = &s->plan;
-	double tm[6];
+	double tm[8];
 	tm[0] = util_now();
 	if (prepare(o, sl, s, c, e))
 		return -1;
 	tm[1] = util_now();
 	if (hash_inputs(o, sl, s, c->n_inputs, res->in_hash_before, NULL, NULL, e))
+		return -1;
+	tm[6] = util_now();
+	/* Phased: the queue is drained (the hash's reads were blocking), so
+	 * the parent may now take the device alone for the flush and replay. */
+	if (runner_call_ready(c, e))
+		return -1;
+	tm[7] = util_now();
+	if (flush_cache(o, c, e))
 		return -1;
 	tm[2] = util_now();
 
@@ -1099,6 +1121,8 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 		clReleaseEvent(last);
 	if (v->verdict)
 		return 1;
+	if (runner_call_replayed(c, e))
+		return -1;
 	tm[3] = util_now();
 
 	/* Read back outputs and canaries, then hash the inputs again. */
@@ -1184,11 +1208,12 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, const stru
 	}
 	if (getenv("KA_RUNNER_PROFILE"))
 		fprintf(stderr,
-			"ka-run-opencl: slot %d: prepare %.3f ms, inputs hashed %.3f ms, replay "
-			"%.3f ms, read back %.3f ms, inputs checked %.3f ms, outputs scanned %.3f "
-			"ms, event %.3f us\n",
-			slot, (tm[1] - tm[0]) * 1e3, (tm[2] - tm[1]) * 1e3, (tm[3] - tm[2]) * 1e3,
-			(tm[4] - tm[3]) * 1e3, (tm[5] - tm[4]) * 1e3, (util_now() - tm[5]) * 1e3,
+			"ka-run-opencl: slot %d: prepare %.3f ms, inputs hashed %.3f ms, waited "
+			"for go %.3f ms, flush %.3f ms, replay %.3f ms, read back %.3f ms, inputs "
+			"checked %.3f ms, outputs scanned %.3f ms, event %.3f us\n",
+			slot, (tm[1] - tm[0]) * 1e3, (tm[6] - tm[1]) * 1e3, (tm[7] - tm[6]) * 1e3,
+			(tm[2] - tm[7]) * 1e3, (tm[3] - tm[2]) * 1e3, (tm[4] - tm[3]) * 1e3,
+			(tm[5] - tm[4]) * 1e3, (util_now() - tm[5]) * 1e3,
 			res->has_time ? res->time_ns * 1e-3 : 0.0);
 out:
 	for (int b = 0; b < nb; b++)
@@ -1333,6 +1358,7 @@ int main(int argc, char **argv)
 	struct runner_engine eng = {
 		.target = "opencl",
 		.ctx = o,
+		.phased = true,
 		.hello = ocl_hello,
 		.load = ocl_load,
 		.call = ocl_call,

@@ -289,6 +289,7 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 		return ka_err_set(e, "call: 'poison' missing or not hex");
 	c->flush = json_is_true(json_object_get(req, "flush"));
 	c->time = json_is_true(json_object_get(req, "time"));
+	c->phased = json_is_true(json_object_get(req, "phased"));
 	const char *ret = json_string_value(json_object_get(req, "return"));
 	if (!ret || (strcmp(ret, "all") && strcmp(ret, "sample")))
 		return ka_err_set(e, "call: 'return' must be \"all\" or \"sample\"");
@@ -297,6 +298,48 @@ static int parse_call(json_t *req, const struct runner_slot *s, struct runner_ca
 		return 0;
 	return parse_sample(json_object_get(req, "sample"), s, c->n_inputs, c->n_outputs,
 			    c->n_sample, c->sample_idx, e);
+}
+
+/* ---- the phase frames of a phased call ---- */
+
+static int send_phase(struct runner_call *c, const char *phase, struct ka_err *e)
+{
+	json_t *obj = json_pack("{s:s}", "phase", phase);
+	int rc = proto_send(c->out_fd, obj, 0, NULL, NULL, e);
+	json_decref(obj);
+	return rc;
+}
+
+int runner_call_ready(struct runner_call *c, struct ka_err *e)
+{
+	if (!c->phased)
+		return 0;
+	if (c->ready_sent)
+		return ka_err_set(e, "call: 'ready' sent twice");
+	if (send_phase(c, "ready", e))
+		return -1;
+	c->ready_sent = true;
+	struct proto_msg m;
+	if (proto_recv(c->in_fd, 0, &m, e))
+		return -1;
+	const char *op = json_string_value(json_object_get(m.obj, "op"));
+	int rc =
+		op && !strcmp(op, "go")
+			? 0
+			: ka_err_set(e, "call: expected {\"op\":\"go\"} after 'ready', got '%.40s'",
+				     op ? op : "(no op)");
+	proto_msg_free(&m);
+	return rc;
+}
+
+int runner_call_replayed(struct runner_call *c, struct ka_err *e)
+{
+	if (!c->phased)
+		return 0;
+	if (!c->ready_sent || c->replayed_sent)
+		return ka_err_set(e, "call: 'replayed' out of order");
+	c->replayed_sent = true;
+	return send_phase(c, "replayed", e);
 }
 
 /* ---- handlers: each returns 0 to go on, 1 to exit with 3 (fatal), -1 on a
@@ -499,7 +542,8 @@ static int handle_check(struct runner_engine *eng, struct runner_slot *slots, js
 	return ret;
 }
 
-static int handle_call(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int fd)
+static int handle_call(struct runner_engine *eng, struct runner_slot *slots, json_t *req, int in_fd,
+		       int fd)
 {
 	struct ka_err e = {{0}};
 	struct runner_verdict v = {0};
@@ -517,7 +561,17 @@ static int handle_call(struct runner_engine *eng, struct runner_slot *slots, jso
 		ret = reply_error(fd, e.msg) ? -1 : 0;
 		goto out;
 	}
+	if (c->phased && !eng->phased) {
+		ret = reply_error(fd, "call: this runner has no phased calls") ? -1 : 0;
+		goto out;
+	}
+	c->in_fd = in_fd;
+	c->out_fd = fd;
 	int rc = eng->call(eng->ctx, slot, s, c, res, &v, &e);
+	/* A phased call's reply must follow both frames (the parent holds the
+	 * device alone only between them). */
+	if (!rc && c->phased && !c->replayed_sent)
+		rc = ka_err_set(&e, "call: the engine replied without reporting its phases");
 	if (!rc)
 		s->check_inputs = call_left_intact(c, res) ? c->n_inputs : -1;
 	if (rc) {
@@ -584,10 +638,12 @@ int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
 				json_decref(dev);
 				h = reply_error(out_fd, e.msg) ? -1 : 0;
 			} else {
-				/* Protocol 2: the device check (op "check"). */
-				json_object_set_new(dev, "runner_protocol", json_integer(2));
+				/* Protocol 2: the device check (op "check"); 3:
+				 * phased calls. */
+				json_object_set_new(dev, "runner_protocol", json_integer(3));
 				json_object_set_new(dev, "device_check",
 						    json_boolean(eng->check != NULL));
+				json_object_set_new(dev, "phased_calls", json_boolean(eng->phased));
 				json_t *obj = json_object();
 				json_object_set_new(obj, "target", json_string(eng->target));
 				json_object_set_new(obj, "device", dev);
@@ -596,7 +652,7 @@ int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
 		} else if (!strcmp(op, "load")) {
 			h = handle_load(eng, slots, m.obj, out_fd);
 		} else if (!strcmp(op, "call")) {
-			h = handle_call(eng, slots, m.obj, out_fd);
+			h = handle_call(eng, slots, m.obj, in_fd, out_fd);
 		} else if (!strcmp(op, "check")) {
 			h = handle_check(eng, slots, m.obj, out_fd);
 		} else if (!strcmp(op, "quit")) {

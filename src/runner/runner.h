@@ -63,6 +63,12 @@ struct runner_call {
 	int64_t n_sample[RUNNER_MAX_TENSORS];	 /* per output */
 	int64_t *sample_idx[RUNNER_MAX_TENSORS]; /* per output, owned by the loop,
 						  * each index < the output's numel */
+	/* A phased call (runner protocol 3): the loop's pipe ends, for the
+	 * phase frames (runner_call_ready, runner_call_replayed), and which of
+	 * them were sent. */
+	bool phased;
+	int in_fd, out_fd;
+	bool ready_sent, replayed_sent;
 };
 
 /* What an engine fills for a successful call. The loop frees blob[]. */
@@ -131,14 +137,18 @@ struct runner_verdict {
 struct runner_engine {
 	const char *target; /* "opencl" or "cuda": a plan's target must match */
 	void *ctx;
+	/* The engine's call reports its phases (runner_call_ready and
+	 * runner_call_replayed): the hello then says "phased_calls": true. */
+	bool phased;
 	/* Fill the reply's "device" object (docs/runner-protocol.md, hello). */
 	int (*hello)(void *ctx, json_t *device, struct ka_err *e);
 	/* Build and validate slot s (already parsed, refs checked) and allocate
 	 * its buffers. A previous load of the slot was unloaded before. */
 	int (*load)(void *ctx, int slot, const struct runner_slot *s, struct runner_verdict *v,
 		    struct ka_err *e);
-	/* Run one call on a loaded slot; fill res (blobs malloc'd). */
-	int (*call)(void *ctx, int slot, const struct runner_slot *s, const struct runner_call *c,
+	/* Run one call on a loaded slot; fill res (blobs malloc'd). c is not
+	 * const for the phase frames of a phased call (runner_call_ready). */
+	int (*call)(void *ctx, int slot, const struct runner_slot *s, struct runner_call *c,
 		    struct runner_result *res, struct runner_verdict *v, struct ka_err *e);
 	/* Optional (NULL: the runner has no device check): check slot's
 	 * outputs as its last call left them (s->check_inputs >= 0) against
@@ -189,6 +199,23 @@ const void *runner_poison_bytes(const struct runner_poison *pz, int es);
  * reads as the outcome. */
 int runner_verdict_set(struct runner_verdict *v, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The phase frames of a phased call (docs/runner-protocol.md, "Phased
+ * calls"), which let the parent hold the device alone only for the flush
+ * and the replay. An engine calls runner_call_ready when everything before
+ * the cache flush is done and has finished on the device (inputs generated
+ * and hashed, outputs poisoned, canaries written, the queue drained: the
+ * runner leaves the device idle), then flushes and replays; and
+ * runner_call_replayed as soon as the replay has finished on the device,
+ * before it reads anything back. For a call without "phased" both return
+ * 0 at once. runner_call_ready sends {"phase":"ready"} and waits, with no
+ * limit (the parent may be waiting for the device), for {"op":"go"}: 0, or
+ * -1 with e when something else comes (the call ends with that error) or
+ * the parent went away. runner_call_replayed sends {"phase":"replayed"}: 0,
+ * or -1 with e (the parent went away). The loop refuses (an error reply) a
+ * phased call that an engine answered without both. */
+int runner_call_ready(struct runner_call *c, struct ka_err *e);
+int runner_call_replayed(struct runner_call *c, struct ka_err *e);
 
 /* Serve requests from in_fd, reply on out_fd, until "quit" or EOF on in_fd.
  * Returns the process exit status: 0 after quit/EOF, 3 after a fatal verdict

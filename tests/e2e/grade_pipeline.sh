@@ -12,7 +12,11 @@
 #    -12345);
 #  - both graded in one session, then the correct solution: the runner that
 #    the drained crash killed is restarted, the solution grades ok and its
-#    result records the pipeline mode.
+#    result records the pipeline mode;
+#  - mode on2: the same with --pipeline on and two graders, so the timed
+#    calls are phased (docs/grader.md, "Phased timed calls"): a drained
+#    crash between "go" and "replayed" changes nothing either (a second
+#    copy of the solution keeps the other grader busy).
 set -u
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
@@ -24,9 +28,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 T=bank/public/L1/gelu_bias_scale
 D=tests/data/grade_opencl
-for mode in on off; do
-	"$KA" grade --task $T --target opencl --pipeline $mode --kernel $D/late_wrong_then_crash.c \
-		--kernel $D/timed_wrong_then_crash.c --kernel $T/solutions/opencl.c \
+for mode in on off on2; do
+	extra=()
+	[ $mode = on2 ] && extra=(--graders 2 --kernel $T/solutions/opencl.c)
+	KA_CALL_TRACE="$tmp/$mode.trace" "$KA" grade --task $T --target opencl --pipeline ${mode%2} --kernel $D/late_wrong_then_crash.c \
+		--kernel $D/timed_wrong_then_crash.c --kernel $T/solutions/opencl.c "${extra[@]}" \
 		--max-seconds 10 --workdir "$tmp/w" --json "$tmp/$mode.jsonl" >"$tmp/$mode.log" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ]; then
@@ -57,9 +63,18 @@ check("timed_order",
 r = rows.get("opencl.c", {})
 check("after_crash_ok",
       r.get("verdict") == "ok" and r.get("time_us") is not None and
-      r.get("protocol", {}).get("pipeline") == mode,
+      r.get("protocol", {}).get("pipeline") == mode.rstrip("2"),
       (r.get("verdict"), r.get("detail"), r.get("protocol", {}).get("pipeline")))
 PY
+	if [ $mode = on2 ]; then
+		# A phased timed call whose runner died between "go" and "replayed".
+		n=$(grep -c '"phased":1,.*"go":[1-9][0-9.]*,"replayed":0.000000' "$tmp/$mode.trace")
+		if [ "$n" -gt 0 ]; then
+			echo "PASS grade_pipeline/phased_crash_on2"
+		else
+			echo "FAIL grade_pipeline/phased_crash_on2: no phased call died after go"
+		fi
+	fi
 done
 "$KA" grade --task $T --kernel $T/solutions/opencl.c --pipeline sideways >"$tmp/bad" 2>&1
 rc=$?

@@ -395,6 +395,11 @@ static void test_device(void)
 	T_EQ_INT(o.pref_vec[6], 8);
 	T_EQ_INT(o.pref_vec[0], 0);
 	T_EQ_INT(o.global_mem_bytes, 150000000000);
+	T_EQ_INT(o.phased_calls, 0); /* missing: a protocol 2 runner */
+	d = json_pack("{s:b}", "phased_calls", 1);
+	runclient_parse_device(d, &o);
+	json_decref(d);
+	T_EQ_INT(o.phased_calls, 1);
 }
 
 /* The call request's JSON, compact, into buf. */
@@ -442,6 +447,12 @@ static void test_call_request(void)
 	T_EQ_STR(buf,
 		 "{\"flush\":false,\"inputs\":[],\"op\":\"call\",\"poison\":\"0000000000000010\","
 		 "\"return\":\"all\",\"slot\":2,\"time\":true}");
+
+	q.phased = 1; /* runner protocol 3 */
+	call_text(&q, buf, sizeof buf, &e);
+	T_EQ_STR(buf, "{\"flush\":false,\"inputs\":[],\"op\":\"call\",\"phased\":true,\"poison\":"
+		      "\"0000000000000010\",\"return\":\"all\",\"slot\":2,\"time\":true}");
+	q.phased = 0;
 
 	q.n_inputs = 1;
 	q.in[0].b = INFINITY;

@@ -3,6 +3,7 @@
  * (unwritten, canaries, input hashes, sampling, timing), the load verdicts
  * and the timeout / death restart path. Inputs are checked against the CPU
  * generator bit for bit. SKIPs when there is no OpenCL platform or runner. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -165,17 +166,22 @@ static void test_timing(void)
 	printf("# affine over %d floats: %.0f ns (wall %.3f ms with a %.0f MiB flush)\n", N,
 	       res.time_ns, res.wall_s * 1e3, runclient_device(rc)->flush_bytes / 1048576.0);
 	run_call_res_free(&res);
-	/* The per-call overhead of the protocol (no flush), for docs/PERF.md. */
-	double wall = 0;
-	for (int c = 0; c < 20; c++) {
-		req_init(&q, 0, 78 + c);
-		q.time = 1;
-		CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
-		CHECK(res.time_ns > 0);
-		wall += res.wall_s;
-		run_call_res_free(&res);
+	/* The per-call overhead of the protocol (no flush), for docs/PERF.md;
+	 * then the same phased (runner protocol 3: two more frames and a go). */
+	for (int phased = 0; phased < 2; phased++) {
+		double wall = 0;
+		for (int c = 0; c < 20; c++) {
+			req_init(&q, 0, 78 + 20 * phased + c);
+			q.time = 1;
+			q.phased = phased;
+			CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+			CHECK(res.time_ns > 0);
+			wall += res.wall_s;
+			run_call_res_free(&res);
+		}
+		printf("# mean wall per %scall without flush: %.3f ms\n", phased ? "phased " : "",
+		       wall / 20 * 1e3);
 	}
-	printf("# mean wall per call without flush: %.3f ms\n", wall / 20 * 1e3);
 }
 
 static void test_sample(void)
@@ -446,15 +452,17 @@ static void test_slots_interleaved(void)
 	}
 }
 
+/* A kernel that never ends. */
+static const char *SRC_HANG =
+	"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
+	"  volatile __global const float *p = x;\n"
+	"  while (p[0] != 12345.0f) { }\n"
+	"  y[get_global_id(0)] = 0.0f; }\n";
+
 /* A kernel that never ends: timeout, the runner is killed, and the next call
  * on another slot works on a fresh runner that got its slots back. */
 static void test_timeout_restart(void)
 {
-	static const char *SRC_HANG =
-		"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
-		"  volatile __global const float *p = x;\n"
-		"  while (p[0] != 12345.0f) { }\n"
-		"  y[get_global_id(0)] = 0.0f; }\n";
 	struct run_status st;
 	CHECK_EQ_INT(load(5, plan_of(SRC_HANG, "k"), &st), RUNCLIENT_OK);
 	int before = runclient_restarts(rc);
@@ -504,6 +512,116 @@ static void test_death_restart(void)
 	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
 	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
 	run_call_res_free(&res);
+}
+
+/* Phased timed calls (runner protocol 3): what the hook saw, in order. */
+struct phase_log {
+	int n;
+	enum run_phase seen[4];
+	double sleep_ready_s; /* the hook waits this long at "ready" (a lock wait) */
+	int kill_at_ready;    /* or kills the runner there */
+};
+
+static void phase_hook(void *arg, enum run_phase ph)
+{
+	struct phase_log *l = arg;
+	if (l->n < 4)
+		l->seen[l->n] = ph;
+	l->n++;
+	if (ph == RUN_PHASE_READY && l->kill_at_ready)
+		kill(runclient_pid(rc), SIGKILL);
+	if (ph == RUN_PHASE_READY && l->sleep_ready_s > 0)
+		usleep((useconds_t)(l->sleep_ready_s * 1e6));
+}
+
+static void phased_init(struct run_call_req *q, int slot, uint64_t key, struct phase_log *l)
+{
+	req_init(q, slot, key);
+	q->time = q->flush = 1;
+	q->phased = 1;
+	q->on_phase = phase_hook;
+	q->phase_arg = l;
+}
+
+/* The next call (slot 0) works, on a runner started once more than before. */
+static void check_restarted(int before, uint64_t key)
+{
+	struct run_call_req q;
+	struct run_call_res res;
+	req_init(&q, 0, key);
+	CHECK(call(&q, &res, 30) == 0 && res.status == RUNCLIENT_OK);
+	CHECK_EQ_INT(runclient_restarts(rc), before + 1);
+	run_call_res_free(&res);
+}
+
+/* A phased call gives what a whole one does, after "ready" then
+ * "replayed"; the caller's wait at "ready" (1.5 s, over the call's 1 s
+ * timeout) is not the runner's time: no timeout. */
+static void test_phased_call(void)
+{
+	CHECK(runclient_device(rc)->phased_calls);
+	struct phase_log l = {.sleep_ready_s = 1.5};
+	struct run_call_req q;
+	struct run_call_res res;
+	phased_init(&q, 0, 91, &l);
+	CHECK_EQ_INT(call(&q, &res, 1.0), 0);
+	CHECK_EQ_INT(res.status, RUNCLIENT_OK);
+	CHECK_EQ_INT(l.n, 2);
+	CHECK_EQ_INT(l.seen[0], RUN_PHASE_READY);
+	CHECK_EQ_INT(l.seen[1], RUN_PHASE_REPLAYED);
+	CHECK(res.phase_wait_s >= 1.5 && res.wall_s >= res.phase_wait_s);
+	CHECK(res.has_time && res.time_ns > 0);
+	CHECK_EQ_INT(res.unwritten[0], 0);
+	CHECK(res.canary_ok[0] && res.canary_ok[1]);
+	float x[N], y0;
+	cpu_x(91, x);
+	y0 = 2.0f * x[N - 1] + 1.0f;
+	CHECK_EQ_INT(memcmp((float *)res.out[0] + N - 1, &y0, 4), 0);
+	CHECK_EQ_UINT(res.in_hash_before[0], ka_hash_bytes(x, sizeof x));
+	run_call_res_free(&res);
+}
+
+/* The runner dies while it waits for "go": runtime_fault (the death named),
+ * no "replayed", and the next call works on a fresh runner. */
+static void test_phased_dies_after_ready(void)
+{
+	int before = runclient_restarts(rc);
+	struct phase_log l = {.kill_at_ready = 1};
+	struct run_call_req q;
+	struct run_call_res res;
+	phased_init(&q, 0, 92, &l);
+	CHECK_EQ_INT(call(&q, &res, 20), 0);
+	printf("# died after ready: %s: %s\n", res.verdict, res.detail);
+	CHECK_EQ_INT(res.status, RUNCLIENT_VERDICT);
+	CHECK_STR(res.verdict, "runtime_fault");
+	CHECK(strstr(res.detail, "signal 9") != NULL);
+	CHECK_EQ_INT(l.n, 1);
+	run_call_res_free(&res);
+	check_restarted(before, 93);
+}
+
+/* A replay that never ends never sends "replayed": timeout, counted from
+ * "go" (the hook's 1.2 s at "ready" is on top of the 1 s), the runner
+ * killed and restarted for the next call. */
+static void test_phased_never_replayed(void)
+{
+	struct run_status st;
+	CHECK_EQ_INT(load(8, plan_of(SRC_HANG, "k"), &st), RUNCLIENT_OK);
+	int before = runclient_restarts(rc);
+	struct phase_log l = {.sleep_ready_s = 1.2};
+	struct run_call_req q;
+	struct run_call_res res;
+	phased_init(&q, 8, 94, &l);
+	double t0 = util_now();
+	CHECK_EQ_INT(call(&q, &res, 1.0), 0);
+	double took = util_now() - t0;
+	CHECK_EQ_INT(res.status, RUNCLIENT_TIMEOUT);
+	CHECK_STR(res.verdict, "timeout");
+	CHECK_EQ_INT(l.n, 1);
+	CHECK_EQ_INT(l.seen[0], RUN_PHASE_READY);
+	CHECK(took >= 2.2 && took < 10);
+	run_call_res_free(&res);
+	check_restarted(before, 95);
 }
 
 /* The runner does not inherit ka's environment (it may hold API keys, and
@@ -593,6 +711,9 @@ int main(void)
 	RUN(test_slots_interleaved);
 	RUN(test_timeout_restart);
 	RUN(test_death_restart);
+	RUN(test_phased_call);
+	RUN(test_phased_dies_after_ready);
+	RUN(test_phased_never_replayed);
 	RUN(test_runner_env);
 	RUN(test_kernel_printf);
 	runclient_stop(rc);

@@ -253,6 +253,24 @@ static void test_run_timeout_group(void)
 	T_EQ(r.timed_out, 1);
 	CHECK_STR(r.out.s, "early\n");
 	util_run_result_free(&r);
+
+	/* a child that closes its streams and goes on (the wait for its exit,
+	 * on a pidfd): its status when it ends, the deadline when it does not */
+	char *c[] = {"/bin/sh", "-c", "exec >&- 2>&-; sleep 0.2; exit 4", NULL};
+	o.timeout_s = 10;
+	t0 = util_now();
+	T_EQ(util_run_child(c, &o, &r, &e), 0);
+	T_EQ(r.timed_out, 0);
+	T_EQ(r.code, 4);
+	CHECK(util_now() - t0 >= 0.2);
+	util_run_result_free(&r);
+	char *d[] = {"/bin/sh", "-c", "exec >&- 2>&-; sleep 30", NULL};
+	o.timeout_s = 0.5;
+	t0 = util_now();
+	T_EQ(util_run_child(d, &o, &r, &e), 0);
+	T_EQ(r.timed_out, 1);
+	CHECK(util_now() - t0 < 5);
+	util_run_result_free(&r);
 }
 
 /* One row: a JSON document, the reader, and the message expected ("" for
