@@ -152,8 +152,10 @@ if want attn; then stamp attn; timeout $(left) python3 tools/attn_calib_probe.py
 # tools/bank_gpu.sh on them (baselines and solution checked against gold,
 # eager.cu / torch eager and compiled.cu / torch.compile in
 # $OUT/attncal/bank_gpu.md). The calibration file comes back in $OUT.
+# ATTN_ONLY (comma-separated names) narrows it to some of them.
 if want attncal; then stamp attncal
-	attn=$(python3 -c 'import glob, json, os
+	attn=${ATTN_ONLY:-}
+	[ -n "$attn" ] || attn=$(python3 -c 'import glob, json, os
 print(",".join(sorted(os.path.basename(os.path.dirname(p)) for p in glob.glob("bank/public/*/*/task.json")
                       if "baseline_torch" in json.load(open(p)))))')
 	timeout $(( $(left) / 2 )) python3 tools/calibrate.py --samples 50 --only "$attn" \
