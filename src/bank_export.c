@@ -76,6 +76,8 @@ json_t *bank_export_record(const struct ka_task *t, const char *split)
 	json_object_set_new(j, "split", json_string(split));
 	json_object_set_new(j, "description", json_string(t->description));
 	json_object_set_new(j, "torch", json_string(t->torch));
+	json_object_set_new(j, "baseline_torch",
+			    json_string(t->baseline_torch ? t->baseline_torch : t->torch));
 	json_t *params = json_array(), *inputs = json_array(), *outputs = json_array();
 	json_t *items = json_array(), *checks = json_array(), *libs = json_array();
 	for (int p = 0; p < t->n_params; p++)
@@ -141,6 +143,10 @@ static const char export_card[] =
 	"| `split` | string | `train` or `dev` (from the bank's splits.json), `none` if unsplit |\n"
 	"| `description` | string | what the task computes, in words |\n"
 	"| `torch` | string | the equivalent PyTorch expression |\n"
+	"| `baseline_torch` | string | the PyTorch form the eager and compiled baselines mirror "
+	"and "
+	"the calibration times: `torch` itself unless the task gives another (attention: "
+	"the math written out op by op where `torch` is scaled_dot_product_attention) |\n"
 	"| `params` | list of string | integer shape parameters |\n"
 	"| `inputs` | list of {name, dtype, shape, dist} | inputs in argument order; `shape` is a "
 	"list of "

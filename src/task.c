@@ -646,7 +646,8 @@ static int load_scalars(struct loader *c, const json_t *j)
 	return 0;
 }
 
-/* name, tier, description and torch of root; 0, or -1 with c->e. */
+/* name, tier, description, torch and the optional baseline_torch of root
+ * (a non-blank expression other than torch); 0, or -1 with c->e. */
 static int load_names(struct loader *c, const json_t *root)
 {
 	struct ka_task *t = c->t;
@@ -664,6 +665,17 @@ static int load_names(struct loader *c, const json_t *root)
 			 &t->description) ||
 	    jsonf_string(&c->jf, "torch", json_object_get(root, "torch"), TASK_TEXT_CAP, &t->torch))
 		return -1;
+	const json_t *bt = json_object_get(root, "baseline_torch");
+	if (!bt)
+		return 0;
+	if (jsonf_string(&c->jf, "baseline_torch", bt, TASK_TEXT_CAP, &t->baseline_torch))
+		return -1;
+	if (t->baseline_torch[strspn(t->baseline_torch, " \t\n")] == 0)
+		return jsonf_bad(&c->jf, "baseline_torch", "must not be blank");
+	if (!strcmp(t->baseline_torch, t->torch))
+		return jsonf_bad(
+			&c->jf, "baseline_torch",
+			"is the same as torch (leave it out: the baselines then mirror torch)");
 	return 0;
 }
 
@@ -811,23 +823,12 @@ static int check_shapes(struct loader *c)
 
 static int load_json(struct loader *c, const json_t *root)
 {
-	static const char *const keys[] = {"name",
-					   "tier",
-					   "description",
-					   "torch",
-					   "params",
-					   "inputs",
-					   "outputs",
-					   "items",
-					   "bench",
-					   "checks",
-					   "tolerance",
-					   "libraries",
-					   "min_bytes",
-					   "min_flops",
-					   "scalars",
-					   "constraints",
-					   "baseline_workspace",
+	static const char *const keys[] = {"name",	"tier",		  "description",
+					   "torch",	"baseline_torch", "params",
+					   "inputs",	"outputs",	  "items",
+					   "bench",	"checks",	  "tolerance",
+					   "libraries", "min_bytes",	  "min_flops",
+					   "scalars",	"constraints",	  "baseline_workspace",
 					   NULL};
 	static const char *const required[] = {
 		"name",	 "tier",  "description", "torch",     "params",	   "inputs",	"outputs",
@@ -912,6 +913,7 @@ void task_free(struct ka_task *t)
 	free(t->tier);
 	free(t->description);
 	free(t->torch);
+	free(t->baseline_torch);
 	for (int k = 0; k < KA_MAX_TENSORS; k++) {
 		struct ka_tensor_spec *ss[2] = {&t->inputs[k], &t->outputs[k]};
 		for (int w = 0; w < 2; w++) {
@@ -1007,6 +1009,8 @@ uint64_t task_hash(const struct ka_task *t)
 	h = hash_str(h, t->min_bytes ? expr_text(t->min_bytes) : "");
 	if (t->baseline_ws) /* only when present: other tasks keep their hash */
 		h = hash_str(h, expr_text(t->baseline_ws));
+	if (t->baseline_torch) /* likewise */
+		h = hash_str(h, t->baseline_torch);
 	h = hash_str(h, t->min_flops ? expr_text(t->min_flops) : "");
 	/* Hashed only when present, so tasks without them keep their identity
 	 * (and their inputs) from before these fields existed. */

@@ -47,6 +47,9 @@ struct ka_shape {
 struct ka_task {
 	char *dir; /* folder of the task */
 	char *name, *tier, *description, *torch;
+	char *baseline_torch; /* the PyTorch form the baselines mirror and
+			       * tools/calibrate.py times, or NULL: torch
+			       * (task.json baseline_torch) */
 	int n_params;
 	char params[KA_MAX_PARAMS][KA_NAMELEN];
 	int n_inputs, n_outputs;

@@ -11,7 +11,11 @@ torch.compile, with calibrate.py's protocol (cold L2, CUDA events, median):
              input dtype;
   math32     the same with the scores in fp32 (torch.bmm(..., out_dtype=
              torch.float32)), the softmax reading fp32 and its result cast
-             to the input dtype: what the bank's eager.cu launches.
+             to the input dtype: the form of the tasks' baseline_torch,
+             which the bank's eager.cu and compiled.cu mirror and
+             tools/calibrate.py now times (with the statement, sdpa, beside
+             it); this probe stays for the math16 comparison. Its figures
+             of 2026-12-01: bank/calibration/NVIDIA_H200.attn_probe.json.
 
 Usage: python3 tools/attn_calib_probe.py [--samples N] [--only a,b] [--out F]
 Prints one line per task and form and writes the figures as JSON to --out.

@@ -1,7 +1,18 @@
 #!/usr/bin/env python3
-"""tools/calibrate.py: time each task's PyTorch expression (the task.json
-`torch` field) in eager mode and under torch.compile on the task's benchmark
-shape, with the grader's protocol, and write bank/calibration/<gpu>.json.
+"""tools/calibrate.py: time each task's PyTorch expression in eager mode and
+under torch.compile on the task's benchmark shape, with the grader's
+protocol, and write bank/calibration/<gpu>.json.
+
+The expression timed is the form the task's eager.cu and compiled.cu mirror:
+its `baseline_torch` field where it has one (the attention tasks: the math
+written out op by op, issue 15), else its `torch` field. Where the two
+differ, the `torch` field (the task's statement, for attention
+F.scaled_dot_product_attention, which PyTorch runs as a fused flash kernel)
+is timed too, into the record's "statement", and the two forms' outputs on
+the same inputs are compared: "vs_statement" is the largest
+|baseline - statement| / (atol + rtol |statement|), and a form that differs
+by more than twice the task's tolerance is an error (it computes something
+else).
 
 Protocol (the grader's, docs/task-format.md "Calibration"):
   - inputs: the task's dtypes and shapes, values drawn like its dists
@@ -24,9 +35,14 @@ compiled mode torch.compile(_ka_fn, dynamic=False). It must be one
 expression whose value is the output tensor, or a tuple of them in the task's
 output order.
 
+--kernels FILE appends, for every expression timed, the CUDA kernels it
+launches in each mode (tools/torch_kernels.py's profiler listing, as JSON
+lines {task, form, eager: [names], compiled: [names]}), from the functions
+already compiled for the timing.
+
 Runs only where PyTorch and a CUDA GPU exist: otherwise it prints why and
 exits 2. Usage:
-  tools/calibrate.py [--samples N] [--out FILE] [--only NAME,...] [BANK_DIR]
+  tools/calibrate.py [--samples N] [--out FILE] [--only NAME,...] [--kernels FILE] [BANK_DIR]
 """
 import argparse
 import datetime
@@ -86,6 +102,74 @@ def time_fn(torch, fn, samples, flush):
     return {"median_us": statistics.median(times), "ci95_us": bootstrap_ci(times), "n": len(times)}
 
 
+def baseline_expr(task):
+    """The PyTorch form the task's baselines mirror: baseline_torch, else torch."""
+    return task.get("baseline_torch") or task["torch"]
+
+
+def build_fn(task, expr, scope):
+    """`def _ka_fn(<inputs>): return <expr>` in a copy of scope: a real
+    function (parameters as globals, inputs as arguments), so that
+    torch.compile traces the expression itself."""
+    ns = dict(scope)
+    src = "def _ka_fn(%s):\n    return %s\n" % (", ".join(s["name"] for s in task["inputs"]), expr)
+    exec(compile(src, "<%s torch>" % task["name"], "exec"), ns)
+    return ns["_ka_fn"]
+
+
+def time_modes(torch, fn, args, samples, flush, listing=None):
+    """{"eager": stats, "compiled": stats} of fn(*args); with listing (a dict),
+    also listing["eager"/"compiled"] = the CUDA kernels each mode launches."""
+    cfn = torch.compile(fn, dynamic=False)
+    res = {"eager": time_fn(torch, lambda: fn(*args), samples, flush),
+           "compiled": time_fn(torch, lambda: cfn(*args), samples, flush)}
+    if listing is not None:
+        from torch_kernels import kernels
+        listing["eager"], listing["compiled"] = kernels(torch, fn, args), kernels(torch, cfn, args)
+    torch._dynamo.reset()
+    return res
+
+
+def vs_statement(torch, a, b, atol, rtol):
+    """Largest |a - b| / (atol + rtol |b|) over the outputs (tensors or tuples)."""
+    a = a if isinstance(a, (tuple, list)) else (a,)
+    b = b if isinstance(b, (tuple, list)) else (b,)
+    worst = 0.0
+    for x, y in zip(a, b):
+        x, y = x.double(), y.double()
+        worst = max(worst, float(((x - y).abs() / (atol + rtol * y.abs())).max()))
+    return worst
+
+
+def calibrate_task(torch, task, scope, args, samples, flush, kernels_out):
+    """The calibration record of one task (raises on a failing expression)."""
+    expr = baseline_expr(task)
+    rec = {"tier": task["tier"], "shape": dict(task["bench"]), "torch": task["torch"]}
+    forms = [("baseline", expr)]
+    if expr != task["torch"]:
+        rec["baseline_torch"] = expr
+        forms.append(("statement", task["torch"]))
+    outs = {}
+    for form, text in forms:
+        fn = build_fn(task, text, scope)
+        outs[form] = fn(*args)
+        listing = {} if kernels_out else None
+        t = time_modes(torch, fn, args, samples, flush, listing)
+        if form == "baseline":
+            rec.update(t)
+        else:
+            rec["statement"] = t
+        if kernels_out:
+            kernels_out.write(json.dumps(dict(task=task["name"], form=form, **listing)) + "\n")
+            kernels_out.flush()
+    if "statement" in outs:
+        tol = task["tolerance"]
+        rec["vs_statement"] = vs_statement(torch, outs["baseline"], outs["statement"], tol["atol"], tol["rtol"])
+        if not rec["vs_statement"] <= 2.0:
+            raise ValueError("baseline_torch differs from torch by %.3g x the tolerance" % rec["vs_statement"])
+    return rec
+
+
 def save(path, gpu, torch, samples, tasks):
     """Write the calibration file atomically (a temporary file, then rename)."""
     out = {
@@ -112,6 +196,7 @@ def main():
     ap.add_argument("--samples", type=int, default=100)
     ap.add_argument("--out", help="default: <bank>/calibration/<gpu name>.json")
     ap.add_argument("--only", help="comma-separated task names")
+    ap.add_argument("--kernels", help="JSON lines file for the kernels of each timed form")
     a = ap.parse_args()
     if a.samples < 50:
         ap.error("--samples must be at least 50")
@@ -138,6 +223,10 @@ def main():
         if old.get("format") == "ka-calibration/1" and old.get("gpu") == gpu:
             tasks = old.get("tasks", {})
     rc = 0
+    kernels_out = open(a.kernels, "a") if a.kernels else None
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ref_numpy import eval_expr  # the shape-expression grammar
+
     for tdir in find_tasks(os.path.join(a.bank, "public") if os.path.isdir(os.path.join(a.bank, "public")) else a.bank):
         with open(os.path.join(tdir, "task.json")) as f:
             task = json.load(f)
@@ -148,30 +237,22 @@ def main():
         scope.update(env)
         scope.update({sc["name"]: float(sc["value"]) for sc in task.get("scalars", [])})
         try:
-            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-            from ref_numpy import eval_expr  # the shape-expression grammar
-
             torch.manual_seed(0)
             args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]], env) for s in task["inputs"]]
-            # A real function (parameters as globals, inputs as arguments), so
-            # that torch.compile traces the expression itself.
-            src = "def _ka_fn(%s):\n    return %s\n" % (", ".join(s["name"] for s in task["inputs"]), task["torch"])
-            exec(compile(src, "<%s torch>" % task["name"], "exec"), scope)
-            fn = scope["_ka_fn"]
-            cfn = torch.compile(fn, dynamic=False)
-            eager = lambda: fn(*args)  # noqa: E731
-            compiled = lambda: cfn(*args)  # noqa: E731
-            rec = {"tier": task["tier"], "shape": env, "torch": task["torch"],
-                   "eager": time_fn(torch, eager, a.samples, flush),
-                   "compiled": time_fn(torch, compiled, a.samples, flush)}
-            torch._dynamo.reset()
+            rec = calibrate_task(torch, task, scope, args, a.samples, flush, kernels_out)
         except Exception as e:  # one task's failure is recorded, the rest still run
+            torch._dynamo.reset()
             rec = {"tier": task["tier"], "shape": env, "torch": task["torch"], "error": "%s: %s" % (type(e).__name__, e)}
+            if task.get("baseline_torch"):
+                rec["baseline_torch"] = task["baseline_torch"]
             rc = 1
         tasks[task["name"]] = rec
         save(path, gpu, torch, a.samples, tasks)  # after every task: a killed run keeps what it measured
-        print("%-24s %s" % (task["name"], rec.get("error") or "eager %.1f us, compiled %.1f us" %
-                                                        (rec["eager"]["median_us"], rec["compiled"]["median_us"])))
+        line = rec.get("error") or "eager %.1f us, compiled %.1f us" % (rec["eager"]["median_us"], rec["compiled"]["median_us"])
+        if "statement" in rec:
+            line += " (statement: eager %.1f us, compiled %.1f us; outputs within %.2f x the tolerance)" % (
+                rec["statement"]["eager"]["median_us"], rec["statement"]["compiled"]["median_us"], rec["vs_statement"])
+        print("%-24s %s" % (task["name"], line))
     print("wrote %s" % path)
     return rc
 

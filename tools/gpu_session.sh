@@ -13,7 +13,9 @@
 # were measured), calib (calibrate.py on tasks missing from the calibration
 # file), recalib (calibrate.py on the tasks of CALIB_ONLY), thrjobs (throughput with no compile-ahead and with one nvcc run, to
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
-# rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
+# rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), attncal (the
+# attention tasks: calibrate.py in their baseline_torch form, then bank_gpu.sh),
+# thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
 set -u
 OUT=${OUT:-out/gpu-session}
@@ -152,6 +154,27 @@ fi
 # attn: the attention tasks' PyTorch times in three forms (tools/attn_calib_probe.py; ATTN_ONLY: task names).
 if want attn; then stamp attn; timeout $(left) python3 tools/attn_calib_probe.py --samples 50 ${ATTN_ONLY:+--only "$ATTN_ONLY"} \
 	--out "$OUT/attn.json" 2>&1 | grep -v Warning | tail -30; fi
+# attncal: the attention tasks (those with a baseline_torch): tools/calibrate.py
+# in that form (their statement, F.scaled_dot_product_attention, timed too,
+# and the kernels each form launches in $OUT/attn_kernels.jsonl), then
+# tools/bank_gpu.sh on them (baselines and solution checked against gold,
+# eager.cu / torch eager and compiled.cu / torch.compile in
+# $OUT/attncal/bank_gpu.md). The calibration file comes back in $OUT.
+# ATTN_ONLY (comma-separated names) narrows it to some of them.
+if want attncal; then stamp attncal
+	attn=${ATTN_ONLY:-}
+	[ -n "$attn" ] || attn=$(python3 -c 'import glob, json, os
+print(",".join(sorted(os.path.basename(os.path.dirname(p)) for p in glob.glob("bank/public/*/*/task.json")
+                      if "baseline_torch" in json.load(open(p)))))')
+	timeout $(( $(left) / 2 )) python3 tools/calibrate.py --samples 50 --only "$attn" \
+		--kernels "$OUT/attn_kernels.jsonl" 2>&1 | grep -v Warning | tail -12
+	cp bank/calibration/*.json "$OUT/" 2>/dev/null
+	dirs=()
+	for n in ${attn//,/ }; do dirs+=(bank/public/*/"$n"); done
+	BANK_GPU_MAX_SECONDS=1 timeout $(left) bash tools/bank_gpu.sh "$OUT/attncal" "${dirs[@]}" 2>&1 |
+		grep -E "bank_gpu:|of" | cut -c1-200
+	cat "$OUT/attncal/bank_gpu.md" 2>/dev/null
+fi
 # tiersel: the GPU tier's tests whose names match TIER_ONLY (a regex, e.g. '^(pdl|grade_cuda)\.sh$').
 if want tiersel; then stamp tiersel; KA_TEST_ONLY="${TIER_ONLY:-.}" timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45; fi
 if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi

@@ -15,6 +15,9 @@ b=$tmp/bank
 mkdir -p "$b/L1" "$b/L2"
 cp -r tests/data/tasks_good/add_scale "$b/L1/"
 cp -r tests/data/tasks_good/row_dot "$b/L2/"
+# row_dot's baselines mirror another form than its torch field (baseline_torch).
+sed -i 's|^  "torch": .*|&\n  "baseline_torch": "torch.stack([x.float() @ w.double(), x.float().sum(-1)], -1)",|' \
+	"$b/L2/row_dot/task.json"
 
 # Unsplit: split "none"; then split and export again.
 "$KA" bank export --format jsonl --bank "$b" -o "$tmp/out0" >"$tmp/log" 2>&1
@@ -44,6 +47,14 @@ for want in '"schema":"ka-task-record/1"' '"tier":"L1"' '"torch":"2.0 * x + y.fl
 	case "$rec" in *"$want"*) ;; *) ok=0; echo "missing: $want" >>"$tmp/miss" ;; esac
 done
 if [ $ok = 1 ]; then pass bank_export_record; else fail bank_export_record "$(tr '\n' '|' <"$tmp/miss") in $rec"; fi
+
+# baseline_torch: the task's own where it gives one, else its torch field.
+rd=$(grep '"name":"row_dot"' "$tmp/out/tasks.jsonl")
+case "$rec|$rd" in
+*'"baseline_torch":"2.0 * x + y.float()"'*'|'*'"baseline_torch":"torch.stack([x.float() @ w.double(), x.float().sum(-1)], -1)"'*)
+	pass bank_export_baseline_torch ;;
+*) fail bank_export_baseline_torch "$rec | $rd" ;;
+esac
 
 if grep -q '^license: other' "$tmp/out/README.md" && grep -q '^## Fields' "$tmp/out/README.md" &&
 	grep -q 'datasets.load_dataset("json", data_files="tasks.jsonl", split="train")' "$tmp/out/README.md" &&

@@ -1,7 +1,8 @@
 /* test_task.c: task.json loading. The good fixtures load with the expected
  * fields; each bad fixture in tests/data/tasks_bad gives its documented
  * one-line error; more field errors come from small inline variants of a
- * valid task; shapes parse and print; the task hash follows the content. */
+ * valid task (baseline_torch among them); shapes parse and print; the task
+ * hash follows the content. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +272,12 @@ static void test_task_field_errors(void)
 		 "68719476736 at bench (N=4096)"},
 		{"@EXTRA@", ", \"baseline_workspace\": 1.5",
 		 "baseline_workspace: expected an expression (string or integer), got a number"},
+		{"@EXTRA@", ", \"baseline_torch\": 2",
+		 "baseline_torch: expected a string, got an integer"},
+		{"@EXTRA@", ", \"baseline_torch\": \" \\n\"", "baseline_torch: must not be blank"},
+		{"@EXTRA@", ", \"baseline_torch\": \"x\"",
+		 "baseline_torch: is the same as torch (leave it out: the baselines then mirror "
+		 "torch)"},
 		{"@EXTRA@", ", \"constraints\": [3]",
 		 "constraints[0]: expected a string, got an integer"},
 		{"@EXTRA@", ", \"constraints\": [\"K\"]",
@@ -292,7 +299,15 @@ static void test_task_field_errors(void)
 	if (!t)
 		printf("# base: %s\n", e.msg);
 	CHECK(t != NULL);
+	/* baseline_torch, where given, is kept and enters the hash; absent, NULL. */
+	char *bt = subst("@EXTRA@", ", \"baseline_torch\": \"x * 1.0\"");
+	CHECK(util_write_file(jpath, bt, strlen(bt), NULL) == 0);
+	free(bt);
+	struct ka_task *t2 = task_load(dir, &e);
+	CHECK(t && t2 && t->baseline_torch == NULL && !strcmp(t2->baseline_torch, "x * 1.0") &&
+	      task_hash(t) != task_hash(t2));
 	task_free(t);
+	task_free(t2);
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char *json = subst(cases[i].marker, cases[i].value);
 		util_write_file(jpath, json, strlen(json), NULL);

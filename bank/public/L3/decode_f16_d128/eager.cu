@@ -1,11 +1,11 @@
-// decode_f16_d128, eager baseline: torch.nn.functional.scaled_dot_product_attention(q, k, v)
-// softmax((q @ k^T) * scale) @ v, PyTorch eager's math path op by op:
-//   scores = q @ k^T   cuBLAS strided batched GEMM, fp16 in and out, fp32 compute
-//   scores * scale   elementwise kernel (fp16 result)
-//   softmax(-1)      row softmax, fp32 math, fp16 result
-//   p @ v            cuBLAS strided batched GEMM
-// Scores stored in fp16: the margin to the tolerance is wide at every shape
-// (tools/attn_precision.py; notes.md).
+// decode_f16_d128, eager baseline: the attention written out op by op (task.json
+// baseline_torch; its statement, torch, is F.scaled_dot_product_attention),
+// as PyTorch eager runs it, one launch per op (bank/lib/attn.cuh, "Eager"):
+//   bmm(q, k^T, out_dtype=float32)  cuBLAS strided batched GEMM, fp32 scores
+//   * scale                         vectorized elementwise (fp32)
+//   softmax(-1)                     ATen's softmax, fp32 in and out
+//   .to(fp16)                       vectorized cast
+//   bmm(p, v)                       cuBLAS
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "attn.cuh"
 
@@ -13,6 +13,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
 	long long B = a->params[0], H = a->params[1], L = a->params[2];
 	attn::attn_shape s = {B, H, H, 1, L, 128, {false, 0}};
-	return attn::attention<__half, __half>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
+	return attn::attention<__half>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
 					(const __half *)a->inputs[2].ptr, (__half *)a->outputs[0].ptr, false, stream);
 }

@@ -1,8 +1,11 @@
-// sdpa_f16_d64, compiled baseline: torch.nn.functional.scaled_dot_product_attention(q, k, v)
-// torch.compile of the same math: the two cuBLAS GEMMs around one fused
-// scale + softmax kernel (Inductor's persistent/looped softmax), fp32 scores, fp16 probabilities.
-// Scores kept in fp32 as PyTorch's fused SDPA kernels keep them: stored in fp16
-// they put the baseline within 2x of (or over) the tolerance at the bench shape (notes.md).
+// sdpa_f16_d64, compiled baseline: the attention written out op by op (task.json
+// baseline_torch; its statement, torch, is F.scaled_dot_product_attention),
+// as torch.compile runs it (bank/lib/attn.cuh, "Compiled"):
+//   bmm(q, k^T, out_dtype=float32)  cuBLAS (an extern kernel)
+//   * scale, softmax, .to(fp16)
+//                                   ONE fused kernel (fp32 scores in, 16-bit
+//                                   probabilities out; Inductor's configuration)
+//   bmm(p, v)                       cuBLAS
 // Trusted code: it runs natively in the runner, not through the recorder.
 #include "attn.cuh"
 
@@ -10,6 +13,6 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 {
 	long long B = a->params[0], H = a->params[1], S = a->params[2];
 	attn::attn_shape s = {B, H, H, S, S, 64, {false, 0}};
-	return attn::attention<__half, float>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
+	return attn::attention<__half>(s, (const __half *)a->inputs[0].ptr, (const __half *)a->inputs[1].ptr,
 					(const __half *)a->inputs[2].ptr, (__half *)a->outputs[0].ptr, true, stream);
 }
