@@ -26,6 +26,7 @@
 
 #include "ka_gen.h"
 #include "../common/clopts.h"
+#include "../common/clsrc.h"
 #include "confine.h"
 #include "../common/dtype.h"
 #include "runner.h"
@@ -355,29 +356,15 @@ static int ocl_hello(void *ctx, json_t *d, struct ka_err *e)
 
 /* Reject preprocessor features that read files on the runner's host:
  * #include, #import, #embed, __has_include. They cannot be produced by macro
- * expansion, so a scan of the identifiers outside comments and literals
- * (after line splicing, with literals ending at a newline as the
- * preprocessor does in skipped groups) finds every use. Returns the offending
- * identifier or NULL. */
-static const char *source_reads_files(const char *src)
+ * expansion, so a scan of the identifiers outside comments and literals of
+ * the spliced source t (clsrc_splice; literals end at a newline as the
+ * preprocessor does in skipped groups) finds every use. Returns the
+ * offending identifier or NULL. */
+static const char *source_reads_files(const char *t)
 {
 	static const char *bad[] = {"include",	     "include_next",	   "import",	 "embed",
 				    "__has_include", "__has_include_next", "__has_embed"};
-	size_t n = strlen(src);
-	char *t = xmalloc(n + 1);
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (src[i] == '\\' && src[i + 1] == '\n') {
-			i++;
-			continue;
-		}
-		if (src[i] == '\\' && src[i + 1] == '\r' && src[i + 2] == '\n') {
-			i += 2;
-			continue;
-		}
-		t[m++] = src[i];
-	}
-	t[m] = 0;
+	size_t m = strlen(t);
 	const char *found = NULL;
 	for (size_t i = 0; i < m && !found;) {
 		char c = t[i];
@@ -411,20 +398,33 @@ static const char *source_reads_files(const char *src)
 			i++;
 		}
 	}
-	free(t);
 	return found;
 }
 
 static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *p, int i,
 			 struct runner_verdict *v, struct ka_err *e)
 {
-	const char *bad = source_reads_files(p->sources[i]);
+	char why[128], what[96];
+	char *t = clsrc_splice(p->sources[i], why, sizeof why);
+	if (!t)
+		return runner_verdict_set(v, "compile_error",
+					  "program %d, %s: the runner builds no source that "
+					  "compilers read differently",
+					  i, why);
+	const char *bad = source_reads_files(t);
+	int asm_line = clsrc_inline_asm(t, p->options[i], what, sizeof what);
+	free(t);
 	if (bad)
 		return runner_verdict_set(
 			v, "compile_error",
 			"program %d uses '%s': the runner builds sources that read no "
 			"files",
 			i, bad);
+	if (asm_line)
+		return runner_verdict_set(v, "compile_error",
+					  "program %d, line %d: %s: the runner builds no native "
+					  "code",
+					  i, asm_line, what);
 	char tok[PLAN_MAX_OPTIONS];
 	if (!clopts_allowed(p->options[i], tok, sizeof tok))
 		return runner_verdict_set(
