@@ -442,6 +442,16 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 		ka_err_set(e, "record: mkdir %s: %s", root, strerror(errno));
 		goto out;
 	}
+	struct stat sst;
+	if (stat(so_path, &sst) == 0 && (uint64_t)sst.st_size > RECCLIENT_MAX_SO) {
+		/* the candidate's source made it so (a large initialised array):
+		 * its verdict, not the harness's failure */
+		set_verdict(r, RECCLIENT_RECORD_ERROR,
+			    "the host code's object is %lld bytes, over the cap of %u MiB",
+			    (long long)sst.st_size, RECCLIENT_MAX_SO >> 20);
+		rc = 0;
+		goto out;
+	}
 	if (copy_candidate(so_path, so, e) ||
 	    util_write_file(req, request_json, strlen(request_json), e))
 		goto out;
