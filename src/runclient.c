@@ -184,20 +184,11 @@ static void kill_runner(struct runclient *rc)
 /* The runner gets only the variables a driver needs, never ka's own
  * environment: on PoCL a candidate's kernel can read the runner's memory, and
  * ka's environment may hold model API keys. */
-static const char *const ENV_KEEP[] = {"PATH=",
-				       "HOME=",
-				       "TMPDIR=",
-				       "LD_LIBRARY_PATH=",
-				       "XDG_CACHE_HOME=",
-				       "KA_HOME=",
-				       "KA_RUNNER_PROFILE=",
-				       "POCL_",
-				       "OCL_ICD_",
-				       "OPENCL_",
-				       "CUDA_",
-				       "NVIDIA_",
-				       "__NV_",
-				       NULL};
+static const char *const ENV_KEEP[] = {
+	"PATH=",	   "HOME=",    "TMPDIR=",    "LD_LIBRARY_PATH=",
+	"XDG_CACHE_HOME=", "KA_HOME=", "KA_RUNNER_", "KA_COMPILE_MEM_MB=",
+	"POCL_",	   "OCL_ICD_", "OPENCL_",    "CUDA_",
+	"NVIDIA_",	   "__NV_",    NULL};
 
 static char **runner_env(void)
 {

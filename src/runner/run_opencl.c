@@ -439,7 +439,10 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 		return ka_err_set(e, "runner: clCreateProgramWithSource: %s", cl_err_name(err));
 	sl->n_prog = i + 1;
 	char *opts = xasprintf("%s -cl-kernel-arg-info", p->options[i]);
+	struct confine_build cb;
+	confine_build_begin(&cb); /* PoCL compiles in this process */
 	err = clBuildProgram(sl->prog[i], 1, &o->dev, opts, NULL, NULL);
+	confine_build_end(&cb);
 	free(opts);
 	if (err == CL_SUCCESS)
 		return 0;
