@@ -144,6 +144,19 @@ void confine_build_end(const struct confine_build *saved)
 	setrlimit(RLIMIT_AS, &cur);
 }
 
+int confine_cache_space(struct ka_err *e)
+{
+	char cache[1024];
+	cache_dir(cache, sizeof cache);
+	struct stat st;
+	if (stat(cache, &st) != 0)
+		return 0;
+	struct ka_err je;
+	if (jail_check_space(cache, &je) == 0)
+		return 0;
+	return ka_err_set(e, "the OpenCL driver's cache folder %s", je.msg);
+}
+
 static int report(const char *what, int allowed)
 {
 	printf("%s %s\n", allowed ? "ALLOWED" : "refused", what);

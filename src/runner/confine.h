@@ -57,6 +57,13 @@ struct confine_build {
 void confine_build_begin(struct confine_build *saved);
 void confine_build_end(const struct confine_build *saved);
 
+/* After a build of candidate source failed: 0, or -1 with e (a failure of
+ * the grader, never the candidate's compile_error) when the driver's cache
+ * folder, where PoCL writes every program it builds, has less free space
+ * than a compile needs (jail_check_space's floor), so the build may have
+ * failed for want of it. 0 when the folder does not exist. */
+int confine_cache_space(struct ka_err *e);
+
 /* The test-only probe of `ka-run-<target> --self-test-confinement`: after
  * confine_enter, try what a hostile kernel would: open secret_path (when not
  * NULL), read /proc/<parent>/environ, find secret_env in the environment,

@@ -446,6 +446,10 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	free(opts);
 	if (err == CL_SUCCESS)
 		return 0;
+	/* PoCL writes every program it builds to its cache: with that disk
+	 * full, a build fails whatever the source, so that is ours. */
+	if (confine_cache_space(e))
+		return -1;
 	size_t n = 0;
 	clGetProgramBuildInfo(sl->prog[i], o->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
 	char *log = NULL;
