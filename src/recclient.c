@@ -462,9 +462,10 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 	/* The recorder runs model code: exec'd with none of ka's environment,
 	 * whose strings would otherwise lie at the top of its stack (clearenv
 	 * in the sandbox drops only the pointers) for the host code to read.
-	 * Only the sanitizers' options, when set, go with it. */
+	 * Only the loader's path (the recorder's own libraries) and the
+	 * sanitizers' options go with it. */
 	static const char *const keep[] = {
-		"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", NULL};
+		"LD_LIBRARY_PATH=", "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", NULL};
 	char **env = util_env_keep(keep);
 	struct util_run_opts ro = {.timeout_s = timeout_s > 0 ? timeout_s : 10,
 				   .out_cap = RECCLIENT_MAX_OUTPUT,

@@ -1,9 +1,9 @@
 /* clsrc.h: an OpenCL C program source as the compiler's preprocessor reads
  * it, for the checks that refuse what would read a file of the runner's host
  * or run native code in it (PoCL runs kernels in the runner's process). Used
- * by the parent on every plan (src/recclient.c: forbidden) and by the OpenCL
- * runner before it builds (compile_error), so both read a source the same
- * way. */
+ * by the parent on every candidate plan (src/recclient.c: forbidden) and, for
+ * the splice, by the OpenCL runner before it builds any program
+ * (compile_error), so both read a source the same way. */
 #ifndef KA_CLSRC_H
 #define KA_CLSRC_H
 

@@ -297,8 +297,6 @@ static void test_load_verdicts(void)
 		"#inc?\?/\nlude </etc/hostname>\n__kernel void k(__global float *y) {}\n";
 	static const char *SRC_WS_SPLICE =
 		"#inc\\ \nlude </etc/hostname>\n__kernel void k(__global float *y) {}\n";
-	static const char *SRC_OPT_ASM =
-		"__kernel void k(__global float *y) { ZZ volatile(\"nop\"); }\n";
 	static const char *SRC_COMMENT =
 		"// we include nothing\n" /* a comment may say it */
 		"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
@@ -322,8 +320,6 @@ static void test_load_verdicts(void)
 		{"trigraph_include", plan_of(SRC_TRIGRAPH, "k"), "compile_error", "trigraph ?\?/"},
 		{"ws_spliced_include", plan_of(SRC_WS_SPLICE, "k"), "compile_error",
 		 "a backslash separated"},
-		{"option_asm", plan_ex(SRC_OPT_ASM, "-DZZ=__asm__", "k", 1, 0, 0, 0, "buffer"),
-		 "compile_error", "inline assembly (__asm__)"},
 		{"comment_ok", plan_of(SRC_COMMENT, "k"), NULL, NULL},
 		{"bad_option", plan_ex(SRC_AFFINE, "-I/etc", "affine", N, 0, 1, 0, "buffer"),
 		 "compile_error", "-I/etc"},
