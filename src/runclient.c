@@ -190,23 +190,6 @@ static const char *const ENV_KEEP[] = {
 	"POCL_",	   "OCL_ICD_", "OPENCL_",    "CUDA_",
 	"NVIDIA_",	   "__NV_",    NULL};
 
-static char **runner_env(void)
-{
-	extern char **environ;
-	size_t n = 0, k = 0;
-	for (char **v = environ; v && *v; v++)
-		n++;
-	char **env = xcalloc(n + 1, sizeof *env);
-	for (char **v = environ; v && *v; v++)
-		for (int i = 0; ENV_KEEP[i]; i++)
-			if (!strncmp(*v, ENV_KEEP[i], strlen(ENV_KEEP[i]))) {
-				env[k++] = *v;
-				break;
-			}
-	env[k] = NULL;
-	return env;
-}
-
 static int spawn(struct runclient *rc, struct ka_err *e)
 {
 	int to[2], from[2], er[2];
@@ -234,7 +217,7 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 		argv[ac++] = devbuf;
 	}
 	argv[ac] = NULL;
-	char **env = runner_env();
+	char **env = util_env_keep(ENV_KEEP);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
