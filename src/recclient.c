@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clopts.h"
+#include "clsrc.h"
 
 #define RECCLIENT_MAX_SO (64u << 20)
 #define SANDBOX_EXIT_FORBIDDEN 97 /* src/recorder/sandbox.h */
@@ -83,33 +84,12 @@ char *recclient_request_json(const char *target, int n_inputs, int n_outputs,
 
 /* ---- plan policy ---- */
 
-/* Remove backslash-newline pairs (translation phase 2). Caller frees. */
-static char *splice_lines(const char *src)
+/* Line number of the first directive that reads a file in t (spliced:
+ * clsrc_splice), or 0. Comments count as white space and string literals
+ * are skipped, as the preprocessor does, so neither a comment between '#'
+ * and 'include' nor a '%:' digraph hides one. */
+static int first_file_directive(const char *t, char *which, size_t cap)
 {
-	size_t n = strlen(src);
-	char *t = xmalloc(n + 1), *o = t;
-	for (size_t i = 0; i < n; i++) {
-		if (src[i] == '\\' && src[i + 1] == '\n') {
-			i++;
-			continue;
-		}
-		if (src[i] == '\\' && src[i + 1] == '\r' && src[i + 2] == '\n') {
-			i += 2;
-			continue;
-		}
-		*o++ = src[i];
-	}
-	*o = 0;
-	return t;
-}
-
-/* Line number of the first directive that reads a file, or 0. Comments count
- * as white space and string literals are skipped, as the preprocessor does,
- * so neither a comment between '#' and 'include' nor a '%:' digraph hides
- * one. */
-static int first_file_directive(const char *src, char *which, size_t cap)
-{
-	char *t = splice_lines(src);
 	int line = 1, at_start = 1, found = 0;
 	size_t i = 0;
 	while (t[i] && !found) {
@@ -164,122 +144,7 @@ static int first_file_directive(const char *src, char *which, size_t cap)
 			i++;
 		}
 	}
-	free(t);
 	return found;
-}
-
-/* Append the identifiers of t (comments and string literals skipped) to
- * ids (space-separated); 1 if t holds a token-pasting operator (## or %:%:). */
-static int collect_idents(const char *t, struct util_buf *ids)
-{
-	int paste = 0;
-	for (size_t i = 0; t[i];) {
-		char c = t[i];
-		if (c == '/' && t[i + 1] == '*') {
-			for (i += 2; t[i] && !(t[i] == '*' && t[i + 1] == '/'); i++)
-				;
-			i += t[i] ? 2 : 0;
-		} else if (c == '/' && t[i + 1] == '/') {
-			while (t[i] && t[i] != '\n')
-				i++;
-		} else if (c == '"' || c == '\'') {
-			for (i++; t[i] && t[i] != c && t[i] != '\n'; i++)
-				if (t[i] == '\\' && t[i + 1])
-					i++;
-			i += t[i] == c;
-		} else if ((c == '#' && t[i + 1] == '#') ||
-			   (c == '%' && t[i + 1] == ':' && t[i + 2] == '%' && t[i + 3] == ':')) {
-			paste = 1;
-			i += c == '#' ? 2 : 4;
-		} else if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-			size_t s = i;
-			while (t[i] == '_' || (t[i] >= 'a' && t[i] <= 'z') ||
-			       (t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9'))
-				i++;
-			util_buf_add(ids, t + s, i - s);
-			util_buf_putc(ids, ' ');
-		} else if (c >= '0' && c <= '9') {
-			while (t[i] == '.' || t[i] == '_' || (t[i] >= '0' && t[i] <= '9') ||
-			       (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z'))
-				i++; /* a pp-number: its letters are not an identifier */
-		} else {
-			i++;
-		}
-	}
-	return paste;
-}
-
-/* 1 if word can be written as a concatenation of the identifiers in ids
- * (each usable any number of times): what token pasting could build. */
-static int composable(const char *word, const char *ids)
-{
-	size_t n = strlen(word);
-	char ok[16] = {1}; /* ok[k]: word[0..k) can be built */
-	for (size_t k = 0; k < n; k++) {
-		if (!ok[k])
-			continue;
-		for (const char *p = ids; *p;) {
-			size_t l = strcspn(p, " ");
-			if (l && k + l <= n && !strncmp(word + k, p, l))
-				ok[k + l] = 1;
-			p += l + (p[l] == ' ');
-		}
-	}
-	return ok[n];
-}
-
-/* Inline assembly in OpenCL C (PoCL compiles it to native code that runs in
- * the runner): the spellings asm, __asm, __asm__ as identifiers anywhere,
- * comments and strings aside (in any #if branch, in a macro body), or, when
- * the source pastes tokens, any of them buildable from its identifiers and
- * the build options' identifiers. 0, or the line (1 when built by pasting)
- * with which[] naming it. */
-static int first_inline_asm(const char *src, const char *options, char *which, size_t cap)
-{
-	static const char *const spellings[] = {"asm", "__asm", "__asm__", NULL};
-	char *t = splice_lines(src);
-	struct util_buf ids;
-	util_buf_init_cap(&ids, 8u << 20);
-	int paste = collect_idents(t, &ids);
-	util_buf_add(&ids, "", 0);
-	int line = 0;
-	/* a whole identifier among ids: its line in t */
-	for (int k = 0; spellings[k] && !line; k++) {
-		size_t m = strlen(spellings[k]);
-		for (const char *p = ids.s; *p && !line;) {
-			size_t l = strcspn(p, " ");
-			if (l == m && !strncmp(p, spellings[k], m)) {
-				snprintf(which, cap, "inline assembly (%s)", spellings[k]);
-				line = 1;
-				for (const char *q = t; (q = strstr(q, spellings[k])); q += m) {
-					int pre = q > t &&
-						  (q[-1] == '_' || isalnum((unsigned char)q[-1]));
-					int post = q[m] == '_' || isalnum((unsigned char)q[m]);
-					if (!pre && !post) {
-						for (const char *r = t; r < q; r++)
-							line += *r == '\n';
-						break;
-					}
-				}
-			}
-			p += l + (p[l] == ' ');
-		}
-	}
-	if (!line && paste) {
-		if (options)
-			collect_idents(options, &ids);
-		util_buf_add(&ids, "", 0);
-		for (int k = 0; spellings[k] && !line; k++)
-			if (composable(spellings[k], ids.s)) {
-				snprintf(which, cap,
-					 "token pasting that can build inline assembly (%s)",
-					 spellings[k]);
-				line = 1;
-			}
-	}
-	util_buf_free(&ids);
-	free(t);
-	return line;
 }
 
 int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
@@ -294,9 +159,22 @@ int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
 				i, bad);
 			return -1;
 		}
+		if (!p->sources[i])
+			continue;
+		char why[128];
+		char *t = clsrc_splice(p->sources[i], why, sizeof why);
+		if (!t) {
+			snprintf(detail, cap,
+				 "program %d, %s: not allowed in OpenCL C (compilers read it "
+				 "differently, so no check could see what the compiler does)",
+				 i, why);
+			return -1;
+		}
 		char which[32];
-		int line = p->sources[i] ? first_file_directive(p->sources[i], which, sizeof which)
-					 : 0;
+		int line = first_file_directive(t, which, sizeof which);
+		char what[96];
+		int aline = line ? 0 : clsrc_inline_asm(t, p->options[i], what, sizeof what);
+		free(t);
 		if (line) {
 			snprintf(detail, cap,
 				 "program %d, line %d: %s reads a file on the grader's machine; "
@@ -304,15 +182,11 @@ int recclient_check_plan(const struct plan *p, char *detail, size_t cap)
 				 i, line, which);
 			return -1;
 		}
-		char what[96];
-		line = p->sources[i]
-			       ? first_inline_asm(p->sources[i], p->options[i], what, sizeof what)
-			       : 0;
-		if (line) {
+		if (aline) {
 			snprintf(detail, cap,
 				 "program %d, line %d: %s is not allowed in OpenCL C (it would run "
 				 "as native code in the runner)",
-				 i, line, what);
+				 i, aline, what);
 			return -1;
 		}
 	}
@@ -568,6 +442,16 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 		ka_err_set(e, "record: mkdir %s: %s", root, strerror(errno));
 		goto out;
 	}
+	struct stat sst;
+	if (stat(so_path, &sst) == 0 && (uint64_t)sst.st_size > RECCLIENT_MAX_SO) {
+		/* the candidate's source made it so (a large initialised array):
+		 * its verdict, not the harness's failure */
+		set_verdict(r, RECCLIENT_RECORD_ERROR,
+			    "the host code's object is %lld bytes, over the cap of %u MiB",
+			    (long long)sst.st_size, RECCLIENT_MAX_SO >> 20);
+		rc = 0;
+		goto out;
+	}
 	if (copy_candidate(so_path, so, e) ||
 	    util_write_file(req, request_json, strlen(request_json), e))
 		goto out;
@@ -575,11 +459,22 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 	snprintf(tbuf, sizeof tbuf, "%.3f", timeout_s);
 	char *argv[] = {(char *)recorder_bin, "--so", so,  "--request", req,
 			"--timeout",	      tbuf,   NULL};
+	/* The recorder runs model code: exec'd with none of ka's environment,
+	 * whose strings would otherwise lie at the top of its stack (clearenv
+	 * in the sandbox drops only the pointers) for the host code to read.
+	 * Only the loader's path (the recorder's own libraries) and the
+	 * sanitizers' options go with it. */
+	static const char *const keep[] = {
+		"LD_LIBRARY_PATH=", "ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=", NULL};
+	char **env = util_env_keep(keep);
 	struct util_run_opts ro = {.timeout_s = timeout_s > 0 ? timeout_s : 10,
 				   .out_cap = RECCLIENT_MAX_OUTPUT,
-				   .err_cap = RECCLIENT_MAX_LOG};
+				   .err_cap = RECCLIENT_MAX_LOG,
+				   .env = env};
 	struct ka_err re;
-	if (util_run_child(argv, &ro, &run, &re)) {
+	int started = util_run_child(argv, &ro, &run, &re);
+	free(env);
+	if (started) {
 		ka_err_set(e, "record: %s", re.msg);
 		goto out;
 	}

@@ -82,9 +82,12 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 		  struct ka_err *e);
 
 /* The policy every plan must meet, whoever wrote it: build options on the
- * whitelist (src/common/clopts.h) and no #include / #import / #embed
- * directive in any program source (the runner's compiler must not read its
- * files). 0, or -1 with detail (cap bytes) naming the program and line. */
+ * whitelist (src/common/clopts.h); every program source read as the
+ * compiler reads it (src/common/clsrc.h: no trigraph, no backslash apart
+ * from its newline); no #include / #import / #embed directive (the
+ * runner's compiler must not read its files) and no inline assembly in the
+ * source or the options, spelled or pasted. 0, or -1 with detail (cap
+ * bytes) naming the program and line. */
 int recclient_check_plan(const struct plan *p, char *detail, size_t cap);
 
 #endif

@@ -210,37 +210,11 @@ static void kill_runner(struct runclient *rc)
 /* The runner gets only the variables a driver needs, never ka's own
  * environment: on PoCL a candidate's kernel can read the runner's memory, and
  * ka's environment may hold model API keys. */
-static const char *const ENV_KEEP[] = {"PATH=",
-				       "HOME=",
-				       "TMPDIR=",
-				       "LD_LIBRARY_PATH=",
-				       "XDG_CACHE_HOME=",
-				       "KA_HOME=",
-				       "KA_RUNNER_PROFILE=",
-				       "POCL_",
-				       "OCL_ICD_",
-				       "OPENCL_",
-				       "CUDA_",
-				       "NVIDIA_",
-				       "__NV_",
-				       NULL};
-
-static char **runner_env(void)
-{
-	extern char **environ;
-	size_t n = 0, k = 0;
-	for (char **v = environ; v && *v; v++)
-		n++;
-	char **env = xcalloc(n + 1, sizeof *env);
-	for (char **v = environ; v && *v; v++)
-		for (int i = 0; ENV_KEEP[i]; i++)
-			if (!strncmp(*v, ENV_KEEP[i], strlen(ENV_KEEP[i]))) {
-				env[k++] = *v;
-				break;
-			}
-	env[k] = NULL;
-	return env;
-}
+static const char *const ENV_KEEP[] = {
+	"PATH=",	   "HOME=",    "TMPDIR=",    "LD_LIBRARY_PATH=",
+	"XDG_CACHE_HOME=", "KA_HOME=", "KA_RUNNER_", "KA_COMPILE_MEM_MB=",
+	"POCL_",	   "OCL_ICD_", "OPENCL_",    "CUDA_",
+	"NVIDIA_",	   "__NV_",    NULL};
 
 static int spawn(struct runclient *rc, struct ka_err *e)
 {
@@ -269,7 +243,7 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 		argv[ac++] = devbuf;
 	}
 	argv[ac] = NULL;
-	char **env = runner_env();
+	char **env = util_env_keep(ENV_KEEP);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {

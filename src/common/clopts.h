@@ -12,8 +12,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* 1 if v names an OpenCL C version (CL1.0 ... CL3.0, either case): C++ for
+ * OpenCL lexes a source differently (raw string literals, no trigraphs), so
+ * the source checks (clsrc.h) would not read it as the compiler does. */
+static inline int clopts_c_std(const char *v)
+{
+	static const char *const std[] = {"cl1.0", "cl1.1", "cl1.2", "cl2.0", "cl3.0", NULL};
+	for (int i = 0; std[i]; i++) {
+		size_t k = 0;
+		while (std[i][k] && (v[k] | 0x20) == (std[i][k] | 0x20))
+			k++;
+		if (!std[i][k] && !v[k])
+			return 1;
+	}
+	return 0;
+}
+
 /* 1 if every whitespace-separated token of opts is allowed: -D<name>[=<v>]
- * (or -D followed by a separate token), -U<name>, -cl-<anything>, -w,
+ * (or -D followed by a separate token), -U<name>, -cl-<anything> (but
+ * -cl-std= only with an OpenCL C version), -w,
  * -Werror, -g. Quotes, backslashes and non-printable bytes are refused
  * outright. 0 otherwise, with the first refused token copied into bad. */
 static inline int clopts_allowed(const char *opts, char *bad, size_t badcap)
@@ -46,6 +63,10 @@ static inline int clopts_allowed(const char *opts, char *bad, size_t badcap)
 		}
 		if ((!strncmp(tok, "-D", 2) || !strncmp(tok, "-U", 2)) && tok[2] != '-')
 			continue;
+		if (!strncmp(tok, "-cl-std=", 8) && !clopts_c_std(tok + 8)) {
+			snprintf(bad, badcap, "%s", tok);
+			return 0;
+		}
 		if (!strncmp(tok, "-cl-", 4) || !strcmp(tok, "-w") || !strcmp(tok, "-Werror") ||
 		    !strcmp(tok, "-g"))
 			continue;

@@ -335,6 +335,23 @@ static char **run_env(char *const *env_add)
 	return envp;
 }
 
+char **util_env_keep(const char *const *prefixes)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	for (char **v = environ; v && *v; v++)
+		n++;
+	char **env = xcalloc(n + 1, sizeof *env);
+	for (char **v = environ; v && *v; v++)
+		for (int i = 0; prefixes[i]; i++)
+			if (!strncmp(*v, prefixes[i], strlen(prefixes[i]))) {
+				env[k++] = *v;
+				break;
+			}
+	env[k] = NULL;
+	return env;
+}
+
 /* In the child, between fork and exec: async-signal-safe calls only, except
  * for the jail (glibc makes malloc usable in a forked child). A jail failure
  * or an exec failure of a jailed program is written to jail_fd, which the
@@ -369,7 +386,9 @@ static void run_child_exec(char *const argv[], const struct util_run_opts *o, ch
 		dprintf(jail_fd, "jail: cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
-	if (envp)
+	if (o->env)
+		execvpe(argv[0], argv, o->env);
+	else if (envp)
 		execvpe(argv[0], argv, envp);
 	else
 		execvp(argv[0], argv);
@@ -488,7 +507,7 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 		jargv[0] = found;
 		av = jargv;
 	}
-	char **envp = run_env(o->env_add);
+	char **envp = o->env ? NULL : run_env(o->env_add);
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {

@@ -120,6 +120,9 @@ struct jail_opts; /* common/jail.h */
 struct util_run_opts {
 	const char *cwd;	      /* working directory of the child; NULL: ours */
 	char *const *env_add;	      /* "NAME=VALUE" entries added to our environment */
+	char *const *env;	      /* non-NULL: the child's whole environment instead of
+				       * ours (env_add unused); for a program that runs
+				       * model code, whose memory must not hold ours */
 	double timeout_s;	      /* wall-clock limit in seconds; 0: none */
 	size_t out_cap, err_cap;      /* bytes of stdout / stderr kept (the rest dropped) */
 	int merge_err;		      /* stderr goes into the stdout capture (err unused) */
@@ -139,6 +142,11 @@ struct util_run_result {
 	int timed_out;			  /* the wall-clock limit killed it */
 	int out_truncated, err_truncated; /* a capture went over its cap */
 };
+
+/* A NULL-ended array of the entries of our environment that start with one
+ * of the NULL-ended prefixes (pointers into environ, the array the caller's
+ * to free): the whole environment of a child that must not see the rest. */
+char **util_env_keep(const char *const *prefixes);
 
 /* The first executable `name` on PATH (as execvp would find it) into out
  * (cap bytes): 0, or -1 when there is none. */

@@ -2,6 +2,7 @@
  * device runs candidate code in-process (PoCL). See confine.h. */
 #include "confine.h"
 
+#include "../common/jail.h"
 #include "../common/lockdown.h"
 
 #include <errno.h>
@@ -27,9 +28,9 @@
 
 /* As src/runclient.c's ENV_KEEP: what a driver may need. */
 static const char *const env_keep[] = {
-	"PATH=",      "HOME=", "TMPDIR=",  "LD_LIBRARY_PATH=", "XDG_CACHE_HOME=", "KA_HOME=",
-	"KA_RUNNER_", "POCL_", "OCL_ICD_", "OPENCL_",	       "CUDA_",		  "NVIDIA_",
-	"__NV_",      NULL};
+	"PATH=",    "HOME=",	  "TMPDIR=", "LD_LIBRARY_PATH=",   "XDG_CACHE_HOME=",
+	"KA_HOME=", "KA_RUNNER_", "POCL_",   "OCL_ICD_",	   "OPENCL_",
+	"CUDA_",    "NVIDIA_",	  "__NV_",   "KA_COMPILE_MEM_MB=", NULL};
 
 void confine_clean_env(void)
 {
@@ -108,6 +109,52 @@ int confine_enter(struct confine_report *r, struct ka_err *e)
 		 r->landlock ? "on" : "UNAVAILABLE (files of the host stay readable)",
 		 (unsigned long long)(mem >> 20));
 	return 0;
+}
+
+void confine_build_begin(struct confine_build *saved)
+{
+	memset(saved, 0, sizeof *saved);
+#ifndef __SANITIZE_ADDRESS__
+	struct rlimit cur;
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n = f ? fscanf(f, "%llu", &pages) : 0;
+	if (f)
+		fclose(f);
+	if (n != 1 || getrlimit(RLIMIT_AS, &cur) != 0)
+		return;
+	unsigned long long mapped = pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+	unsigned long long want = mapped + jail_mem_limit(NULL);
+	if (cur.rlim_max != RLIM_INFINITY && want > cur.rlim_max)
+		want = cur.rlim_max;
+	struct rlimit lim = {(rlim_t)want, cur.rlim_max};
+	if (setrlimit(RLIMIT_AS, &lim) == 0) {
+		saved->soft = cur.rlim_cur;
+		saved->set = true;
+	}
+#endif
+}
+
+void confine_build_end(const struct confine_build *saved)
+{
+	struct rlimit cur;
+	if (!saved->set || getrlimit(RLIMIT_AS, &cur) != 0)
+		return;
+	cur.rlim_cur = (rlim_t)saved->soft;
+	setrlimit(RLIMIT_AS, &cur);
+}
+
+int confine_cache_space(struct ka_err *e)
+{
+	char cache[1024];
+	cache_dir(cache, sizeof cache);
+	struct stat st;
+	if (stat(cache, &st) != 0)
+		return 0;
+	struct ka_err je;
+	if (jail_check_space(cache, &je) == 0)
+		return 0;
+	return ka_err_set(e, "the OpenCL driver's cache folder %s", je.msg);
 }
 
 static int report(const char *what, int allowed)

@@ -6,7 +6,7 @@
  *
  *  - has no core dumps, a file-size limit and a generous address-space limit
  *    (KA_RUNNER_MEM_MB MiB, default 64 GiB: PoCL reserves much more than it
- *    touches);
+ *    touches), lowered while it builds candidate source (confine_build_*);
  *  - keeps only the driver variables of its environment (the parent already
  *    starts it with those only: src/runclient.c);
  *  - sees, through Landlock, only the system's libraries and configuration
@@ -40,6 +40,29 @@ void confine_clean_env(void);
  * when it cannot be installed); Landlock is used where the kernel has it
  * (r->landlock says which). */
 int confine_enter(struct confine_report *r, struct ka_err *e);
+
+/* Around a build of candidate source inside this process (PoCL compiles
+ * OpenCL C in-process, so a macro bomb in a kernel grows the runner): the
+ * soft address-space limit lowered to what is mapped now plus the compile
+ * memory cap of every other compiler (common/jail.h's jail_mem_limit:
+ * KA_COMPILE_MEM_MB, default 8 GiB), within the hard limit; a build over it
+ * fails to allocate (LLVM then aborts: the runner dies during the load,
+ * which the parent reports as the candidate's compile_error).
+ * confine_build_end restores the limit saved in *saved. No-op under
+ * AddressSanitizer, which runs without an address-space cap. */
+struct confine_build {
+	unsigned long long soft; /* the soft limit to restore */
+	bool set;		 /* a limit was lowered */
+};
+void confine_build_begin(struct confine_build *saved);
+void confine_build_end(const struct confine_build *saved);
+
+/* After a build of candidate source failed: 0, or -1 with e (a failure of
+ * the grader, never the candidate's compile_error) when the driver's cache
+ * folder, where PoCL writes every program it builds, has less free space
+ * than a compile needs (jail_check_space's floor), so the build may have
+ * failed for want of it. 0 when the folder does not exist. */
+int confine_cache_space(struct ka_err *e);
 
 /* The test-only probe of `ka-run-<target> --self-test-confinement`: after
  * confine_enter, try what a hostile kernel would: open secret_path (when not

@@ -26,6 +26,7 @@
 
 #include "ka_gen.h"
 #include "../common/clopts.h"
+#include "../common/clsrc.h"
 #include "confine.h"
 #include "../common/dtype.h"
 #include "runner.h"
@@ -355,29 +356,15 @@ static int ocl_hello(void *ctx, json_t *d, struct ka_err *e)
 
 /* Reject preprocessor features that read files on the runner's host:
  * #include, #import, #embed, __has_include. They cannot be produced by macro
- * expansion, so a scan of the identifiers outside comments and literals
- * (after line splicing, with literals ending at a newline as the
- * preprocessor does in skipped groups) finds every use. Returns the offending
- * identifier or NULL. */
-static const char *source_reads_files(const char *src)
+ * expansion, so a scan of the identifiers outside comments and literals of
+ * the spliced source t (clsrc_splice; literals end at a newline as the
+ * preprocessor does in skipped groups) finds every use. Returns the
+ * offending identifier or NULL. */
+static const char *source_reads_files(const char *t)
 {
 	static const char *bad[] = {"include",	     "include_next",	   "import",	 "embed",
 				    "__has_include", "__has_include_next", "__has_embed"};
-	size_t n = strlen(src);
-	char *t = xmalloc(n + 1);
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (src[i] == '\\' && src[i + 1] == '\n') {
-			i++;
-			continue;
-		}
-		if (src[i] == '\\' && src[i + 1] == '\r' && src[i + 2] == '\n') {
-			i += 2;
-			continue;
-		}
-		t[m++] = src[i];
-	}
-	t[m] = 0;
+	size_t m = strlen(t);
 	const char *found = NULL;
 	for (size_t i = 0; i < m && !found;) {
 		char c = t[i];
@@ -411,14 +398,23 @@ static const char *source_reads_files(const char *src)
 			i++;
 		}
 	}
-	free(t);
 	return found;
 }
 
 static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *p, int i,
 			 struct runner_verdict *v, struct ka_err *e)
 {
-	const char *bad = source_reads_files(p->sources[i]);
+	/* (Inline assembly is the parent's check, on candidate plans only:
+	 * the trusted baselines derived from ref.c paste tokens.) */
+	char why[128];
+	char *t = clsrc_splice(p->sources[i], why, sizeof why);
+	if (!t)
+		return runner_verdict_set(v, "compile_error",
+					  "program %d, %s: the runner builds no source that "
+					  "compilers read differently",
+					  i, why);
+	const char *bad = source_reads_files(t);
+	free(t);
 	if (bad)
 		return runner_verdict_set(
 			v, "compile_error",
@@ -439,10 +435,17 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 		return ka_err_set(e, "runner: clCreateProgramWithSource: %s", cl_err_name(err));
 	sl->n_prog = i + 1;
 	char *opts = xasprintf("%s -cl-kernel-arg-info", p->options[i]);
+	struct confine_build cb;
+	confine_build_begin(&cb); /* PoCL compiles in this process */
 	err = clBuildProgram(sl->prog[i], 1, &o->dev, opts, NULL, NULL);
+	confine_build_end(&cb);
 	free(opts);
 	if (err == CL_SUCCESS)
 		return 0;
+	/* PoCL writes every program it builds to its cache: with that disk
+	 * full, a build fails whatever the source, so that is ours. */
+	if (confine_cache_space(e))
+		return -1;
 	size_t n = 0;
 	clGetProgramBuildInfo(sl->prog[i], o->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
 	char *log = NULL;

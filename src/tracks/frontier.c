@@ -123,6 +123,22 @@ static int tokenize(const char *src, struct tok *t, int *n, char *why, size_t ca
 			p++;
 			continue;
 		}
+		/* What the compiler reads as other characters than the checker
+		 * would: a backslash (a line splice: "ex\\<newline>tern"), a
+		 * trigraph (??= is '#' in -std=c17) or a digraph (%: is '#', <% and
+		 * %> are braces, <: and :> brackets). */
+		if (*p == '\\' ||
+		    (p[0] == '?' && p[1] == '?' && p[2] && strchr("=/'()!<>-", p[2])) ||
+		    (p[0] == '%' && (p[1] == ':' || p[1] == '>')) ||
+		    (p[0] == '<' && (p[1] == '%' || p[1] == ':')) || (p[0] == ':' && p[1] == '>')) {
+			snprintf(why, cap, "line %d: '%.*s' (a line splice, trigraph or digraph)",
+				 line,
+				 *p == '\\'    ? 1
+				 : p[0] == '?' ? 3
+					       : 2,
+				 p);
+			return 1;
+		}
 		if (p[0] == '/' && p[1] == '/') {
 			while (*p && *p != '\n')
 				p++;
@@ -294,6 +310,42 @@ static int for_bounded(const struct tok *t, int a, int b, char *why, size_t cap)
 	return 1;
 }
 
+/* The signature t[0..body) is exactly KA_FN void ref ( P, ... ) with each
+ * parameter ka_i64 NAME, double NAME, KA_IN(T) NAME or KA_OUT(T) NAME, T
+ * an element type: nothing else may stand before the body (a declaration
+ * there, "char **environ;", would reach ka's memory). 0, or 1 with why. */
+static int signature_ok(const struct tok *t, int body, char *why, size_t cap)
+{
+	static const char *const elem[] = {"float",   "double",	 "int",	  "ka_i64", "ka_half",
+					   "ka_bf16", "ka_bool", "ka_i8", "ka_u8",  NULL};
+	int i = 4;
+	int ok = body >= 6 && !strcmp(t[0].s, "KA_FN") && !strcmp(t[1].s, "void") &&
+		 !strcmp(t[2].s, "ref") && !strcmp(t[3].s, "(") && !strcmp(t[body - 1].s, ")");
+	while (ok && i < body - 1) {
+		if (!strcmp(t[i].s, "ka_i64") || !strcmp(t[i].s, "double")) {
+			i++;
+		} else if ((!strcmp(t[i].s, "KA_IN") || !strcmp(t[i].s, "KA_OUT")) &&
+			   i + 3 < body && !strcmp(t[i + 1].s, "(") && in_list(t[i + 2].s, elem) &&
+			   !strcmp(t[i + 3].s, ")")) {
+			i += 4;
+		} else {
+			break;
+		}
+		ok = i < body - 1 && is_ident(t[i].s) && !in_list(t[i].s, type_words) &&
+		     !in_list(t[i].s, forbidden);
+		i++;
+		if (ok && i < body - 1)
+			ok = !strcmp(t[i++].s, ",") && i < body - 1;
+	}
+	if (ok && i == body - 1)
+		return 0;
+	snprintf(why, cap,
+		 "line %d: the signature must be KA_FN void ref(...) with parameters ka_i64, "
+		 "double, KA_IN(T) or KA_OUT(T), and nothing before it",
+		 i < body ? t[i].line : t[0].line);
+	return 1;
+}
+
 int frontier_dialect_check(const char *src, char *why, size_t cap)
 {
 	struct tok *t = xmalloc(sizeof *t * TOK_MAX);
@@ -308,6 +360,8 @@ int frontier_dialect_check(const char *src, char *why, size_t cap)
 		snprintf(why, cap, "no function body");
 		goto out;
 	}
+	if (signature_ok(t, body, why, cap))
+		goto out;
 	int fn_end = match(t, n, body);
 	if (fn_end + 1 < n) {
 		snprintf(why, cap, "line %d: '%s' after the function (one function only)",

@@ -7,6 +7,8 @@
 #  - out of space: on a small tmpfs with less free space than the floor, the
 #    run stops with exit 1 and one line, sends nothing; with the space back
 #    the same command completes, each request sent once;
+#  - the OpenCL runner's cache disk full during a grade: a grader failure,
+#    never the next candidate's compile_error;
 #  - SIGTERM is a clean stop (exit 143), the journal passes SQLite's
 #    integrity check, and the same command completes with no request sent
 #    twice.
@@ -22,6 +24,7 @@ tmp=$(mktemp -d)
 mnt=
 cleanup() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	umount "$tmp/pmnt" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -80,6 +83,39 @@ else
 	echo "SKIP durable_run/space: cannot mount a tmpfs here"
 fi
 rm -f "$tmp/requests"
+
+# 2b. The OpenCL runner's cache disk fills during a grade (PoCL writes every
+#     program it builds there): the next candidate's failed build is a grader
+#     failure (exit 1, one line naming the folder), never its compile_error;
+#     with the space back the same candidate grades ok. The first candidate
+#     keeps the grade busy (its host code loops until the 10 s record
+#     timeout) while the disk is filled, once the runner has built its
+#     generator there.
+mkdir -p "$tmp/pmnt"
+if mount -t tmpfs -o size=32m tmpfs "$tmp/pmnt" 2>/dev/null; then
+	pmnt=$tmp/pmnt
+	mkdir -p "$pmnt/pocl"
+	L1=bank/public/L1/$TASK
+	POCL_CACHE_DIR=$pmnt/pocl "$KA" grade --task "$L1" --target opencl --no-timing \
+		--kernel tests/data/grade_opencl/host_loops_forever.c --kernel tests/data/grade_opencl/correct.c \
+		--workdir "$tmp/pwork" --json "$tmp/pocl.jsonl" >"$tmp/pocl.log" 2>&1 &
+	pid=$!
+	# the runner's generator is built (PoCL's program.bc) once it said hello
+	for _ in $(seq 300); do [ -n "$(find "$pmnt/pocl" -name program.bc 2>/dev/null | head -1)" ] && break; sleep 0.1; done
+	dd if=/dev/zero of="$pmnt/filler" bs=1M count=64 2>/dev/null
+	wait $pid
+	rc=$?
+	stored=$(grep -c compile_error "$tmp/pocl.jsonl" 2>/dev/null)
+	result runner_cache_full "$rc $(grep -c "cache folder $pmnt/pocl" "$tmp/pocl.log") ${stored:-0}" "1 1 0" "$tmp/pocl.log"
+	rm -f "$pmnt/filler"
+	POCL_CACHE_DIR=$pmnt/pocl "$KA" grade --task "$L1" --target opencl --no-timing \
+		--kernel tests/data/grade_opencl/correct.c --workdir "$tmp/pwork" --json "$tmp/pocl2.json" \
+		>"$tmp/pocl2.log" 2>&1
+	result runner_cache_resume "$? $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/pocl2.json" 2>/dev/null)" "0 ok"
+	umount "$pmnt" 2>/dev/null
+else
+	echo "SKIP durable_run/runner_cache: cannot mount a tmpfs here"
+fi
 
 # 3. SIGTERM during the second request: a clean stop, then a full resume.
 SLEEP=1 "$KA" --track capability --api-model "cmd:sh $tmp/model.sh" --bank "$tmp/bank" --k 3 \

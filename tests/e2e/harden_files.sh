@@ -148,3 +148,29 @@ elif [ -n "$rest" ]; then
 else
 	pass kill_no_orphan
 fi
+
+# A macro bomb in the OpenCL kernel source: PoCL compiles it inside the
+# runner, which must stay under the compile memory cap (1 GiB here) as a
+# jailed compiler does. The runner's own address-space cap is set to 4 GiB
+# as a safety net for this machine; the runner's peak resident memory is
+# polled while it builds (about 1.3 GiB with the cap; without it the build
+# grows to the 4 GiB net).
+KA_RUNNER_MEM_MB=4096 "$KA" grade --task "$L1" --kernel tests/data/harden/bomb_kernel_macro.c \
+	--target opencl --no-timing --workdir "$tmp/kbomb" --json "$tmp/kbomb.json" >"$tmp/kbomb.log" 2>&1 &
+ka_pid=$!
+peak=0
+while kill -0 $ka_pid 2>/dev/null; do
+	for p in $(pgrep -P $ka_pid 2>/dev/null); do
+		hwm=$(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null)
+		[ -n "$hwm" ] && [ "$hwm" -gt "$peak" ] && peak=$hwm
+	done
+	sleep 0.1
+done
+wait $ka_pid
+rc=$?
+got=$(verdict_of "$tmp/kbomb.json")
+if [ $rc -eq 0 ] && [ "$got" = compile_error ] && [ "$peak" -lt $((2 << 20)) ]; then
+	pass "bomb_kernel_macro.c (compile_error, runner peak $((peak >> 10)) MiB)"
+else
+	fail bomb_kernel_macro.c "want compile_error under 2 GiB, got '${got:-none}' (exit $rc), runner peak $((peak >> 10)) MiB: $(tail -c 300 "$tmp/kbomb.log" | tr '\n' ' ')"
+fi

@@ -63,6 +63,12 @@ static void test_dialect_refuses(void)
 		{"\tasm(\"nop\");\n", "string"},
 		{"\t__builtin_trap();\n", "'__builtin_trap'"},
 		{"\tdouble v = (double)x[item]; y[item] = v->a;\n", "'->'"},
+		/* what the compiler reads as other characters: line splices,
+		 * trigraphs, digraphs */
+		{"\ty[item] = ex\\\nit(0);\n", "'\\'"},
+		{"\tdouble v = 0; if (1) <% v = 1; %> y[item] = v;\n", "'<%'"},
+		{"\ty[item] = x<:item:>;\n", "'<:'"},
+		{"\ty[item] = x[item] ?\?' 1;\n", "'?\?''"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		why[0] = 0;
@@ -74,6 +80,37 @@ static void test_dialect_refuses(void)
 		     1);
 	CHECK(strstr(why, "preprocessor"));
 	CHECK_EQ_INT(frontier_dialect_check(SIG "{ y[item] = 0; }\nint g;\n", why, sizeof why), 1);
+	/* nothing but the signature before the body: no macro through a
+	 * digraph, no declaration reaching ka's memory, no second function */
+	static const char *const before[] = {
+		"%:include <stdlib.h>\n%:define S system(\n",
+		"?\?=define S system(\n",
+		"char **environ;\n",
+		"void f(void) <% %>\n",
+		"int g(double *p) ;\n",
+	};
+	for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
+		char *src =
+			xasprintf("#include \"ka_ref.h\"\n%s" SIG "{ y[item] = 0; }\n", before[i]);
+		why[0] = 0;
+		if (frontier_dialect_check(src, why, sizeof why) != 1)
+			KA_TEST_FAIL_("before %zu passed the dialect", i);
+		free(src);
+	}
+	static const char *const sigs[] = {
+		"KA_FN void ref(ka_i64 item, KA_IN(float) x, KA_OUT(float) y, char **e)",
+		"KA_FN void ref(ka_i64 item, KA_IN(float*) x, KA_OUT(float) y)",
+		"KA_FN int ref(ka_i64 item, KA_OUT(float) y)",
+		"KA_FN void ref(ka_i64 item, KA_OUT(float) y,)",
+		"KA_FN void ref(ka_i64 item, KA_OUT(float) y) = 0; void g(void)",
+	};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		char *src = xasprintf("%s { y[item] = 0; }\n", sigs[i]);
+		why[0] = 0;
+		if (frontier_dialect_check(src, why, sizeof why) != 1 || !strstr(why, "signature"))
+			KA_TEST_FAIL_("signature %zu: '%s'", i, why);
+		free(src);
+	}
 	CHECK_EQ_INT(dialect("\tdouble a = 0;\n\tfor (ka_i64 i = 0; i < C; i++)\n\t\ta += "
 			     "fmax(exp((double)x[i]), 1.0);\n\ty[item] = a;\n",
 			     why, sizeof why),

@@ -222,6 +222,27 @@ static const struct policy_case policy[] = {
 	{"// #include \"x\"\n/* #include \"y\" */\n__kernel void k(void) {}", "", 1, ""},
 	{"constant char *s = \"#include x\";\nint a; #include\n", "", 1, ""},
 	{"#define INC 1\n#if INC\n#endif\n", "", 1, ""},
+	/* inline assembly, spelled, pasted, or from the options */
+	{"void f(void) { __asm__(\"nop\"); }\n", "", 0, "line 1: inline assembly (__asm__)"},
+	{"#define J(a, b) a##b\nvoid f(void) { J(__as, m__)(\"nop\"); }\n", "", 0, "token pasting"},
+	{"#define J(a, b) a %:%: b\nvoid f(void) { J(__as, m__)(\"nop\"); }\n", "", 0,
+	 "token pasting"},
+	{"void f(void) { ZZ volatile(\"nop\"); }\n", "-DZZ=__asm__", 0,
+	 "inline assembly (__asm__)"},
+	{"void f(void) { ZZ(\"nop\"); }\n", "-D ZZ=__asm", 0, "inline assembly (__asm)"},
+	{"void f(void) { J(__as, m__)(\"nop\"); }\n", "-DJ(a,b)=a##b", 0, "token pasting"},
+	/* what compilers read differently: trigraphs, a backslash apart from
+	 * its newline; C++ for OpenCL (raw strings) */
+	{"#define J(a, b) a ?\?=?\?= b\nvoid f(void) { J(__as, m__)(\"nop\"); }\n", "", 0,
+	 "line 1: trigraph ?\?="},
+	{"void f(void) { __as?\?/\nm__(\"nop\"); }\n", "", 0, "trigraph ?\?/"},
+	{"void f(void) { int c = '?\?''; __asm__(\"nop\"); }\n", "", 0, "trigraph ?\?'"},
+	{"?\?=include \"x\"\n", "", 0, "trigraph ?\?="},
+	{"int a;\n#inc\\  \nlude \"x\"\n", "", 0, "line 2: a backslash separated"},
+	{"void f(void) { __as\\\t\r\nm__(\"nop\"); }\n", "", 0, "a backslash separated"},
+	{"__kernel void k(void) {}", "-cl-std=CLC++", 0, "'-cl-std=CLC++'"},
+	{"__kernel void k(void) {}", "-cl-std=CL2.0 -cl-std=cl1.2", 1, ""},
+	{"int f(int a) { return a ? a : 1; } /* what?? */\n", "", 1, ""},
 };
 
 static void test_policy(void)

@@ -299,6 +299,10 @@ static void test_load_verdicts(void)
 		"#include \"/etc/passwd\"\n__kernel void k(__global float *y) {}\n";
 	static const char *SRC_SPLICED =
 		"#inc\\\nlude </etc/hostname>\n__kernel void k(__global float *y) {}\n";
+	static const char *SRC_TRIGRAPH =
+		"#inc?\?/\nlude </etc/hostname>\n__kernel void k(__global float *y) {}\n";
+	static const char *SRC_WS_SPLICE =
+		"#inc\\ \nlude </etc/hostname>\n__kernel void k(__global float *y) {}\n";
 	static const char *SRC_COMMENT =
 		"// we include nothing\n" /* a comment may say it */
 		"__kernel void k(__global const float *x, __global float *y, uint n) {\n"
@@ -319,6 +323,9 @@ static void test_load_verdicts(void)
 		 "no kernel named nope"},
 		{"include", plan_of(SRC_INCLUDE, "k"), "compile_error", "'include'"},
 		{"spliced_include", plan_of(SRC_SPLICED, "k"), "compile_error", "'include'"},
+		{"trigraph_include", plan_of(SRC_TRIGRAPH, "k"), "compile_error", "trigraph ?\?/"},
+		{"ws_spliced_include", plan_of(SRC_WS_SPLICE, "k"), "compile_error",
+		 "a backslash separated"},
 		{"comment_ok", plan_of(SRC_COMMENT, "k"), NULL, NULL},
 		{"bad_option", plan_ex(SRC_AFFINE, "-I/etc", "affine", N, 0, 1, 0, "buffer"),
 		 "compile_error", "-I/etc"},

@@ -183,6 +183,21 @@ static void test_run_status(void)
 	CHECK_STR(r.out.s, "/tmp\n");
 	CHECK_STR(r.err.s, "hello\n");
 	util_run_result_free(&r);
+	/* a whole environment instead of ours: nothing of ours reaches the
+	 * child, not even in the memory /proc/self/environ shows */
+	setenv("KA_T_SECRET", "leaked", 1);
+	static const char *const keep[] = {"KA_T_KEEP=", "PATH=", NULL};
+	setenv("KA_T_KEEP", "kept", 1);
+	char **only = util_env_keep(keep);
+	T_EQ(only[0] != NULL && only[1] != NULL && only[2] == NULL, 1);
+	char *a5[] = {"/bin/sh", "-c", "grep -a -o 'KA_T_[A-Z]*=[a-z]*' /proc/self/environ", NULL};
+	struct util_run_opts o5 = {.env = only, .timeout_s = 10, .out_cap = 200, .merge_err = 1};
+	T_EQ(util_run_child(a5, &o5, &r, &e), 0);
+	CHECK_STR(r.out.s, "KA_T_KEEP=kept\n");
+	util_run_result_free(&r);
+	free(only);
+	unsetenv("KA_T_SECRET");
+	unsetenv("KA_T_KEEP");
 }
 
 static void test_run_cap(void)

@@ -1,0 +1,27 @@
+// expect: forbidden
+// A correct kernel whose host object holds a second dynamic symbol table
+// (section type 11 from top-level asm): the parent's import check cannot read
+// the object, the candidate's verdict.
+__asm__(".section .bent,\"a\",@11\n.balign 8\n.zero 24\n.long 0x7fffffff\n.byte 0, 0\n"
+	".short 0\n.quad 0, 0\n.previous\n");
+#include <cuda_runtime.h>
+#include "ka_kernel.h"
+__global__ void k(long long R, long long C, const float *x, const float *s, const float *b,
+		  float *y)
+{
+	long long n = R * C, i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	float v = x[i] * s[i % C] + b[i % C];
+	y[i] = 0.5f * v * (1.0f + erff(v * 0.70710678f));
+}
+
+extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
+{
+	long long R = a->params[0], C = a->params[1], n = R * C;
+	const float *x = (const float *)a->inputs[0].ptr, *s = (const float *)a->inputs[1].ptr;
+	const float *b = (const float *)a->inputs[2].ptr;
+	float *y = (float *)a->outputs[0].ptr;
+	k<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(R, C, x, s, b, y);
+	return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
