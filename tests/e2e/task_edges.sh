@@ -14,7 +14,11 @@
 #   - wide_product: int64 results up to 2^52, printed with every digit in
 #     the evidence; the same candidate on tasks_bad/int64_beyond_2_53 (up to
 #     2^62, where the fp64 gold is not exact and an off-by-one passed) is a
-#     grader failure naming the output.
+#     grader failure naming the output;
+#   - near_int_max: int32 results in the window of the runners' int32
+#     poison; at 16 Mi elements about 8 a call equal the poison, and a
+#     correct kernel got unwritten_output. An element really left unwritten
+#     still fails (wrong_answer: it holds the poison, not its gold).
 set -u
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
@@ -27,7 +31,7 @@ E=tests/data/tasks_edge
 
 "$KA" bank validate --no-cuda --bank $E >"$tmp/out" 2>&1
 rc=$?
-if [ $rc -eq 0 ] && grep -q '^validated 4 tasks: 4 passed, 0 failed' "$tmp/out" &&
+if [ $rc -eq 0 ] && grep -q '^validated 5 tasks: 5 passed, 0 failed' "$tmp/out" &&
 	grep -q "^ok   $E/sum_scaled (L1 sum_scaled): .*gold on 3 check shapes (3 items)" "$tmp/out" &&
 	grep -q "^ok   $E/argmin_ties (L1 argmin_ties): " "$tmp/out" &&
 	grep -q "^ok   $E/fixed_rows (L1 fixed_rows): " "$tmp/out"; then
@@ -78,9 +82,9 @@ if [ ! -x "$BUILD/ka-run-opencl" ] || [ "$(clinfo -l 2>/dev/null | grep -c Platf
 	echo "SKIP task_edges_grade: no OpenCL runner or platform"
 	exit 0
 fi
-grade() { # task candidate json log
+grade() { # task candidate json log [options]
 	"$KA" grade --task "$1" --target opencl --kernel "tests/data/grade_edges/$2.c" --no-timing \
-		--workdir "$tmp/work" --json "$3" >"$4" 2>&1
+		--workdir "$tmp/work" --json "$3" "${@:5}" >"$4" 2>&1
 }
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$1" "$2" 2>/dev/null; }
 
@@ -107,4 +111,18 @@ if [ $rc -eq 1 ] && grep -qE "^ka grade: grader failure: tests/data/tasks_bad/in
 	pass task_edges_grade_int64_inexact
 else
 	fail task_edges_grade_int64_inexact "exit $rc (want 1): $(tail -c 400 "$tmp/b.log" | tr '\n' ' ')"
+fi
+
+grade $E/near_int_max near_int_max "$tmp/n.json" "$tmp/n.log" --bench-shape N=16777216
+if [ $? -eq 0 ] && [ "$(field "$tmp/n.json" verdict)" = ok ]; then
+	pass task_edges_grade_int32_poison_values
+else
+	fail task_edges_grade_int32_poison_values "$(field "$tmp/n.json" verdict): $(field "$tmp/n.json" detail)"
+fi
+grade $E/near_int_max near_int_max_tail "$tmp/t.json" "$tmp/t.log"
+detail=$(field "$tmp/t.json" detail)
+if [ "$(field "$tmp/t.json" verdict)" = wrong_answer ] && echo "$detail" | grep -qE 'y\[1030\] got 21[0-9]{8} want 21[0-9]{8}; $'; then
+	pass task_edges_grade_int32_unwritten
+else
+	fail task_edges_grade_int32_unwritten "$(field "$tmp/t.json" verdict): $detail"
 fi
