@@ -519,14 +519,15 @@ void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64
 			  struct grade_tally *tl)
 {
 	size_t es = dtype_size((enum ka_dtype)dtype);
-	if (ka_cmp_is_int(dtype))
+	int is_int = ka_cmp_is_int(dtype);
+	if (is_int)
 		atol = rtol = 0; /* integer outputs (indices, masks, quantised) are exact */
 	for (int64_t q = 0; q < n; q++) {
 		int64_t at = idx ? idx[q] : q;
 		double v = ka_cmp_value(got + (size_t)q * es, dtype);
 		double want = gold[at];
 		char why[sizeof tl->inexact_why];
-		if (isfinite(want) &&
+		if (is_int && isfinite(want) &&
 		    dtype_int_gold_check((enum ka_dtype)dtype, want, why, sizeof why)) {
 			if (!tl->n_inexact++) {
 				tl->inexact_output = name;
