@@ -78,6 +78,20 @@ else
 	fail task_edges_tol_integer_inputs "$(tr '\n' '|' <"$tmp/t2")"
 fi
 
+# The CUDA candidate of near_int_max (graded on the H200 by the lead: ok)
+# compiles and records against the stored H200 description.
+if [ -x "$BUILD/ka-record-cuda" ] && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }; then
+	"$KA" grade --task $E/near_int_max --target cuda --kernel tests/data/grade_edges/near_int_max.cu \
+		--record-only tests/data/cuda/h200_device.json --workdir "$tmp/cwork" --json "$tmp/c.json" >"$tmp/c.log" 2>&1
+	if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["verdict"] != "ok")' "$tmp/c.json" 2>/dev/null; then
+		pass task_edges_cuda_record
+	else
+		fail task_edges_cuda_record "$(tail -c 400 "$tmp/c.log" | tr '\n' ' ')"
+	fi
+else
+	echo "SKIP task_edges_cuda_record: no nvcc or CUDA recorder"
+fi
+
 if [ ! -x "$BUILD/ka-run-opencl" ] || [ "$(clinfo -l 2>/dev/null | grep -c Platform)" = 0 ]; then
 	echo "SKIP task_edges_grade: no OpenCL runner or platform"
 	exit 0
