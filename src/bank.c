@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmp.h"
 #include "gold.h"
 #include "jail.h"
 
@@ -499,16 +500,82 @@ static void vadd(struct vline *v, const char *fmt, ...)
 		v->used = v->used + (size_t)w < v->cap ? v->used + (size_t)w : v->cap - 1;
 }
 
-/* Outputs at one check shape: non-finite and all-zero are errors; constant
- * is recorded in const_mask (bit j: output j constant here). */
+/* The value of float dtype d nearest to g (g itself for fp64): fp32 by the
+ * correctly rounded conversion, fp16/bf16 the closest of the float
+ * conversion's result and its two neighbours (the conversion through float
+ * rounds twice). NAN when no finite value of d is near (an fp16 gold beyond
+ * 65504 gets 65504). */
+static double nearest_of(enum ka_dtype d, double g)
+{
+	float f = (float)g;
+	if (d == KA_DTYPE_FP32)
+		return f;
+	if (d != KA_DTYPE_FP16 && d != KA_DTYPE_BF16)
+		return g;
+	int half = d == KA_DTYPE_FP16;
+	unsigned short h = half ? ka_f32_to_f16(f) : ka_f32_to_bf16(f);
+	int inf = half ? 0x7c00 : 0x7f80, sign = h & 0x8000, m = h & 0x7fff;
+	double best = NAN;
+	for (int k = m - 1; k <= m + 1; k++) {
+		if (k < 0 || k >= inf)
+			continue;
+		unsigned short c = (unsigned short)(sign | k);
+		double v = half ? ka_f16_to_f32(c) : ka_bf16_to_f32(c);
+		if (isnan(best) || fabs(v - g) < fabs(best - g))
+			best = v;
+	}
+	return best;
+}
+
+/* Whether some value of output j's dtype can match gold v (element i at the
+ * shape called shs): for an integer dtype v must be one it holds exactly
+ * (dtype_int_gold_check), for a float dtype its nearest value must be
+ * within the task's tolerance (not so for an fp16 output under rtol 1e-6,
+ * nor for an fp32 one under tolerance zero where v is not a float). 0, or
+ * -1 with one line naming the file and field in why: no kernel can pass. */
+static int gold_matchable(const struct ka_task *t, int j, int64_t i, const char *shs, double v,
+			  char *why, size_t cap)
+{
+	const struct ka_tensor_spec *s = &t->outputs[j];
+	char bad[160];
+	if (dtype_is_int(s->dtype)) {
+		if (!dtype_int_gold_check(s->dtype, v, bad, sizeof bad))
+			return 0;
+		snprintf(why, cap,
+			 "%s/ref.c: outputs[%d] '%s' (%s): the gold at element %lld at %s: %s",
+			 t->dir, j, s->name, dtype_name(s->dtype), (long long)i, shs, bad);
+		return -1;
+	}
+	double near = nearest_of(s->dtype, v);
+	if (ka_cmp_elem(near, v, t->atol, t->rtol) == KA_CMP_OK)
+		return 0;
+	snprintf(why, cap,
+		 "%s/task.json: tolerance: atol %g + rtol %g admits no %s value for outputs[%d] "
+		 "'%s' at element %lld at %s (gold %.9g, nearest %s %.9g): no kernel can pass",
+		 t->dir, t->atol, t->rtol, dtype_name(s->dtype), j, s->name, (long long)i, shs, v,
+		 dtype_name(s->dtype), near);
+	return -1;
+}
+
+/* Outputs at one check shape: -1 when one is not finite, -2 when no kernel
+ * can match its gold (gold_matchable; why names the file and field). What
+ * the outputs hold is folded into masks over the shapes: bit j of
+ * *zero_mask stays set while output j was all zero at every shape so far,
+ * bit j of *const_mask while every element of every shape so far equalled
+ * const_val[j] (set at the first shape, first == 1). One shape all zero or
+ * constant is no fault: an argmin over rows of one column is all zero, a
+ * full reduction has one element a shape. */
 static int check_outputs(const struct ka_task *t, const struct ka_shape *sh, double **out,
-			 unsigned *const_mask, char *why, size_t cap)
+			 int first, double *const_val, unsigned *zero_mask, unsigned *const_mask,
+			 char *why, size_t cap)
 {
 	char shs[256];
 	task_shape_str(t, sh, shs, sizeof shs);
 	for (int j = 0; j < t->n_outputs; j++) {
 		int64_t n;
 		task_numel(t, &t->outputs[j], sh, &n, NULL);
+		if (first && n > 0)
+			const_val[j] = out[j][0];
 		int64_t nonzero = 0, same = 0;
 		for (int64_t i = 0; i < n; i++) {
 			double v = out[j][i];
@@ -518,16 +585,15 @@ static int check_outputs(const struct ka_task *t, const struct ka_shape *sh, dou
 					 t->outputs[j].name, v, (long long)i, shs);
 				return -1;
 			}
+			if (gold_matchable(t, j, i, shs, v, why, cap))
+				return -2;
 			nonzero += v != 0;
-			same += v == out[j][0];
+			same += v == const_val[j];
 		}
-		if (nonzero == 0) {
-			snprintf(why, cap, "output '%s' is all zero at %s", t->outputs[j].name,
-				 shs);
-			return -1;
-		}
-		if (same == n)
-			*const_mask |= 1u << j;
+		if (nonzero)
+			*zero_mask &= ~(1u << j);
+		if (same != n)
+			*const_mask &= ~(1u << j);
 	}
 	return 0;
 }
@@ -627,17 +693,19 @@ static int input_changes_output(const struct ka_task *t, struct gold *g, const s
 	return fail ? -1 : 0;
 }
 
-/* Gold on every check shape: finite, not all zero, not constant on every
- * shape; and every input must change some output on some check shape when
- * it alone is regenerated from another key (call 1). Noted in d; 0, or -1
- * with the reason in v. */
+/* Gold on every check shape: finite; an integer output's values exactly
+ * values of its dtype; no output all zero, or one value, over every element
+ * of every check shape; and every input must change some output on some
+ * check shape when it alone is regenerated from another key (call 1). Noted
+ * in d; 0, or -1 with the reason in v. */
 static int check_gold(const struct ka_task *t, struct gold *g, struct vline *v, struct vline *d)
 {
 	struct ka_err e;
-	char sum[400];
+	char sum[640];
 	void *in[KA_MAX_TENSORS] = {0};
 	double *ref_out[KA_MAX_TENSORS] = {0};
-	unsigned const_all = (1u << t->n_outputs) - 1, sensitive = 0;
+	unsigned const_all = (1u << t->n_outputs) - 1, zero_all = const_all, sensitive = 0;
+	double const_val[KA_MAX_TENSORS] = {0};
 	int64_t total_items = 0;
 	int rc = -1;
 	for (int c = 0; c < t->n_checks; c++) {
@@ -651,12 +719,14 @@ static int check_gold(const struct ka_task *t, struct gold *g, struct vline *v, 
 			goto out;
 		}
 		total_items += items;
-		unsigned mask = 0;
-		if (check_outputs(t, sh, ref_out, &mask, sum, sizeof sum)) {
+		int co = check_outputs(t, sh, ref_out, c == 0, const_val, &zero_all, &const_all,
+				       sum, sizeof sum);
+		if (co == -2) /* the line names its file and field */
+			vadd(v, "%s", sum);
+		else if (co)
 			vadd(v, "%s: degenerate: %s", t->dir, sum);
+		if (co)
 			goto out;
-		}
-		const_all &= mask;
 		for (int k = 0; k < t->n_inputs; k++) {
 			if (sensitive & (1u << k))
 				continue;
@@ -673,8 +743,8 @@ static int check_gold(const struct ka_task *t, struct gold *g, struct vline *v, 
 	}
 	for (int j = 0; j < t->n_outputs; j++) {
 		if (const_all & (1u << j)) {
-			vadd(v, "%s: degenerate: output '%s' is constant on every check shape",
-			     t->dir, t->outputs[j].name);
+			vadd(v, "%s: degenerate: output '%s' is %s on every check shape", t->dir,
+			     t->outputs[j].name, zero_all & (1u << j) ? "all zero" : "constant");
 			goto out;
 		}
 	}

@@ -103,6 +103,18 @@ json_t *bank_export_record(const struct ka_task *t, const char *split)
 	json_object_set_new(j, "libraries", libs);
 	json_object_set_new(j, "min_bytes", expr_json(t->min_bytes));
 	json_object_set_new(j, "min_flops", expr_json(t->min_flops));
+	/* The optional fields, in every record (empty where the task has none):
+	 * a scalar or a constraint changes what the task computes. */
+	json_t *scalars = json_array(), *cons = json_array();
+	for (int i = 0; i < t->n_scalars; i++)
+		json_array_append_new(scalars, json_pack("{s:s,s:f}", "name", t->scalar_names[i],
+							 "value", t->scalars[i]));
+	for (int i = 0; i < t->n_constraints; i++)
+		json_array_append_new(cons, expr_json(t->constraints[i]));
+	json_object_set_new(j, "scalars", scalars);
+	json_object_set_new(j, "constraints", cons);
+	json_object_set_new(j, "baseline_workspace",
+			    json_string(t->baseline_ws ? expr_text(t->baseline_ws) : ""));
 	json_object_set_new(j, "reference", json_string(t->ref_src));
 	char hash[17];
 	snprintf(hash, sizeof hash, "%016llx", (unsigned long long)task_hash(t));
@@ -164,6 +176,12 @@ static const char export_card[] =
 	"| `libraries` | list of string | libraries a solution may call (cublas, cublaslt, cudnn) "
 	"|\n"
 	"| `min_bytes`, `min_flops` | string | roofline floor expressions |\n"
+	"| `scalars` | list of {name, value} | the task's float constants (the reference's "
+	"double arguments after the params), empty if none |\n"
+	"| `constraints` | list of string | expressions that are 0 at every valid shape, empty if "
+	"none |\n"
+	"| `baseline_workspace` | string | the baselines' extra scratch bytes (expression), `\"\"` "
+	"if none |\n"
 	"| `reference` | string | ref.c, the single-source reference (C dialect of "
 	"include/ka_ref.h) |\n"
 	"| `task_hash` | string | 16 hex digits: the task's content hash in ka |\n"

@@ -81,6 +81,8 @@ static char *tol_wrapper(const struct ka_task *t, int acc_float)
 	util_buf_printf(&b, "\t\tint64_t item = items ? items[k] : k;\n\t\tref(item");
 	for (int p = 0; p < t->n_params; p++)
 		util_buf_printf(&b, ", P[%d]", p);
+	for (int q = 0; q < t->n_scalars; q++) /* exact, as gold.c passes them */
+		util_buf_printf(&b, ", (%a)", t->scalars[q]);
 	for (int k = 0; k < t->n_inputs; k++)
 		util_buf_printf(&b, ", (const %s *)in[%d]", dtype_ctype(t->inputs[k].dtype), k);
 	for (int j = 0; j < t->n_outputs; j++)
@@ -205,13 +207,15 @@ static void tol_compare(const struct ka_task *t, const struct ka_shape *sh, cons
 }
 
 /* Round input k (numel elements) in place for wrong variant w: 0 bf16, 1
- * fp16, 2 tf32. Returns 1 if the dtype is one this rounding changes. */
-static int tol_round_input(enum ka_dtype d, void *buf, int64_t numel, int w)
+ * fp16, 2 tf32. Returns how many elements the rounding changed (0 for a
+ * dtype it does not apply to, and for values it keeps: small integers). */
+static int64_t tol_round_input(enum ka_dtype d, void *buf, int64_t numel, int w)
 {
+	int64_t changed = 0;
 	if (d == KA_DTYPE_FP32 || d == KA_DTYPE_FP64) {
 		for (int64_t i = 0; i < numel; i++) {
-			float f =
-				d == KA_DTYPE_FP32 ? ((float *)buf)[i] : (float)((double *)buf)[i];
+			double was = d == KA_DTYPE_FP32 ? ((float *)buf)[i] : ((double *)buf)[i];
+			float f = (float)was;
 			f = w == 0   ? bank_tol_round_mantissa(f, 7)
 			    : w == 1 ? ka_f16_to_f32(ka_f32_to_f16(f))
 				     : bank_tol_round_mantissa(f, 10);
@@ -219,16 +223,17 @@ static int tol_round_input(enum ka_dtype d, void *buf, int64_t numel, int w)
 				((float *)buf)[i] = f;
 			else
 				((double *)buf)[i] = f;
+			changed += (double)f != was;
 		}
-		return 1;
-	}
-	if (d == KA_DTYPE_FP16 && w == 0) {
+	} else if (d == KA_DTYPE_FP16 && w == 0) {
 		unsigned short *h = buf;
-		for (int64_t i = 0; i < numel; i++)
+		for (int64_t i = 0; i < numel; i++) {
+			unsigned short was = h[i];
 			h[i] = ka_f32_to_f16(bank_tol_round_mantissa(ka_f16_to_f32(h[i]), 7));
-		return 1;
+			changed += h[i] != was;
+		}
 	}
-	return 0;
+	return changed;
 }
 
 static const char *const tol_wrong_names[3] = {"bf16_inputs", "fp16_inputs", "tf32_inputs"};
@@ -316,6 +321,7 @@ struct tol_run {
 	tol_items_fn fn[2];
 	struct bank_tol_variant *vf[2], *vw[3];
 	int applies[3];
+	int64_t changed[3]; /* input elements each wrong variant's rounding changed */
 	int verbose;
 };
 
@@ -409,7 +415,7 @@ static int tol_run_wrong(struct tol_run *x, int w, const struct ka_shape *sh, co
 		size_t bytes = (size_t)numel * dtype_size(t->inputs[k].dtype);
 		rin[k] = xmalloc(bytes ? bytes : 1);
 		memcpy(rin[k], in[k], bytes);
-		tol_round_input(t->inputs[k].dtype, rin[k], numel, w);
+		x->changed[w] += tol_round_input(t->inputs[k].dtype, rin[k], numel, w);
 	}
 	if (gold_outputs_new(t, sh, 2 * x->o->cap_bytes, wout, e) ||
 	    gold_compute(x->g, sh, rin, wout, items, n, e))
@@ -479,6 +485,15 @@ int bank_tol_measure(const struct ka_task *t, const struct bank_tol_opts *o,
 			goto done;
 		r->n_shapes++;
 	}
+	/* A rounding that changed no input value (integer-valued inputs) runs
+	 * the reference itself: not a wrong variant. */
+	for (int w = 0; w < 3; w++) {
+		if (x.applies[w] && !x.changed[w]) {
+			x.vw[w]->measured = 0;
+			snprintf(x.vw[w]->note, sizeof x.vw[w]->note,
+				 "not applicable: the rounding changes no input value");
+		}
+	}
 	if (o->use_grader)
 		tol_grader(t, o, vg, verbose);
 	else
@@ -543,7 +558,7 @@ void bank_tol_print(const struct ka_task *t, const struct bank_tol_result *r, FI
 	tol_fmt(r->correct_max, c, sizeof c);
 	tol_fmt(r->wrong_min, w, sizeof w);
 	fprintf(f, "correct_max %s, wrong_min %s: rtol %g is %s\n", c, w, r->rtol,
-		r->rtol >= 10 * r->correct_max && r->rtol * 10 <= r->wrong_min
+		r->rtol >= 10 * r->correct_max && r->rtol * 10 <= r->wrong_min && r->wrong_min > 0
 			? "at least 10x above the first and 10x below the second"
 			: "NOT within [10 x correct_max, wrong_min / 10]");
 }
@@ -630,7 +645,7 @@ int bank_tol_check(const struct ka_task *t, char *msg, size_t cap)
 			 "would come within a tenth of failing; see %s)",
 			 t->rtol, c, BANK_TOL_FILE);
 		rc = 1;
-	} else if (t->rtol * 10 > wmin) {
+	} else if (t->rtol * 10 > wmin || wmin <= 0) { /* at 0 a wrong variant passes */
 		snprintf(msg, cap,
 			 "tolerance: rtol %g is not 10x below wrong_min %s (a tf32/bf16/fp16 "
 			 "variant would come within 10x of passing; see %s)",

@@ -137,8 +137,22 @@ static void print_show(const struct ka_task *t)
 		printf(" (none)");
 	for (int l = 0; l < t->n_libs; l++)
 		printf(" %s", t->libs[l]);
-	printf("\nmin_bytes:   %s\nmin_flops:   %s\nhash:        %016llx\n",
-	       expr_text(t->min_bytes), expr_text(t->min_flops), (unsigned long long)task_hash(t));
+	printf("\nmin_bytes:   %s\nmin_flops:   %s\n", expr_text(t->min_bytes),
+	       expr_text(t->min_flops));
+	/* The optional fields, when the task has them: they change its meaning. */
+	if (t->n_scalars)
+		printf("scalars:    ");
+	for (int i = 0; i < t->n_scalars; i++)
+		printf(" %s = %.17g%s", t->scalar_names[i], t->scalars[i],
+		       i + 1 < t->n_scalars ? ";" : "\n");
+	if (t->n_constraints)
+		printf("constraints:");
+	for (int i = 0; i < t->n_constraints; i++)
+		printf(" %s%s", expr_text(t->constraints[i]),
+		       i + 1 < t->n_constraints ? ";" : "\n");
+	if (t->baseline_ws)
+		printf("baseline_workspace: %s\n", expr_text(t->baseline_ws));
+	printf("hash:        %016llx\n", (unsigned long long)task_hash(t));
 	printf("---- ref.c ----\n%s", t->ref_src);
 	size_t n = strlen(t->ref_src);
 	if (n && t->ref_src[n - 1] != '\n')

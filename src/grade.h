@@ -191,6 +191,14 @@ struct grade_tally {
 	json_t *mismatches;  /* owned: the first GRADE_MAX_MISMATCH bad elements as
 			      * {"output","index","got","expected"} ("got" 0 when
 			      * non-finite) */
+	/* Elements of an integer output whose gold no value of the dtype
+	 * equals exactly (dtype_int_gold_check: beyond 2^53, fractional, out of
+	 * range): not compared, since no verdict on them would be sound. The
+	 * first one's output, index and reason. */
+	int64_t n_inexact;
+	const char *inexact_output;
+	int64_t inexact_index;
+	char inexact_why[160];
 };
 
 /* Start an empty tally (allocates tl->mismatches). */
@@ -202,7 +210,9 @@ void grade_tally_free(struct grade_tally *tl);
 /* Compare n packed elements got (ka_kernel.h dtype code dtype) of the output
  * called name with gold (fp64): element q stands for gold[idx[q]] (idx NULL:
  * gold[q]). An element is bad when it is not finite or |got - gold| >
- * atol + rtol * |gold| (a NaN gold is never matched). Adds to tl. */
+ * atol + rtol * |gold| (a NaN gold is never matched). An integer output's
+ * element whose gold is not exactly a value of its dtype is counted in
+ * tl->n_inexact instead (the caller's grader failure). Adds to tl. */
 void grade_compare_output(const char *name, int dtype, const uint8_t *got, int64_t n,
 			  const int64_t *idx, const double *gold, double atol, double rtol,
 			  struct grade_tally *tl);

@@ -116,8 +116,12 @@ static void add_params(struct util_buf *b, const struct ka_task *t)
 
 static void add_tensors(struct util_buf *b, const struct ka_task *t)
 {
-	util_buf_puts(b, "Parameters (int64, `a->params[i]`, in this order): ");
-	add_params(b, t);
+	if (t->n_params) {
+		util_buf_puts(b, "Parameters (int64, `a->params[i]`, in this order): ");
+		add_params(b, t);
+	} else {
+		util_buf_puts(b, "Parameters: none (every shape is fixed)");
+	}
 	if (t->n_scalars) {
 		util_buf_puts(b, "\n\nScalars (double, `a->scalars[i]`, in this order): ");
 		for (int i = 0; i < t->n_scalars; i++)
@@ -131,9 +135,19 @@ static void add_tensors(struct util_buf *b, const struct ka_task *t)
 	}
 	util_buf_puts(b, "\n\nInputs (`a->inputs[i]`, read-only):\n");
 	for (int i = 0; i < t->n_inputs; i++) {
-		util_buf_printf(b, "- %d. `%s`: %s ", i, t->inputs[i].name,
-				dtype_name(t->inputs[i].dtype));
-		add_shape_exprs(b, &t->inputs[i]);
+		const struct ka_tensor_spec *s = &t->inputs[i];
+		util_buf_printf(b, "- %d. `%s`: %s ", i, s->name, dtype_name(s->dtype));
+		add_shape_exprs(b, s);
+		/* An integer range is a precondition a kernel may rely on (an
+		 * index input: never outside [lo, hi]). */
+		if (s->dist.kind == KA_DIST_INT) {
+			char lo[32], hi[32];
+			snprintf(lo, sizeof lo, "%.0f", s->dist.a);
+			snprintf(hi, sizeof hi, "%.0f", s->dist.b);
+			util_buf_printf(b, ", integers in [%s, %s]",
+					s->lo_x ? expr_text(s->lo_x) : lo,
+					s->hi_x ? expr_text(s->hi_x) : hi);
+		}
 		util_buf_puts(b, "\n");
 	}
 	util_buf_puts(b, "\nOutputs (`a->outputs[i]`, every element must be written):\n");
@@ -158,7 +172,7 @@ static void add_one_shape(struct util_buf *b, const struct ka_task *t, const str
 {
 	char name[256];
 	task_shape_str(t, sh, name, sizeof name);
-	util_buf_printf(b, "- %s: ", name);
+	util_buf_printf(b, "- %s%s", name, name[0] ? ": " : ""); /* a fixed shape has no name */
 	for (int i = 0; i < t->n_inputs + t->n_outputs; i++) {
 		const struct ka_tensor_spec *ts = tensor_at(t, i);
 		util_buf_printf(b, "%s%s ", i == t->n_inputs ? " -> " : i ? ", " : "", ts->name);

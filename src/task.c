@@ -810,14 +810,25 @@ static int check_shapes(struct loader *c)
 			return ka_err_set(c->e, "%s: %s at %s", c->jf.file, se.msg, label);
 		}
 	}
+	/* An odd size: a parameter value, or a dimension of a tensor (a task of
+	 * fixed shapes has no parameters, "shape": [3, 5]). */
 	int odd = 0;
-	for (int w = 0; w < t->n_checks; w++)
+	for (int w = 0; w < t->n_checks; w++) {
 		for (int p = 0; p < t->n_params; p++)
 			odd |= t->checks[w].v[p] % 8 != 0;
+		for (int k = 0; k < t->n_inputs + t->n_outputs; k++) {
+			const struct ka_tensor_spec *s =
+				k < t->n_inputs ? &t->inputs[k] : &t->outputs[k - t->n_inputs];
+			int64_t dims[KA_MAX_DIMS], n;
+			if (tensor_dims(t, s, &t->checks[w], dims, &n, NULL) == 0)
+				for (int d = 0; d < s->ndim; d++)
+					odd |= dims[d] % 8 != 0;
+		}
+	}
 	if (!odd)
 		return jsonf_bad(&c->jf, "checks",
-				 "no check shape has an odd size (a parameter value that is not a "
-				 "multiple of 8)");
+				 "no check shape has an odd size (a parameter value or a tensor "
+				 "dimension that is not a multiple of 8)");
 	return 0;
 }
 

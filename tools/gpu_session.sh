@@ -7,7 +7,7 @@
 #     build/ka-run-* build/ka-clc build/ka-cudaphases build/ka-forkshim.so build-gpu/ &&
 #     bash tools/bundle-libs.sh build-gpu
 # then run `bash tools/gpu_session.sh "tier prof lat thr rep cap probe"` with
-# carry ["build-gpu"]. PARTS: tier, prof, lat, probe, rep, thr, cap, tierlast,
+# carry ["build-gpu"]. PARTS: tier, prof, lat, probe, rep, thr, cap, tierlast, edges,
 # and the open measurements of the issues (docs/PERF.md says which are
 # missing): stale (bank_gpu on the tasks whose baselines changed since they
 # were measured), calib (calibrate.py on tasks missing from the calibration
@@ -178,3 +178,18 @@ fi
 # tiersel: the GPU tier's tests whose names match TIER_ONLY (a regex, e.g. '^(pdl|grade_cuda)\.sh$').
 if want tiersel; then stamp tiersel; KA_TEST_ONLY="${TIER_ONLY:-.}" timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45; fi
 if want tierlast; then stamp tierlast; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -8; fi
+# edges: the task-format edge cases on CUDA: tests/data/tasks_edge/near_int_max (int32
+# results in the poison's window, 16 Mi a call: ok; unwritten_output before 44f56c7)
+# and, where EDGE_BANK names a bank of probe tasks with solutions/cuda.cu, each in full.
+if want edges; then stamp edges
+	timeout $(left) "$KA" grade --target cuda --task tests/data/tasks_edge/near_int_max \
+		--kernel tests/data/grade_edges/near_int_max.cu --max-seconds 5 --json "$OUT/edges-near_int_max.json" \
+		--workdir "$OUT/w" 2>&1 | grep -E '^(verdict|detail|time|seconds)'
+	for t in ${EDGE_BANK:+"$EDGE_BANK"/*/*/}; do
+		[ -f "$t/solutions/cuda.cu" ] || continue
+		echo "== $t"
+		timeout $(left) "$KA" grade --target cuda --task "$t" --kernel "$t/solutions/cuda.cu" --max-seconds 5 \
+			--json "$OUT/edges-$(basename "$t").json" --workdir "$OUT/w" 2>&1 |
+			grep -E '^(verdict|detail|time|eager|compiled|seconds)|grader failure'
+	done
+fi

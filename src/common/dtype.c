@@ -3,6 +3,8 @@
  * include this table): the asserts below keep the two in step. */
 #include "dtype.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ka_kernel.h"
@@ -81,4 +83,25 @@ void dtype_int_range(enum ka_dtype d, double *lo, double *hi)
 		*lo = dtypes[d].lo;
 		*hi = dtypes[d].hi;
 	}
+}
+
+int dtype_int_gold_check(enum ka_dtype d, double v, char *why, size_t cap)
+{
+	double lo, hi;
+	if (!dtype_is_int(d))
+		return 0;
+	dtype_int_range(d, &lo, &hi);
+	if (!(v >= lo && v <= hi))
+		return snprintf(why, cap, "%.17g is outside %s's range [%.0f, %.0f]", v,
+				dtype_name(d), lo, hi),
+		       -1;
+	if (v > 9007199254740992.0 || v < -9007199254740992.0)
+		return snprintf(why, cap,
+				"%.17g is beyond +-2^53, where the fp64 gold of an integer output "
+				"is not exact",
+				v),
+		       -1;
+	if ((double)(int64_t)v != v)
+		return snprintf(why, cap, "%.17g is not an integer", v), -1;
+	return 0;
 }

@@ -38,5 +38,11 @@ int dtype_is_int(enum ka_dtype d);
 /* The least and largest value of an integer dtype (bool: 0 and 1); for a
  * float dtype, 0 and -1 (no range). */
 void dtype_int_range(enum ka_dtype d, double *lo, double *hi);
+/* Whether v, the fp64 gold of an element of an output of integer dtype d,
+ * stands for one value of d exactly: an integer, inside d's range, and at
+ * most 2^53 in magnitude (beyond it fp64 holds only some integers, so an
+ * int64 result that differs in its low bits would compare equal). 0, or -1
+ * with the reason in why (cap bytes). Float dtypes: always 0. */
+int dtype_int_gold_check(enum ka_dtype d, double v, char *why, size_t cap);
 
 #endif

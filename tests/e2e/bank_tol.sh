@@ -65,7 +65,8 @@ fi
 cp "$side" "$tmp/side.json"
 
 # 4. validate with the sidecar: each row edits the task or the sidecar, then
-# expects an exit code and a message. Rows run on fresh copies.
+# expects an exit code and a message. Rows run on fresh copies. (wrong_zero:
+# a wrong variant within atol everywhere passes any rtol, even 0.)
 while IFS='|' read -r name edit want_rc want; do
 	rm -rf "$b/L1/add_scale"
 	cp -r tests/data/tasks_good/add_scale "$b/L1/"
@@ -85,6 +86,7 @@ too_loose|sed -i 's/"rtol": 1e-6/"rtol": 0.05/' task.json|1|tolerance: rtol 0.05
 too_tight|sed -i 's/"correct_max": 0.0/"correct_max": 2e-7/' tolerance.json|1|tolerance: rtol 1e-06 is not 10x above correct_max 2e-07 (a correct variant would come within a tenth of failing; see tolerance.json)
 atol_changed|sed -i 's/"atol": 1e-6/"atol": 1e-7/' task.json|2|measured at atol 1e-06, the task has atol 1e-07 (run 'ka bank calibrate-tolerance add_scale --write')
 broken|echo '{}' >tolerance.json|2|tolerance.json: not a ka-tolerance/1 record (correct_max, wrong_min, atol)
+wrong_zero|sed -i 's/"rtol": 1e-6/"rtol": 0/' task.json && sed -i 's/"wrong_min": [0-9.e-]*/"wrong_min": 0.0/' tolerance.json|1|tolerance: rtol 0 is not 10x below wrong_min 0 (a tf32/bf16/fp16 variant would come within 10x of passing; see tolerance.json)
 TABLE
 
 # 5. The grader variant: the public starter's OpenCL solution on PoCL.

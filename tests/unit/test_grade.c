@@ -167,6 +167,43 @@ static void test_compare_dtypes(void)
 	}
 }
 
+/* An integer output whose gold no value of its dtype equals exactly (beyond
+ * 2^53, fractional, out of range) is not compared: it is counted in
+ * n_inexact, where an off-by-one int64 near 2^62 would otherwise match its
+ * rounded gold. Within 2^53 the comparison is exact, and the evidence
+ * prints every digit. */
+static void test_compare_int_exactness(void)
+{
+	int64_t big = ((int64_t)1 << 62) + 1; /* rounds to 2^62 in fp64 */
+	int64_t got[4] = {big, 300, 5, ((int64_t)1 << 52) + 1};
+	double gold[4] = {(double)((int64_t)1 << 62), 300.5, 5.0, (double)((int64_t)1 << 52)};
+	struct grade_tally tl;
+	grade_tally_init(&tl);
+	grade_compare_output("p", KA_DTYPE_INT64, (const uint8_t *)got, 4, NULL, gold, 0, 0, &tl);
+	int64_t bad = tl.n_bad, inexact = tl.n_inexact, at = tl.inexact_index;
+	char why[sizeof tl.inexact_why], detail[512];
+	snprintf(why, sizeof why, "%s", tl.inexact_why);
+	grade_tally_describe(&tl, 0, 0, 0, detail, sizeof detail);
+	grade_tally_free(&tl);
+	T_EQ_INT(inexact, 2); /* 2^62 and 300.5 */
+	T_EQ_INT(at, 0);
+	T_EQ_STR(why, "4.6116860184273879e+18 is beyond +-2^53, where the fp64 gold of an integer "
+		      "output is not exact");
+	T_EQ_INT(bad, 1); /* 2^52 + 1 against 2^52 */
+	T_EQ_STR(detail, "1 of the checked elements are outside atol 0 + rtol 0 (0 non-finite); "
+			 "p[3] got 4503599627370497 want 4503599627370496; ");
+
+	uint8_t u8[2] = {255, 0};
+	double g8[2] = {256.0, 0.0};
+	grade_tally_init(&tl);
+	grade_compare_output("q", KA_DTYPE_UINT8, u8, 2, NULL, g8, 0, 0, &tl);
+	snprintf(why, sizeof why, "%s", tl.inexact_why);
+	inexact = tl.n_inexact;
+	grade_tally_free(&tl);
+	T_EQ_INT(inexact, 1);
+	T_EQ_STR(why, "256 is outside uint8's range [0, 255]");
+}
+
 static void test_compare_sampled(void)
 {
 	/* Sampled: element q is gold[idx[q]]; the kept index is the gold one. */
@@ -319,6 +356,7 @@ int main(void)
 	RUN(test_compare_fp32);
 	RUN(test_compare_tolerance);
 	RUN(test_compare_dtypes);
+	RUN(test_compare_int_exactness);
 	RUN(test_compare_sampled);
 	RUN(test_compare_cap_and_accumulate);
 	RUN(test_describe);

@@ -99,8 +99,7 @@ static void test_task_bad_fixtures(void)
 		 "tests/data/tasks_bad/missing_ref/ref.c: No such file or directory"},
 		{"tests/data/tasks_bad/no_odd_check",
 		 "tests/data/tasks_bad/no_odd_check/task.json: checks: no check shape has an odd "
-		 "size "
-		 "(a parameter value that is not a multiple of 8)"},
+		 "size (a parameter value or a tensor dimension that is not a multiple of 8)"},
 		{"tests/data/tasks_bad/int_range_expr",
 		 "tests/data/tasks_bad/int_range_expr/task.json: inputs[0].dist: range does not "
 		 "fit "
