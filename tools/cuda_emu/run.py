@@ -11,7 +11,7 @@ L3) and each variant (its eager.cu, compiled.cu, solutions/cuda.cu), the
 source and bank/lib are rewritten by xform.py, compiled with g++ against
 emu.h and linked with the emulator (emu.cpp, blas.cpp, driver.cpp); for each
 check shape `ka gold --inputs` writes the inputs (the grader's generator,
-seed 1) and the gold, and the binary checks every output element against it
+seed 1, --input-seed) and the gold, and the binary checks every output element against it
 with the task's tolerance. --source runs other files as baselines of the
 tasks named instead (the harness's own tests). Prints one line per task and
 variant (pass/FAIL,
@@ -260,6 +260,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "cuda_emu"))
     ap.add_argument("--ka", default=os.path.join(ROOT, "build", "ka"))
     ap.add_argument("--seed", type=int, default=1, help="the scheduler's seed (KA_EMU_SEED)")
+    ap.add_argument("--input-seed", type=int, default=1, help="the inputs' seed (ka gold --seed)")
     ap.add_argument("--order", default="scrambled", choices=["scrambled", "linear"], help="KA_EMU_ORDER")
     ap.add_argument("--source", default="", help="files run as baselines of the tasks, comma-separated")
     ap.add_argument("--calls", type=int, default=1, help="ka_launch calls per shape")
@@ -303,7 +304,7 @@ def main():
         die("no task matches --tasks %s" % args.tasks)
     t0 = time.time()
     build = Build(args.work, inc)
-    gold = Gold(args.work, args.ka, 1)
+    gold = Gold(args.work, args.ka, args.input_seed)
     jobs = []
     for d in tasks:
         task = json.load(open(os.path.join(d, "task.json")))
