@@ -465,14 +465,22 @@ lt_pref *P(cublasLtMatmulPreference_t p)
 	return reinterpret_cast<lt_pref *>(p->data);
 }
 
-template <class T> bool set_attr(const char *api, int attr, T *dst, const void *buf, size_t n)
+// An attribute's value: CUBLAS_STATUS_INVALID_VALUE when n is not its size.
+template <class T>
+cublasStatus_t set_attr(const char *api, int attr, T *dst, const void *buf, size_t n)
 {
 	if (n != sizeof(T)) {
 		error("%s(%d): %zu bytes, expected %zu", api, attr, n, sizeof(T));
-		return false;
+		return CUBLAS_STATUS_INVALID_VALUE;
 	}
 	memcpy(dst, buf, n);
-	return true;
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t not_emulated(const char *api, int attr)
+{
+	error("%s: attribute %d is not emulated", api, attr);
+	return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 float gelu_tanh(float v)
@@ -517,20 +525,14 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
 {
 	const char *api = "cublasLtMatmulDescSetAttribute";
 	lt_desc *x = D(d);
-	bool ok;
 	switch (a) {
-	case CUBLASLT_MATMUL_DESC_TRANSA: ok = set_attr(api, a, &x->ta, buf, n); break;
-	case CUBLASLT_MATMUL_DESC_TRANSB: ok = set_attr(api, a, &x->tb, buf, n); break;
-	case CUBLASLT_MATMUL_DESC_EPILOGUE: ok = set_attr(api, a, &x->epi, buf, n); break;
-	case CUBLASLT_MATMUL_DESC_BIAS_POINTER: ok = set_attr(api, a, &x->bias, buf, n); break;
-	case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
-		ok = set_attr(api, a, &x->bias_type, buf, n);
-		break;
-	default:
-		error("%s: attribute %d is not emulated", api, (int)a);
-		return CUBLAS_STATUS_NOT_SUPPORTED;
+	case CUBLASLT_MATMUL_DESC_TRANSA: return set_attr(api, a, &x->ta, buf, n);
+	case CUBLASLT_MATMUL_DESC_TRANSB: return set_attr(api, a, &x->tb, buf, n);
+	case CUBLASLT_MATMUL_DESC_EPILOGUE: return set_attr(api, a, &x->epi, buf, n);
+	case CUBLASLT_MATMUL_DESC_BIAS_POINTER: return set_attr(api, a, &x->bias, buf, n);
+	case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE: return set_attr(api, a, &x->bias_type, buf, n);
+	default: return not_emulated(api, a);
 	}
-	return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
 }
 
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, cudaDataType t, uint64_t rows,
@@ -553,18 +555,13 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t l,
 {
 	const char *api = "cublasLtMatrixLayoutSetAttribute";
 	lt_layout *x = LY(l);
-	bool ok;
 	switch (a) {
-	case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT: ok = set_attr(api, a, &x->batch, buf, n); break;
+	case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT: return set_attr(api, a, &x->batch, buf, n);
 	case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
-		ok = set_attr(api, a, &x->stride, buf, n);
-		break;
-	case CUBLASLT_MATRIX_LAYOUT_ORDER: ok = set_attr(api, a, &x->order, buf, n); break;
-	default:
-		error("%s: attribute %d is not emulated", api, (int)a);
-		return CUBLAS_STATUS_NOT_SUPPORTED;
+		return set_attr(api, a, &x->stride, buf, n);
+	case CUBLASLT_MATRIX_LAYOUT_ORDER: return set_attr(api, a, &x->order, buf, n);
+	default: return not_emulated(api, a);
 	}
-	return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
 }
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *p)
@@ -590,17 +587,12 @@ cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p
 	uint32_t align;
 	switch (a) {
 	case CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES:
-		return set_attr(api, a, &P(p)->max_ws, buf, n) ? CUBLAS_STATUS_SUCCESS
-							       : CUBLAS_STATUS_INVALID_VALUE;
+		return set_attr(api, a, &P(p)->max_ws, buf, n);
 	case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES:
 	case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES:
 	case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES:
-	case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES:
-		return set_attr(api, a, &align, buf, n) ? CUBLAS_STATUS_SUCCESS
-							: CUBLAS_STATUS_INVALID_VALUE;
-	default:
-		error("%s: attribute %d is not emulated", api, (int)a);
-		return CUBLAS_STATUS_NOT_SUPPORTED;
+	case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES: return set_attr(api, a, &align, buf, n);
+	default: return not_emulated(api, a);
 	}
 }
 
