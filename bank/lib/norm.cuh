@@ -447,6 +447,12 @@ enum online_kind { ONLINE_SOFTMAX, ONLINE_LOG_SOFTMAX, ONLINE_XENT };
 template <bool LAST, int VEC> __device__ __forceinline__ vec_t<float, VEC> ld_evict(const vec_t<float, VEC> *p)
 {
 	static_assert(VEC == 4 || VEC == 1, "float4 or float");
+#ifdef KA_CUDA_EMU
+	// The CPU emulation harness (tools/cuda_emu, docs/cuda-emu.md) has no
+	// PTX: the same load without the cache policy. nvcc never defines
+	// KA_CUDA_EMU, so the device code below is what the GPU runs.
+	return *p;
+#else
 	vec_t<float, VEC> v;
 	unsigned long long pol;
 	if (LAST)
@@ -469,6 +475,7 @@ template <bool LAST, int VEC> __device__ __forceinline__ vec_t<float, VEC> ld_ev
 			asm("ld.global.L1::evict_first.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v.v[0]) : "l"(p), "l"(pol));
 	}
 	return v;
+#endif
 }
 
 // One pass keeping a running (max m, sum s of exp(x - m)) per element slot of

@@ -69,20 +69,28 @@ __device__ __forceinline__ void load_stage(bf16 *st, const bf16 *__restrict__ x,
 // register i receives, of matrix i, row l / 4, elements 2 (l % 4) and + 1.
 __device__ __forceinline__ void ldsm_x4(unsigned addr, unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3)
 {
+#ifdef KA_CUDA_EMU // the CPU emulation harness (docs/cuda-emu.md): the instruction's warp-level host form
+	ka_emu::ldmatrix_x4(addr, r0, r1, r2, r3);
+#else
 	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
 		     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
 		     : "r"(addr)
 		     : "memory");
+#endif
 }
 
 // d += a (16 x 16, row-major fragment) * b (16 x 8, column-major fragment),
 // bf16 operands, fp32 accumulators (PTX mma.m16n8k16 fragment layouts).
 __device__ __forceinline__ void mma_bf16(float *d, const unsigned *a, unsigned b0, unsigned b1)
 {
+#ifdef KA_CUDA_EMU // the CPU emulation harness (docs/cuda-emu.md): the instruction's warp-level host form
+	ka_emu::mma_bf16_m16n8k16(d, a, b0, b1);
+#else
 	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
 	    "{%0, %1, %2, %3};\n"
 	    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 
 // Grid (tiles_n, tiles_m, slices): CTA (bx, by, s) computes
