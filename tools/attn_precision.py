@@ -19,9 +19,18 @@ Every GEMM accumulates in fp32 (cuBLAS CUBLAS_COMPUTE_32F; float32 matmul
 here) and rounds its output to its storage type. Rows simulated: every row of
 N heads (default 8; decode: N / 8 rounds of 64 one-row heads), so the rows with
 few visible keys, the worst, are all included. Seeded: reproducible.
-The grader checks about 2048 random rows per check at the benchmark shape;
-`p_fail_2048` is the chance that such a sample holds a failing row,
-estimated from the failing fraction of the simulated rows.
+The grader checks every element of the benchmark shape's correctness call
+(device-full on CUDA, docs/grader.md); `p_fail_all` is the chance that a
+call holds a failing row, estimated from the failing fraction of the
+simulated rows. That estimate is weak for the rows that fail most, the first
+rows of a causal head (few visible keys: a probability near 1/2 rounded to
+the dtype moves a nearly cancelling output by up to its rounding step), of
+which a few heads hold only a few samples: `--short-rows N --grades G`
+simulates, for G grades, rows 0 .. N - 1 of every head of the benchmark
+shape in the `fp32` variant (what the baselines do) and prints the share of
+grades with a failing element and the worst / tol (tools/attn_precision.py
+--short-rows 24 --grades 100 TASK: gqa_causal_bf16_d128 failed 22% of grades
+at atol 4e-3, none at 1e-2, worst 0.58).
 Runs on the CPU in minutes; no GPU, no PyTorch.
 """
 import json
@@ -105,16 +114,56 @@ def shape_of(task):
     return dt, D, heads, Sq, Skv, causal, window
 
 
+def short_rows(task, n, grades, rng):
+    """Share of grades with a failing element among rows 0 .. n - 1 of every
+    head (fp32 variant), and the worst error / tolerance."""
+    dt, D, heads, _Sq, _Skv, _causal, _window = shape_of(task)
+    tol = task["tolerance"]
+    scale = np.float32(1.0 / math.sqrt(D))
+    worst = []
+    for _ in range(grades):
+        w = 0.0
+        for keys in range(1, n + 1):
+            q = round_to(rng.standard_normal((heads, 1, D)), dt)
+            k = round_to(rng.standard_normal((heads, keys, D)), dt)
+            v = round_to(rng.standard_normal((heads, keys, D)), dt)
+            s64 = np.einsum("hqd,hkd->hqk", q.astype(np.float64), k.astype(np.float64)) / math.sqrt(D)
+            p64 = np.exp(s64 - s64.max(-1, keepdims=True))
+            gold = np.einsum("hqk,hkd->hqd", p64, v.astype(np.float64)) / p64.sum(-1, keepdims=True)
+            s = np.einsum("hqd,hkd->hqk", q, k).astype(np.float32) * scale
+            e = np.exp(s - s.max(-1, keepdims=True))
+            p = round_to(e / e.sum(-1, keepdims=True), dt)
+            o = round_to(np.einsum("hqk,hkd->hqd", p, v), dt).astype(np.float64)
+            r = np.abs(o - gold) / (tol["atol"] + tol["rtol"] * np.abs(gold))
+            w = max(w, float(r.max()))
+        worst.append(w)
+    worst = np.array(worst)
+    return float((worst > 1).mean()), float(worst.max())
+
+
 def main(argv):
     nheads = 8
     if argv[:1] == ["--heads"]:
         nheads, argv = int(argv[1]), argv[2:]
+    if argv[:1] == ["--short-rows"]:
+        n, grades = int(argv[1]), 100
+        argv = argv[2:]
+        if argv[:1] == ["--grades"]:
+            grades, argv = int(argv[1]), argv[2:]
+        rng = np.random.default_rng(15)
+        print("| task | rows 0 .. %d of every head, grades | failing grades | worst / tol |" % (n - 1))
+        print("|---|---|---|---|")
+        for t in argv:
+            f, w = short_rows(json.load(open(t + "/task.json")), n, grades, rng)
+            print("| %s | %d | %.0f%% | %.3f |" % (t.split("/")[-1], grades, 100 * f, w))
+            sys.stdout.flush()
+        return
     tasks = argv or ["bank/public/L3/" + n for n in (
         "gqa_causal_bf16_d128", "sdpa_causal_bf16_d64", "sdpa_bf16_d128",
         "decode_gqa_bf16_d128", "sdpa_causal_f16_d128", "sdpa_f16_d64",
         "swa_causal_f16_d64", "rope_attn_causal_f16_d128", "decode_f16_d128")]
     rng = np.random.default_rng(15)
-    print("| task | rows simulated | variant | worst / tol | failing rows | p_fail_2048 |")
+    print("| task | rows simulated | variant | worst / tol | failing rows | p_fail_all |")
     print("|---|---|---|---|---|---|")
     for t in tasks:
         task = json.load(open(t + "/task.json"))
@@ -134,7 +183,7 @@ def main(argv):
         for name, parts in rows.items():
             r = np.concatenate(parts)
             nfail = int((r > 1).sum())
-            pf = 1 - (1 - nfail / r.size) ** min(2048, heads * Sq)
+            pf = 1 - (1 - nfail / r.size) ** (heads * Sq)
             print("| %s | %d | %s | %.3f | %d | %.3g |" % (
                 t.split("/")[-1], r.size, name, r.max(), nfail, pf))
         sys.stdout.flush()
