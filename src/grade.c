@@ -165,7 +165,7 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	free(key);
 	/* The runner calibrates its timing window at start: exclusive. */
 	devlock_acquire(s->lock, 1);
-	s->rc = runclient_start(s->ops->name, platform, device, e);
+	s->rc = runclient_start(s->ops->name, platform, device, s->workdir, e);
 	int hello = s->rc ? runclient_hello(s->rc, &s->device, e) : -1;
 	devlock_release(s->lock);
 	if (hello) {
