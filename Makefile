@@ -113,7 +113,7 @@ $(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) $(REC_CUDA) $(COMMON_SRC)) \
 # ka-goldbox: the confined gold of a task whose ref.c is not trusted bank code
 # (a frontier proposal's): model code, so it links only what it needs
 # (docs/grader.md, "Gold that is not bank code").
-$(BUILD)/ka-goldbox: $(call obj,src/goldbox/goldbox.c src/common/lockdown.c)
+$(BUILD)/ka-goldbox: $(call obj,src/goldbox/goldbox.c src/common/util.c src/common/jail.c src/common/lockdown.c)
 	$(CC) $(LDSAN) -o $@ $^ -ldl -fopenmp
 
 $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMON_SRC))

@@ -49,21 +49,6 @@ const char *goldclient_program(struct ka_err *e)
 	return box_path;
 }
 
-static int write_fd(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n > (1u << 30) ? (1u << 30) : n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The request in a memory file, positioned at its start: the fd, or -1 with
  * e (no memory for it: the grader's failure). */
 static int request_file(const struct goldclient_call *c, struct ka_err *e)
@@ -89,12 +74,12 @@ static int request_file(const struct goldclient_call *c, struct ka_err *e)
 		ka_err_set(e, "gold: memfd_create: %s", strerror(errno));
 		return -1;
 	}
-	int bad = write_fd(fd, &q, sizeof q) ||
-		  (c->items && write_fd(fd, c->items, (size_t)c->n_items * sizeof *c->items));
+	int bad = util_write_fd(fd, &q, sizeof q) ||
+		  (c->items && util_write_fd(fd, c->items, (size_t)c->n_items * sizeof *c->items));
 	if (c->lazy)
-		bad = bad || write_fd(fd, c->src, (size_t)c->n_inputs * sizeof *c->src);
+		bad = bad || util_write_fd(fd, c->src, (size_t)c->n_inputs * sizeof *c->src);
 	for (int k = 0; !c->lazy && !bad && k < c->n_inputs; k++)
-		bad = write_fd(fd, c->inputs[k], c->in_bytes[k]);
+		bad = util_write_fd(fd, c->inputs[k], c->in_bytes[k]);
 	if (bad || lseek(fd, 0, SEEK_SET) != 0) {
 		ka_err_set(e, "gold: writing the box's request: %s", strerror(errno));
 		close(fd);

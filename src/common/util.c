@@ -193,6 +193,21 @@ void util_rmtree(const char *path)
 	rmdir(path);
 }
 
+int util_write_fd(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n > (1u << 30) ? (1u << 30) : n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 uint64_t util_tree_bytes(const char *path)
 {
 	struct stat st;

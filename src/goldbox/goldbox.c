@@ -31,22 +31,12 @@
 #include "goldwire.h"
 #include "ka_gen.h"
 #include "lockdown.h"
+#include "sanopts.h" /* make san: crashes stay signals, no leak check */
+#include "util.h"
 
 #define GOLDBOX_MEM_HEADROOM (4ull << 30) /* address space beyond the buffers */
 #define GOLDBOX_MAX_BYTES (1ull << 40)	  /* no request is larger */
 #define SLACK_BYTE 0xa5			  /* fills the room before each output */
-
-#if defined(__SANITIZE_ADDRESS__)
-/* Under `make san`: a crash of the reference must stay a signal (the
- * evidence names it), and the sanitizer may not ptrace (leak checking) or
- * open files under the box's filter and view. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0:"
-	       "detect_leaks=0";
-}
-#endif
 
 typedef void (*items_fn)(const int64_t *P, void *const *in, double *const *out,
 			 const int64_t *items, int64_t n);
@@ -70,21 +60,6 @@ static int read_all(void *p, size_t n)
 			return -1;
 		c += r;
 		n -= (size_t)r;
-	}
-	return 0;
-}
-
-static int write_all(const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(1, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
 	}
 	return 0;
 }
@@ -190,7 +165,7 @@ static int reply(const struct goldwire_req *q, const int64_t *items, double *con
 	for (int j = 0; j < q->n_outputs; j++)
 		n_values += q->n_items * q->out_per_item[j];
 	struct goldwire_head h = {GOLDWIRE_HEAD, compute_s, n_values};
-	if (write_all(&h, sizeof h))
+	if (util_write_fd(1, &h, sizeof h))
 		return -1;
 	enum { STAGE = 1 << 17 };
 	static double stage[STAGE];
@@ -202,14 +177,15 @@ static int reply(const struct goldwire_req *q, const int64_t *items, double *con
 			for (int64_t e = 0; e < per; e++) {
 				stage[used++] = v[e];
 				if (used == STAGE) {
-					if (write_all(stage, used * sizeof *stage))
+					if (util_write_fd(1, stage, used * sizeof *stage))
 						return -1;
 					used = 0;
 				}
 			}
 		}
 	uint64_t end = GOLDWIRE_END;
-	if ((used && write_all(stage, used * sizeof *stage)) || write_all(&end, sizeof end))
+	if ((used && util_write_fd(1, stage, used * sizeof *stage)) ||
+	    util_write_fd(1, &end, sizeof end))
 		return -1;
 	return 0;
 }
@@ -260,7 +236,7 @@ int main(int argc, char **argv)
 	if (confine(so, cpu_s, &why))
 		die(3, "cannot confine the gold", why);
 	uint64_t ready = GOLDWIRE_READY;
-	if (write_all(&ready, sizeof ready))
+	if (util_write_fd(1, &ready, sizeof ready))
 		die(3, "reply", "closed");
 	/* From here on the task's own code runs: whatever fails is its failure. */
 	void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);

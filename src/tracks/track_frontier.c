@@ -616,11 +616,11 @@ static int entry_broken(struct ftrack *ft, struct fentry *f, int rn, int x, cons
 static int run_round(struct ftrack *ft, int rn, int propose)
 {
 	const struct frontier_opts *o = ft->o;
-	int n = ft->n, n_entries = ft->n, solved = 0, prop = 0, acc = 0, live = 0;
-	double *c = xcalloc((size_t)n + 1, sizeof *c), pass_sum = 0, t_round = util_now();
+	int n_entries = ft->n, solved = 0, prop = 0, acc = 0, live = 0;
+	double *c = xcalloc((size_t)n_entries + 1, sizeof *c), pass_sum = 0, t_round = util_now();
 	double t_eval = 0, val_s = 0;
 	json_t *steps = json_object();
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n_entries; i++) {
 		struct fentry *f = &ft->f[i];
 		char key[ROUND_KEY_MAX], why[KA_ERRLEN] = "";
 		round_key(key, sizeof key, rn, "solver", "frontier", f->t->name);
@@ -644,7 +644,7 @@ static int run_round(struct ftrack *ft, int rn, int propose)
 		pass_sum += f->pass;
 		solved += f->solution != NULL;
 	}
-	n = live;
+	int n = live; /* the tasks evaluated: the broken ones are off the frontier */
 	struct metrics_figure cf;
 	round_mean_figure(c, n, (uint64_t)o->p.seed + (uint64_t)rn, &cf);
 	free(c);

@@ -19,6 +19,7 @@
 #include "ka_test.h"
 #include "npy.h"
 #include "task.h"
+#include "task_fixture.h"
 #include "util.h"
 
 /* A fixture or bank task, trusted as bank code: these tests hold the gold
@@ -246,29 +247,13 @@ static void test_gold_lazy_equals_arrays(void)
 	CHECK_EQ_INT(lazy_vs_arrays("bank/public/L3/softmax_rows", 1, &e), 0);
 }
 
-/* A task like tests/data/tasks_good/add_scale with ref.c replaced: written
- * under a new temporary folder (*dir, for util_rmtree). NULL on failure. */
+/* A task like tests/data/tasks_good/add_scale with ref.c replaced
+ * (task_fixture.h), trusted; *dir gets its folder, for util_rmtree. */
 static struct ka_task *task_with_ref(const char *ref, char **dir)
 {
-	char tmpl[] = "/tmp/ka-test-lazy-XXXXXX";
 	struct ka_err e = {{0}};
-	*dir = NULL;
-	if (!mkdtemp(tmpl))
-		return NULL;
-	*dir = xstrdup(tmpl);
-	char *json = NULL, *jpath = xasprintf("%s/task.json", tmpl);
-	char *rpath = xasprintf("%s/ref.c", tmpl);
-	size_t len = 0;
-	struct ka_task *t = NULL;
-	if (util_read_file("tests/data/tasks_good/add_scale/task.json", 1 << 20, &json, &len, &e) ==
-		    0 &&
-	    util_write_file(jpath, json, len, &e) == 0 &&
-	    util_write_file(rpath, ref, strlen(ref), &e) == 0)
-		t = trusted_load(tmpl, &e);
-	free(json);
-	free(jpath);
-	free(rpath);
-	return t;
+	*dir = task_fixture_dir(ref);
+	return *dir ? trusted_load(*dir, &e) : NULL;
 }
 
 /* A reference that is C but not C++ has no lazy build: gold_compute_lazy

@@ -3,7 +3,8 @@
  * trusted gold's, in full, on sampled items and lazily; a reference that
  * loops at one item ends at the deadline the cost model gives; one that
  * aborts, writes past the end or before the start of its output, answers
- * NaN or writes on the box's stdout is the task's failure (gold_broken),
+ * NaN, writes on the box's stdout or exits before its reply is the task's
+ * failure (gold_broken),
  * every later call failing the same way; the box holds none of ka's
  * environment and no open descriptor of ka's. Each hostile reference would
  * hang, crash or corrupt this process were it run in it (trusted). */
@@ -19,39 +20,26 @@
 #include "ka_gen.h"
 #include "ka_test.h"
 #include "task.h"
+#include "task_fixture.h"
 #include "util.h"
 
 /* tests/data/tasks_good/add_scale (z = 2x + y over N) with ref.c replaced
- * by body (the statements of ref, with item, N, x, y, z in scope): written
- * under a new temporary folder (*dir, for util_rmtree). NULL on failure. */
+ * by body (the statements of ref, with item, N, x, y, z in scope; a few libc
+ * functions declared, for what the dialect would refuse) in a new temporary
+ * folder (*dir, for util_rmtree): not trusted. NULL on failure. */
 static struct ka_task *task_with_body(const char *body, char **dir)
 {
-	char tmpl[] = "/tmp/ka-test-goldbox-XXXXXX";
 	struct ka_err e = {{0}};
-	*dir = NULL;
-	if (!mkdtemp(tmpl))
-		return NULL;
-	*dir = xstrdup(tmpl);
-	char *json = NULL, *jpath = xasprintf("%s/task.json", tmpl);
-	char *rpath = xasprintf("%s/ref.c", tmpl);
 	char *ref = xasprintf("#include \"ka_ref.h\"\n"
 			      "void abort(void);\nlong write(int, const void *, unsigned long);\n"
-			      "char *getenv(const char *);\nint open(const char *, int, ...);\n"
+			      "long read(int, void *, unsigned long);\n"
+			      "char *getenv(const char *);\nvoid _exit(int);\n"
 			      "KA_FN void ref(ka_i64 item, ka_i64 N, KA_IN(float) x, "
 			      "KA_IN(ka_half) y, KA_OUT(float) z)\n{\n%s\n}\n",
 			      body);
-	size_t len = 0;
-	struct ka_task *t = NULL;
-	if (util_read_file("tests/data/tasks_good/add_scale/task.json", 1 << 20, &json, &len, &e) ==
-		    0 &&
-	    util_write_file(jpath, json, len, &e) == 0 &&
-	    util_write_file(rpath, ref, strlen(ref), &e) == 0)
-		t = task_load(tmpl, &e);
+	*dir = task_fixture_dir(ref);
 	free(ref);
-	free(json);
-	free(jpath);
-	free(rpath);
-	return t;
+	return *dir ? task_load(*dir, &e) : NULL;
 }
 
 #define OK_BODY "\t(void)N;\n\tz[item] = 2.0 * (double)x[item] + KA_LD_F16(y, item);"
@@ -189,6 +177,11 @@ static void test_box_writes_its_reply(void)
 		      "malformed reply", 30);
 }
 
+static void test_box_exits_early(void)
+{
+	expect_broken(OK_BODY "\n\tif (item == 9)\n\t\t_exit(0);", 1031, "malformed reply", 30);
+}
+
 /* What the box can reach: ka's environment (a planted secret) is not in
  * it, and a descriptor ka holds open (not close-on-exec) is closed there.
  * The reference writes 1 at item 0 when it found the secret, 2 when it read
@@ -212,15 +205,6 @@ static void test_box_holds_nothing_of_ka(void)
 	struct ka_task *t = task_with_body(body, &dir);
 	free(body);
 	CHECK(t != NULL);
-	/* read() is not declared by task_with_body: add it. */
-	char *rp = xasprintf("%s/ref.c", dir), *src = NULL;
-	size_t len;
-	CHECK_EQ_INT(util_read_file(rp, 1 << 20, &src, &len, &e), 0);
-	char *fixed = xasprintf("long read(int, void *, unsigned long);\n%s", src);
-	CHECK_EQ_INT(util_write_file(rp, fixed, strlen(fixed), &e), 0);
-	task_free(t);
-	t = task_load(dir, &e);
-	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
 	CHECK(g != NULL);
 	double *out[KA_MAX_TENSORS];
@@ -232,9 +216,6 @@ static void test_box_holds_nothing_of_ka(void)
 	close(keep);
 	close(sfd);
 	unlink(secret);
-	free(rp);
-	free(src);
-	free(fixed);
 	gold_close(g);
 	task_free(t);
 	util_rmtree(dir);
@@ -250,6 +231,7 @@ int main(void)
 	RUN(test_box_writes_before_output);
 	RUN(test_box_not_finite);
 	RUN(test_box_writes_its_reply);
+	RUN(test_box_exits_early);
 	RUN(test_box_holds_nothing_of_ka);
 	TEST_EXIT();
 }
