@@ -62,7 +62,7 @@ PARENT_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) 
                $(shell pkg-config --libs lua5.4 2>/dev/null) -lz -lm -ldl -lpthread -fopenmp
 LUA_CFLAGS  := $(shell pkg-config --cflags lua5.4 2>/dev/null)
 
-PROGS := $(BUILD)/ka $(BUILD)/ka-record-opencl
+PROGS := $(BUILD)/ka $(BUILD)/ka-record-opencl $(BUILD)/ka-goldbox
 ifneq ($(wildcard src/recorder/record_cuda.c),)
 PROGS += $(BUILD)/ka-record-cuda
 endif
@@ -84,7 +84,8 @@ $(FLAGS_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' >$@
 
-$(BUILD)/obj/src/common/%.o $(BUILD)/obj/src/recorder/%.o $(BUILD)/obj/src/runner/%.o: INC = $(INC_TRUSTED)
+$(BUILD)/obj/src/common/%.o $(BUILD)/obj/src/recorder/%.o $(BUILD)/obj/src/runner/%.o \
+$(BUILD)/obj/src/goldbox/%.o: INC = $(INC_TRUSTED)
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LUA_CFLAGS) -fopenmp -MMD -MP -c $< -o $@
@@ -108,6 +109,12 @@ $(BUILD)/ka-record-cuda: $(call obj,$(REC_SHARED) $(REC_CUDA) $(COMMON_SRC)) \
                          src/recorder/record_cuda.dynlist
 	$(CC) $(LDSAN) $(REC_LDFLAGS) -Wl,--dynamic-list=src/recorder/record_cuda.dynlist -o $@ \
 	    $(filter %.o,$^) -ljansson -ldl -lm -lstdc++
+
+# ka-goldbox: the confined gold of a task whose ref.c is not trusted bank code
+# (a frontier proposal's): model code, so it links only what it needs
+# (docs/grader.md, "Gold that is not bank code").
+$(BUILD)/ka-goldbox: $(call obj,src/goldbox/goldbox.c src/common/util.c src/common/jail.c src/common/lockdown.c)
+	$(CC) $(LDSAN) -o $@ $^ -ldl -fopenmp
 
 $(BUILD)/ka-run-opencl: $(call obj,$(RUN_SHARED) src/runner/run_opencl.c $(COMMON_SRC))
 	$(CC) $(LDSAN) -o $@ $^ -ljansson -lOpenCL -lm -lpthread

@@ -184,6 +184,14 @@ void bank_list_free(struct bank_list *l)
 	l->n = 0;
 }
 
+int bank_trust(struct ka_task *t)
+{
+	char *p = xasprintf("%s/" BANK_LINEAGE_FILE, t->dir);
+	t->trusted = access(p, F_OK) != 0;
+	free(p);
+	return t->trusted;
+}
+
 int bank_content_hash(const char *path, uint64_t *hash, int *n_tasks, struct ka_err *e)
 {
 	struct bank_list l = {0};
@@ -782,6 +790,7 @@ enum bank_verdict bank_validate(const char *dir, const struct bank_tools *tools,
 		vadd(&v, "%s", e.msg);
 		return BANK_VERDICT_BAD;
 	}
+	bank_trust(t); /* the operator's bank, unless a model wrote the task */
 	enum bank_verdict verdict = BANK_VERDICT_BAD;
 	char detail[1024];
 	struct vline d = {.s = detail, .cap = sizeof detail};

@@ -41,6 +41,17 @@ int bank_resolve(const char *bank, int argc, char **argv, struct bank_list *out,
 
 void bank_list_free(struct bank_list *l);
 
+/* The file a model-written task's folder holds (the frontier track writes
+ * it beside every proposal and accepted variant: docs/frontier.md). */
+#define BANK_LINEAGE_FILE "lineage.json"
+
+/* t comes from a bank the operator gave (ka grade --task, ka bank, ka gold,
+ * the tracks' --bank): mark it trusted bank code (struct ka_task.trusted:
+ * its gold runs in ka, its device gold on the GPU), unless its folder holds
+ * BANK_LINEAGE_FILE: a proposer model wrote that ref.c, wherever the folder
+ * now lies, so its gold stays confined (gold.h). Returns t->trusted. */
+int bank_trust(struct ka_task *t);
+
 /* Content hash of the bank at path: util_hash64 over "ka-bank", then each
  * task's name and task_hash, in the path order of bank_scan. It names what a
  * run was scored on (the scorecard's bank.hash): the same tasks give the same

@@ -265,6 +265,7 @@ static void tol_grader(const struct ka_task *t, const struct bank_tol_opts *o,
 		snprintf(v->note, sizeof v->note, "%.240s", e.msg);
 		goto done;
 	}
+	tc->trusted = t->trusted;
 	/* Grade at rtol, rtol/10, ...: the smallest rtol that passes bounds
 	 * the error from above. */
 	double passed = -1, r = t->rtol;

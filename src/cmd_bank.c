@@ -263,6 +263,7 @@ static int do_calibrate(const struct bank_args *a, const struct bank_list *tasks
 			rc = cli_bad_input("bank", "%s", e.msg);
 			continue;
 		}
+		bank_trust(t); /* the operator's bank, unless a model wrote the task */
 		struct bank_tol_result r;
 		if (bank_tol_measure(t, &o, &r, 0, &e)) {
 			rc = cli_bad_input("bank", "%s", e.msg);

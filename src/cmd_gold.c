@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bank.h"
 #include "cli.h"
 #include "gold.h"
 #include "npy.h"
@@ -95,6 +96,7 @@ int cmd_gold(int argc, char **argv)
 	struct ka_task *t = task_load(task_dir, &e);
 	if (!t)
 		return cli_bad_input("gold", "%s", e.msg);
+	bank_trust(t); /* the operator named it */
 	int rc = KA_EXIT_USAGE;
 	struct gold *g = NULL;
 	void *in[KA_MAX_TENSORS] = {0};

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bank.h"
 #include "cli.h"
 #include "gold.h"
 #include "grade.h"
@@ -312,7 +313,10 @@ static void *pool_worker(void *arg)
 		struct ka_err e;
 		int failed = grade_candidate(s, p->t, p->srcs[i], p->lens[i], p->a->bench, &r, &e);
 		pthread_mutex_lock(&p->mu);
-		if (failed) {
+		if (failed == -2) { /* the task's own failure: bad input, one line */
+			if (p->rc == KA_EXIT_OK)
+				p->rc = cli_bad_input(CMD, "%s", e.msg);
+		} else if (failed) {
 			if (p->rc == KA_EXIT_OK)
 				p->rc = cli_fail(CMD, "grader failure: %s", e.msg);
 		} else if (p->rc == KA_EXIT_OK) {
@@ -503,7 +507,7 @@ int cmd_grade(int argc, char **argv)
 	struct ka_task *t = task_load(a.task_dir, &e);
 	if (!t)
 		return cli_bad_input(CMD, "%s", e.msg);
-	t->trusted = 1; /* the operator named it: bank code (devgold.h) */
+	bank_trust(t); /* the operator named it: bank code, unless a model wrote it */
 	/* Bank errors are the user's input, found before anything runs: a
 	 * reference that does not build as gold, a benchmark shape that its
 	 * items do not cover (the per-item check every check shape passed). */

@@ -614,6 +614,15 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		goto out;
 	}
 	char *built = xasprintf("%s/candidate.so", work);
+	if (target_object_too_big(built, why, sizeof why)) {
+		/* Not kept: the cache holds its verdict, not its bytes. */
+		free(built);
+		r->verdict = VERDICT_COMPILE_ERROR;
+		snprintf(r->detail, sizeof r->detail, "%s", why);
+		util_write_file(errf, r->detail, strlen(r->detail), NULL);
+		rc = 0;
+		goto out;
+	}
 	int mv = rename(built, so);
 	free(built);
 	if (mv != 0) {

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "expr.h"
 #include "gen.h"
+#include "goldclient.h"
 #include "jail.h"
 
 #define GOLD_CC_TIMEOUT_S 120.0
@@ -42,8 +44,14 @@ struct gold {
 	gold_items_fn fn;
 	void *lazy_dl;
 	gold_lazy_fn lazy_fn;
-	int lazy_state; /* 0 not tried, 1 loaded, -1 does not build */
+	int lazy_state; /* 0 not tried, 1 loaded (boxed: built), -1 does not build */
+	int boxed;	/* computed in ka-goldbox, never here (gold.h) */
+	char *so[2];	/* boxed: the builds in the cache, by enum gold_kind */
+	char *broken;	/* boxed: why the gold failed, once it has (sticky) */
 };
+
+/* Set by gold_run_here: this process is the confinement itself. */
+static int gold_here_all;
 
 static char *gold_wrapper_source(const struct ka_task *t, enum gold_kind kind)
 {
@@ -266,48 +274,71 @@ static uint64_t gold_key(const struct ka_task *t, const char *src, enum gold_kin
 	return h;
 }
 
-/* Build (or find in the cache) and load one build of t's reference; *sym
- * gets its entry point. Returns the dlopen handle, or NULL with e set. */
-static void *gold_load(const struct ka_task *t, enum gold_kind kind, void **sym, struct ka_err *e)
+/* The path of one build of t's reference in the cache, built when it is
+ * not there: a new string, or NULL with e set. */
+static char *gold_so(const struct ka_task *t, enum gold_kind kind, struct ka_err *e)
 {
 	char *src = gold_wrapper_source(t, kind);
 	char hex[17];
 	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)gold_key(t, src, kind));
 	char *so = xasprintf("%s/%s%s.so", gold_cache_dir(), hex, kind == GOLD_LAZY ? "-lazy" : "");
-	const char *entry = kind == GOLD_LAZY ? "ka_gold_lazy" : "ka_gold_items";
+	if (access(so, R_OK) != 0 && gold_build(t, src, so, kind, e)) {
+		free(so);
+		so = NULL;
+	}
+	free(src);
+	return so;
+}
+
+static const char *gold_entry(enum gold_kind kind)
+{
+	return kind == GOLD_LAZY ? "ka_gold_lazy" : "ka_gold_items";
+}
+
+/* Build (or find in the cache) and load one build of t's reference; *sym
+ * gets its entry point. Returns the dlopen handle, or NULL with e set. */
+static void *gold_load(const struct ka_task *t, enum gold_kind kind, void **sym, struct ka_err *e)
+{
 	void *dl = NULL;
 	for (int attempt = 0; attempt < 2 && !dl; attempt++) {
-		if (access(so, R_OK) != 0 && gold_build(t, src, so, kind, e))
+		char *so = gold_so(t, kind, e);
+		if (!so)
 			break;
 		dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 		if (!dl) {
 			/* A damaged cache entry: rebuild once. */
 			ka_err_set(e, "%s: %s", so, dlerror());
 			unlink(so);
-		}
-	}
-	if (dl) {
-		*sym = dlsym(dl, entry);
-		if (!*sym) {
-			ka_err_set(e, "%s: no %s", so, entry);
+		} else if (!(*sym = dlsym(dl, gold_entry(kind)))) {
+			ka_err_set(e, "%s: no %s", so, gold_entry(kind));
 			dlclose(dl);
 			dl = NULL;
+			attempt = 2;
 		}
+		free(so);
 	}
-	free(src);
-	free(so);
 	return dl;
 }
 
 struct gold *gold_open(const struct ka_task *t, struct ka_err *e)
 {
-	void *sym = NULL;
-	void *dl = gold_load(t, GOLD_ARRAYS, &sym, e);
-	if (!dl)
-		return NULL;
 	struct gold *g = xcalloc(1, sizeof *g);
 	g->t = t;
-	g->dl = dl;
+	g->boxed = !t->trusted && !gold_here_all;
+	if (g->boxed) {
+		/* Built here (jailed, like every build); run only in a box. */
+		if (!goldclient_program(e) || !(g->so[GOLD_ARRAYS] = gold_so(t, GOLD_ARRAYS, e))) {
+			free(g);
+			return NULL;
+		}
+		return g;
+	}
+	void *sym = NULL;
+	g->dl = gold_load(t, GOLD_ARRAYS, &sym, e);
+	if (!g->dl) {
+		free(g);
+		return NULL;
+	}
 	memcpy(&g->fn, &sym, sizeof g->fn);
 	return g;
 }
@@ -338,26 +369,55 @@ void gold_lazy_off(struct gold *g)
 	g->lazy_state = -1;
 }
 
+static int box_run(struct gold *g, enum gold_kind kind, const struct ka_shape *sh,
+		   const void *inputs, double *const *outputs, const int64_t *items,
+		   int64_t n_items, double *compute_s, struct ka_err *e);
+
+/* The lazy build on first use: loaded here, or (boxed) built for the box.
+ * 1 when there is one, 0 when ref.c does not build as C++. */
+static int lazy_ready(struct gold *g)
+{
+	if (g->lazy_state == 0) {
+		struct ka_err le;
+		if (g->boxed) {
+			g->so[GOLD_LAZY] = gold_so(g->t, GOLD_LAZY, &le);
+			g->lazy_state = g->so[GOLD_LAZY] ? 1 : -1;
+		} else {
+			void *sym = NULL;
+			g->lazy_dl = gold_load(g->t, GOLD_LAZY, &sym, &le);
+			memcpy(&g->lazy_fn, &sym, sizeof g->lazy_fn);
+			g->lazy_state = g->lazy_dl ? 1 : -1;
+		}
+		if (g->lazy_state < 0)
+			fprintf(stderr, "ka: %s (timed calls regenerate whole inputs instead)\n",
+				le.msg);
+	}
+	return g->lazy_state > 0;
+}
+
+/* gold_compute_lazy; boxed, *box_s gets the reference's own seconds as the
+ * box measured them (0 here). */
+static int lazy_run(struct gold *g, const struct ka_shape *sh, const struct ka_gen_src *inputs,
+		    double *const *outputs, const int64_t *items, int64_t n_items, double *box_s,
+		    struct ka_err *e)
+{
+	*box_s = 0;
+	if (!lazy_ready(g))
+		return 1;
+	if (gold_check_items(g->t, sh, items, &n_items, e))
+		return -1;
+	if (g->boxed)
+		return box_run(g, GOLD_LAZY, sh, inputs, outputs, items, n_items, box_s, e);
+	g->lazy_fn(sh->v, inputs, outputs, items, n_items);
+	return 0;
+}
+
 int gold_compute_lazy(struct gold *g, const struct ka_shape *sh, const struct ka_gen_src *inputs,
 		      double *const *outputs, const int64_t *items, int64_t n_items,
 		      struct ka_err *e)
 {
-	if (g->lazy_state == 0) {
-		struct ka_err le;
-		void *sym = NULL;
-		g->lazy_dl = gold_load(g->t, GOLD_LAZY, &sym, &le);
-		memcpy(&g->lazy_fn, &sym, sizeof g->lazy_fn);
-		g->lazy_state = g->lazy_dl ? 1 : -1;
-		if (!g->lazy_dl)
-			fprintf(stderr, "ka: %s (timed calls regenerate whole inputs instead)\n",
-				le.msg);
-	}
-	if (g->lazy_state < 0)
-		return 1;
-	if (gold_check_items(g->t, sh, items, &n_items, e))
-		return -1;
-	g->lazy_fn(sh->v, inputs, outputs, items, n_items);
-	return 0;
+	double box_s;
+	return lazy_run(g, sh, inputs, outputs, items, n_items, &box_s, e);
 }
 
 int gold_compute(struct gold *g, const struct ka_shape *sh, void *const *inputs,
@@ -365,8 +425,22 @@ int gold_compute(struct gold *g, const struct ka_shape *sh, void *const *inputs,
 {
 	if (gold_check_items(g->t, sh, items, &n_items, e))
 		return -1;
+	if (g->boxed) {
+		double box_s;
+		return box_run(g, GOLD_ARRAYS, sh, inputs, outputs, items, n_items, &box_s, e);
+	}
 	g->fn(sh->v, inputs, outputs, items, n_items);
 	return 0;
+}
+
+const char *gold_broken(const struct gold *g)
+{
+	return g ? g->broken : NULL;
+}
+
+void gold_run_here(void)
+{
+	gold_here_all = 1;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -616,19 +690,21 @@ static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count
 	double spent = 0;
 	int done = 0;
 	/* Load (maybe build) the lazy gold outside the measurement. */
-	int x0 = gold_compute_lazy(g, sh, src, outs, pick, 0, e);
+	double box_s;
+	int x0 = lazy_run(g, sh, src, outs, pick, 0, &box_s, e);
 	if (x0) {
 		rc = x0;
 		goto out;
 	}
 	for (int q = 0; q < GOLD_MEASURE_ITEMS && q < count; q++) {
 		double t0 = util_now();
-		int x = gold_compute_lazy(g, sh, src, outs, &pick[q], 1, e);
+		int x = lazy_run(g, sh, src, outs, &pick[q], 1, &box_s, e);
 		if (x) {
 			rc = x;
 			goto out;
 		}
-		double one = util_now() - t0;
+		/* Boxed: the reference's own time, not the box's start. */
+		double one = g->boxed ? box_s : util_now() - t0;
 		spent += one;
 		done++;
 		if (spent >= GOLD_MEASURE_S)
@@ -641,6 +717,20 @@ out:
 	return rc;
 }
 
+/* 1 with *item_s when the cost at key was measured in this process. */
+static int cost_cached(uint64_t key, double *item_s)
+{
+	int found = 0;
+	pthread_mutex_lock(&gold_costs_mu);
+	for (int i = 0; i < gold_n_costs && !found; i++)
+		if (gold_costs[i].key == key) {
+			*item_s = gold_costs[i].item_s;
+			found = 1;
+		}
+	pthread_mutex_unlock(&gold_costs_mu);
+	return found;
+}
+
 int gold_item_cost(struct gold *g, const struct ka_shape *sh, double *item_s, struct ka_err *e)
 {
 	const struct ka_task *t = g->t;
@@ -648,14 +738,8 @@ int gold_item_cost(struct gold *g, const struct ka_shape *sh, double *item_s, st
 	if (task_check_shape(t, sh, 0, e) || task_item_count(t, sh, &count, e))
 		return -1;
 	uint64_t key = cost_key(t, sh);
-	pthread_mutex_lock(&gold_costs_mu);
-	for (int i = 0; i < gold_n_costs; i++)
-		if (gold_costs[i].key == key) {
-			*item_s = gold_costs[i].item_s;
-			pthread_mutex_unlock(&gold_costs_mu);
-			return 0;
-		}
-	pthread_mutex_unlock(&gold_costs_mu);
+	if (cost_cached(key, item_s))
+		return 0;
 	double c = 0;
 	int x = count > 0 ? cost_measure(g, sh, count, &c, e) : 1;
 	if (x < 0)
@@ -685,6 +769,83 @@ static int gold_cores(void)
 	if (team > 0 && team < n)
 		n = team;
 	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+/* ---- the boxed gold: a reference that is not trusted bank code ---- */
+
+/* The deadline of one box call from the cost model above: the measured cost
+ * of an item at this shape (the counts' estimate until it is measured),
+ * times the items each of the box's threads computes, GOLD_BOX_FACTOR over
+ * it, plus GOLD_BOX_FLOOR_S (the box's start, a loaded machine) and the
+ * request's and reply's bytes at GOLD_BOX_BYTE_S each. */
+#define GOLD_BOX_FLOOR_S 5.0
+#define GOLD_BOX_FACTOR 10.0
+#define GOLD_BOX_BYTE_S 2e-9
+static double box_deadline(const struct ka_task *t, const struct ka_shape *sh, int64_t count,
+			   int64_t n_items, double bytes, int threads)
+{
+	double item_s;
+	if (!cost_cached(cost_key(t, sh), &item_s))
+		item_s = cost_estimate(t, sh, count);
+	double rounds = ceil((double)n_items / (threads > 0 ? threads : 1));
+	return GOLD_BOX_FLOOR_S + GOLD_BOX_FACTOR * rounds * item_s + GOLD_BOX_BYTE_S * bytes;
+}
+
+/* One computation of g (boxed) in ka-goldbox: build kind of its reference,
+ * inputs (arrays) or generators (lazy), the items (NULL: every item, n_items
+ * of them). The values land in outputs as gold_compute's would. A failure
+ * of the task's gold (over the deadline, killed, exited, a malformed or
+ * non-finite reply) marks g broken: this and every later call return -1
+ * with e saying so (gold_broken). -1 with e for a failure of the grader. */
+static int box_run(struct gold *g, enum gold_kind kind, const struct ka_shape *sh,
+		   const void *inputs, double *const *outputs, const int64_t *items,
+		   int64_t n_items, double *compute_s, struct ka_err *e)
+{
+	const struct ka_task *t = g->t;
+	*compute_s = 0;
+	if (g->broken)
+		return ka_err_set(e, "%s", g->broken);
+	if (items && n_items == 0)
+		return 0;
+	struct goldclient_call c = {.so = g->so[kind],
+				    .lazy = kind == GOLD_LAZY,
+				    .P = sh->v,
+				    .n_inputs = t->n_inputs,
+				    .n_outputs = t->n_outputs,
+				    .items = items,
+				    .n_items = n_items,
+				    .threads = gold_cores()};
+	if (kind == GOLD_LAZY)
+		c.src = inputs;
+	else
+		c.inputs = inputs;
+	double bytes = 0;
+	if (task_item_count(t, sh, &c.item_count, e))
+		return -1;
+	for (int k = 0; k < t->n_inputs; k++) {
+		int64_t n;
+		if (task_numel(t, &t->inputs[k], sh, &n, e))
+			return -1;
+		c.in_bytes[k] = kind == GOLD_LAZY ? 0 : (size_t)n * dtype_size(t->inputs[k].dtype);
+		bytes += (double)c.in_bytes[k];
+	}
+	for (int j = 0; j < t->n_outputs; j++) {
+		if (task_numel(t, &t->outputs[j], sh, &c.out_numel[j], e) ||
+		    expr_eval(t->outputs[j].per_item, sh->v, &c.out_per_item[j], e))
+			return -1;
+		bytes += (double)n_items * (double)c.out_per_item[j] * sizeof(double);
+	}
+	c.deadline_s = box_deadline(t, sh, c.item_count, n_items, bytes, c.threads);
+	char why[768];
+	int x = goldclient_run(&c, outputs, compute_s, why, sizeof why, e);
+	if (x <= 0)
+		return x;
+	char shape[128];
+	task_shape_str(t, sh, shape, sizeof shape);
+	g->broken = xasprintf("the gold of task %s (ref.c not from a trusted bank: computed in "
+			      "ka-goldbox) %s, at shape %s (%lld of %lld items)",
+			      t->name, why, shape, (long long)n_items, (long long)c.item_count);
+	return ka_err_set(e, "%s", g->broken);
 }
 
 void gold_check_choose(const struct ka_task *t, int64_t items, const int64_t *per_item,
@@ -811,8 +972,12 @@ void gold_close(struct gold *g)
 {
 	if (!g)
 		return;
-	dlclose(g->dl);
+	if (g->dl)
+		dlclose(g->dl);
 	if (g->lazy_dl)
 		dlclose(g->lazy_dl);
+	free(g->so[0]);
+	free(g->so[1]);
+	free(g->broken);
 	free(g);
 }

@@ -7,7 +7,18 @@
  * work items (gold_sample_items picks random plus boundary items). This
  * module also generates a shape's inputs (gold_inputs_new) so that every
  * caller uses the same keys. It does not compare outputs: that is the
- * grader's job. The reference is trusted bank code and runs in-process. */
+ * grader's job.
+ *
+ * Where the reference runs: a trusted task's (struct ka_task.trusted: bank
+ * code the operator gave, bank_trust) is loaded and run in this process, the
+ * fast path the measured figures rest on. Any other task's (a frontier
+ * proposal's ref.c, written by a model) is compiled here as every reference
+ * is (jailed) and run only in ka-goldbox (goldclient.h), one confined box per
+ * computation, under a deadline from this module's cost model; the values
+ * are bit-identical. A boxed gold that runs over its deadline, dies, exits
+ * or returns a malformed or non-finite reply is the task's failure: the
+ * call returns -1 with e saying so, and gold_broken names it from then on
+ * (every later call fails the same way without starting a box). */
 #ifndef KA_GOLD_H
 #define KA_GOLD_H
 
@@ -51,6 +62,17 @@ int gold_compute_lazy(struct gold *g, const struct ka_shape *sh, const struct ka
 /* Stop using the lazy build of g (gold_compute_lazy returns 1 from now on):
  * the grader found it disagreeing with the C gold. */
 void gold_lazy_off(struct gold *g);
+
+/* Why g's boxed gold failed (the task's failure, with its evidence: what
+ * happened, the shape and the items), or NULL while it has not (always NULL
+ * for a trusted task's gold and for NULL). Borrowed from g. */
+const char *gold_broken(const struct gold *g);
+
+/* This process is itself the confinement of an untrusted reference (the
+ * frontier's gold child, frontier.h, which locks itself down before the
+ * gold runs and can start no program after): every gold opened from now on
+ * runs here, trusted or not. Irreversible; call before gold_open. */
+void gold_run_here(void);
 
 /* Work items to check on a shape, sorted ascending and distinct: n_random
  * distinct pseudo-random items (a pure function of seed; every item if

@@ -165,7 +165,7 @@ struct grade_session *grade_session_open(const char *target, const char *platfor
 	free(key);
 	/* The runner calibrates its timing window at start: exclusive. */
 	devlock_acquire(s->lock, 1);
-	s->rc = runclient_start(s->ops->name, platform, device, e);
+	s->rc = runclient_start(s->ops->name, platform, device, s->workdir, e);
 	int hello = s->rc ? runclient_hello(s->rc, &s->device, e) : -1;
 	devlock_release(s->lock);
 	if (hello) {
@@ -646,6 +646,8 @@ struct grade_run {
 	struct call_ctx *prev; /* the call pipeline: answered, not yet verified (or NULL) */
 	char *devgold;	       /* the task's device gold module (devgold.h) */
 	int devgold_state;     /* 0 not built yet, 1 built, -1 not available */
+	int task_fault;	       /* the -1 is the task's: its baseline, derived from a
+				* ref.c that is not trusted bank code, failed */
 };
 
 struct call_ctx;
@@ -1325,6 +1327,7 @@ static int call_outcome(struct call_ctx *c, int x, struct ka_err *e)
 	if (c->baseline < 0 || x <= 0)
 		return x;
 	struct grade_run *gr = c->gr;
+	gr->task_fault = !gr->t->trusted; /* derived from a model's ref.c */
 	return ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", gr->t->name,
 			  gr->base[c->baseline].name,
 			  c->verify ? "is not correct" : "failed while timing", gr->bench->name,
@@ -1676,9 +1679,11 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
 		devlock_release(s->lock);
 		if (x)
 			return -1;
-		if (ls.status != RUNCLIENT_OK)
+		if (ls.status != RUNCLIENT_OK) {
+			gr->task_fault = !gr->t->trusted;
 			return ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s",
 					  gr->t->name, gr->base[b].name, ls.verdict, ls.detail);
+		}
 		if ((x = baseline_call(gr, b, 1, NULL, e)))
 			return x;
 	}
@@ -1882,8 +1887,17 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	r->total_s = util_now() - gr.t0;
 	r->other_s = r->total_s - r->compile_s - r->record_s - r->setup_s - r->protocol_s -
 		     r->runner_s - r->verify_s - r->stats_s - r->device_wait_s;
+	/* A task that is not trusted bank code failed, not the candidate nor
+	 * the grader: its boxed gold (gold_broken) or its derived baseline. */
+	const char *broken = x < 0 ? gold_broken(gr.g) : NULL;
+	if (broken || (x < 0 && gr.task_fault)) {
+		char why[KA_ERRLEN];
+		snprintf(why, sizeof why, "%s", broken ? broken : e->msg);
+		ka_err_set(e, "task %s is broken: %s", t->name, why);
+		x = -2;
+	}
 	grade_run_free(&gr);
-	return x < 0 ? -1 : 0;
+	return x < 0 ? x : 0;
 }
 
 void grade_result_free(struct grade_result *r)

@@ -147,7 +147,12 @@ struct grade_result {
 
 /* Grade one candidate source (len bytes; may be empty: no_code). Returns 0
  * with r filled whatever the candidate did, or -1 with e only when the grader
- * itself cannot work (runner lost and not restartable, gold failed, ...).
+ * itself cannot work (runner lost and not restartable, gold failed, ...), or
+ * -2 with e ("task NAME is broken: ...", the evidence) when the task failed,
+ * neither the candidate nor the grader: a task that is not trusted bank code
+ * (struct ka_task.trusted) whose confined gold ran over its deadline, died,
+ * or answered garbage (gold.h), or whose baseline derived from its ref.c
+ * failed. Nothing of the candidate's is judged then: r holds no verdict.
  * bench_override: a shape string replacing the benchmark shape, or NULL
  * (on test-grade devices the default is the largest check shape; see
  * docs/grader.md). Free r with grade_result_free. */

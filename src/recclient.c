@@ -20,8 +20,9 @@
 
 #include "clopts.h"
 #include "clsrc.h"
+#include "target.h"
 
-#define RECCLIENT_MAX_SO (64u << 20)
+#define RECCLIENT_MAX_SO TARGET_MAX_OBJECT
 #define SANDBOX_EXIT_FORBIDDEN 97 /* src/recorder/sandbox.h */
 
 /* ---- the request ---- */

@@ -17,8 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dtype.h"
@@ -28,6 +32,8 @@
 #define LOG_TAIL 4096
 #define HELLO_TIMEOUT_S 120.0
 #define LATE_REPLY_READ_S 60.0 /* to read a reply that arrived in time */
+#define CACHE_PREFIX "pocl-"   /* a runner session's private driver cache */
+#define CACHE_STALE_S 3600.0   /* older, untouched: a killed ka's (docs/grader.md) */
 
 struct saved_load {
 	bool on;
@@ -43,6 +49,7 @@ struct runclient {
 	bool has_platform;
 	int device;
 	char path[PATH_MAX];
+	char cache[PATH_MAX]; /* the session's private driver cache, or "" */
 
 	bool alive;
 	pid_t pid;
@@ -231,7 +238,7 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 	}
 	char devbuf[16];
 	snprintf(devbuf, sizeof devbuf, "%d", rc->device);
-	char *argv[8];
+	char *argv[10];
 	int ac = 0;
 	argv[ac++] = rc->path;
 	if (rc->has_platform) {
@@ -241,6 +248,10 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 	if (rc->device >= 0) {
 		argv[ac++] = "--device";
 		argv[ac++] = devbuf;
+	}
+	if (rc->cache[0]) {
+		argv[ac++] = "--private-cache";
+		argv[ac++] = rc->cache;
 	}
 	argv[ac] = NULL;
 	char **env = util_env_keep(ENV_KEEP);
@@ -526,8 +537,51 @@ static int ensure_alive(struct runclient *rc, struct ka_err *e)
 	return 0;
 }
 
+/* Remove workdir's private driver caches (CACHE_PREFIX) untouched for
+ * CACHE_STALE_S: a ka killed before runclient_stop left them (a live
+ * session touches its own at every load). */
+static void cache_sweep(const char *workdir)
+{
+	DIR *d = opendir(workdir);
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, CACHE_PREFIX, strlen(CACHE_PREFIX)))
+			continue;
+		char *p = xasprintf("%s/%s", workdir, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    difftime(now, st.st_mtime) > CACHE_STALE_S)
+			util_rmtree(p);
+		free(p);
+	}
+	closedir(d);
+}
+
+/* The OpenCL runner's private driver cache under workdir, swept of stale
+ * ones first. 0, or -1 with e. */
+static int cache_make(struct runclient *rc, const char *workdir, struct ka_err *e)
+{
+	if (!workdir || strcmp(rc->target, "opencl"))
+		return 0;
+	if (util_mkdirs(workdir, e))
+		return -1;
+	cache_sweep(workdir);
+	char *real = realpath(workdir, NULL);
+	snprintf(rc->cache, sizeof rc->cache, "%s/" CACHE_PREFIX "XXXXXX", real ? real : workdir);
+	free(real);
+	if (!mkdtemp(rc->cache)) {
+		ka_err_set(e, "runclient: %s: %s", rc->cache, strerror(errno));
+		rc->cache[0] = 0;
+		return -1;
+	}
+	return 0;
+}
+
 struct runclient *runclient_start(const char *target, const char *platform, int device,
-				  struct ka_err *e)
+				  const char *workdir, struct ka_err *e)
 {
 	if (!target || (strcmp(target, "opencl") && strcmp(target, "cuda"))) {
 		ka_err_set(e, "runclient: unknown target '%s'", target ? target : "(null)");
@@ -561,7 +615,7 @@ struct runclient *runclient_start(const char *target, const char *platform, int 
 		free(rc);
 		return NULL;
 	}
-	if (ensure_alive(rc, e)) {
+	if (cache_make(rc, workdir, e) || ensure_alive(rc, e)) {
 		runclient_stop(rc);
 		return NULL;
 	}
@@ -595,6 +649,8 @@ int runclient_load(struct runclient *rc, int slot, const char *plan_json, int n_
 	saved_free(&rc->slot[slot]);
 	if (ensure_alive(rc, e))
 		return -1;
+	if (rc->cache[0])
+		utimes(rc->cache, NULL); /* in use: not stale (cache_sweep) */
 	struct saved_load s = {.on = true, .ts.n = n_tensors};
 	s.plan = plan_json ? xstrdup(plan_json) : NULL;
 	s.module = module ? xstrdup(module) : NULL;
@@ -1098,6 +1154,10 @@ void runclient_stop(struct runclient *rc)
 	}
 	for (int s = 0; s < RUN_MAX_SLOTS; s++)
 		saved_free(&rc->slot[s]);
+	if (rc->cache[0]) {
+		kill_runner(rc); /* nothing writes the folder while it goes */
+		util_rmtree(rc->cache);
+	}
 	json_decref(rc->dev_raw);
 	pthread_mutex_destroy(&rc->log_mu);
 	free(rc);

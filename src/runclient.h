@@ -148,11 +148,15 @@ struct proto_msg;
  * (or one directory up, where test binaries live), with --platform when
  * platform is not NULL and --device when device >= 0. Says hello and keeps
  * the device description. Ignores SIGPIPE for the whole process (a dead
- * runner must not kill ka). NULL with e when the program is missing or it
- * cannot open a device (e carries the runner's reason). Free with
- * runclient_stop. */
+ * runner must not kill ka). With workdir (not NULL) and the OpenCL target,
+ * the runner's driver cache (PoCL's POCL_CACHE_DIR) is a private folder of
+ * this session, workdir/pocl-XXXXXX (--private-cache: the runner bounds it),
+ * touched at every load and removed by runclient_stop; folders of that name
+ * untouched for an hour (a killed ka's) are removed first. NULL with e when
+ * the program is missing, the folder cannot be made, or the runner cannot
+ * open a device (e carries the runner's reason). Free with runclient_stop. */
 struct runclient *runclient_start(const char *target, const char *platform, int device,
-				  struct ka_err *e);
+				  const char *workdir, struct ka_err *e);
 
 /* The device description from hello: *device receives a new reference to
  * the hello's "device" object (caller decrefs). 0, or -1 with e. */

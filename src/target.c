@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern const struct target_ops target_opencl;
 extern const struct target_ops target_cuda __attribute__((weak));
@@ -248,6 +250,19 @@ static int scan_lines(const char *s, size_t len, int after_comments,
 		i = eol + 1;
 	}
 	return 0;
+}
+
+int target_object_too_big(const char *so, char *why, size_t cap)
+{
+	struct stat st;
+	if (stat(so, &st) != 0 || (uint64_t)st.st_size <= TARGET_MAX_OBJECT)
+		return 0;
+	snprintf(why, cap,
+		 "the compiled object is %lld bytes, over the cap of %u MiB (a large initialised "
+		 "array?): not kept",
+		 (long long)st.st_size, TARGET_MAX_OBJECT >> 20);
+	unlink(so);
+	return 1;
 }
 
 int target_check_includes(const char *text, size_t text_len,

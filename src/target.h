@@ -12,6 +12,17 @@
 #include "util.h"
 #include "verdict.h"
 
+/* The largest compiled candidate object a compile keeps (in the workdir's
+ * cache) and the recorder takes: a larger one (a large initialised array) is
+ * the candidate's compile_error, removed at once, so that the cache holds
+ * at most this much per candidate (docs/grader.md, "Durability"). */
+#define TARGET_MAX_OBJECT (64u << 20)
+
+/* When the object a compile made at so is over TARGET_MAX_OBJECT: remove it
+ * and return 1 with why (cap bytes) naming its size, the candidate's
+ * compile_error; else 0. */
+int target_object_too_big(const char *so, char *why, size_t cap);
+
 /* A trusted baseline to load into the runner: a plan (JSON text) and, for
  * CUDA, a module or native library path. */
 struct target_baseline {

@@ -6,6 +6,7 @@
  * in double, as ref.c does). */
 #include "target.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,27 @@ static int opencl_run_cc(const char *dir, struct util_run_result *rr, struct ka_
 	return 0;
 }
 
+/* Remove everything in dir but candidate.so (all of dir when !keep). */
+static void opencl_keep_object(const char *dir, int keep)
+{
+	if (!keep) {
+		util_rmtree(dir);
+		return;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, "candidate.so"))
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		util_rmtree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The verdict on the compiler's run rr in dir: file-reading assembler
  * directives, then the files it read, then its log on failure; on success
  * the object is stored at *so and out takes that path (*so becomes NULL).
@@ -132,6 +154,9 @@ static int opencl_judge(const char *dir, const char *workdir, const struct util_
 		if (rr->out_truncated)
 			snprintf(out->detail + strlen(out->detail),
 				 sizeof out->detail - strlen(out->detail), "\n[log truncated]");
+	} else if (target_object_too_big(tmp_so, why, sizeof why)) {
+		out->verdict = VERDICT_COMPILE_ERROR;
+		snprintf(out->detail, sizeof out->detail, "%s", why);
 	} else if (rename(tmp_so, *so) != 0) {
 		ka_err_set(e, "%s: cannot store the compiled candidate", *so);
 		goto done;
@@ -174,6 +199,10 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 	rc = opencl_judge(dir, workdir, &rr, &so, out, e);
 	util_run_result_free(&rr);
 done:
+	/* The cache keeps the object only: the compiler's intermediates (-save-
+	 * temps: the assembler input of a large initialised array is several
+	 * times its size) and a failed compile's folder go. */
+	opencl_keep_object(dir, rc == 0 && out->verdict == VERDICT_OK);
 	free(so);
 	free(dir);
 	(void)t;

@@ -6,7 +6,7 @@
 set -eu
 B=${1:-build}
 mkdir -p "$B/lib"
-for prog in "$B"/ka "$B"/ka-record-* "$B"/ka-run-* "$B"/ka-clc; do
+for prog in "$B"/ka "$B"/ka-record-* "$B"/ka-run-* "$B"/ka-clc "$B"/ka-goldbox; do
 	[ -x "$prog" ] || continue
 	ldd "$prog" 2>/dev/null | awk '/=> \// {print $3}'
 done | sort -u | while read -r lib; do

@@ -33,7 +33,8 @@ chosen by the model name (docs/procedures.md):
             10 GB table) as procedure.lua
 and the personas of the frontier track's tests (docs/frontier.md):
   fsolver   solves a task with the bank's solution of the task named by a
-            "[[solve-as:NAME]]" marker in the prompt, else of the task itself
+            "[[solve-as:NAME]]" marker in the prompt (with "[[solve-as-later:NAME]]"
+            only from the second request with that marker on), else of the task itself
             (the "# Task: NAME (" line), else writes code that does not
             compile; the solution is solutions/cuda.cu when the prompt asks
             for the CUDA target, else solutions/opencl.c
@@ -405,11 +406,15 @@ PERSONAS = {"learner": learner, "null": null, "escaper": escaper}
 
 # ---- personas of the frontier track's tests -----------------------------------
 SOLVE_AS_RE = re.compile(r"\[\[solve-as:([a-z0-9_]+)\]\]")
+SOLVE_LATER_RE = re.compile(r"\[\[solve-as-later:([a-z0-9_]+)\]\]")
 PROPOSAL_RE = re.compile(r"# Proposal (\d+) of (\d+)")
 
 
 def fsolver(st, prompt):
-    m = SOLVE_AS_RE.search(prompt)
+    later = SOLVE_LATER_RE.search(prompt)
+    if later and st.next_index("solve-as-later:" + later.group(1)) == 0:
+        return WRONG
+    m = SOLVE_AS_RE.search(prompt) or later
     text = solution_text(st, m.group(1), prompt) if m else None
     return text or solution_of(st, prompt) or WRONG
 

@@ -4,7 +4,7 @@
 # parts of tools/bench_gpu.sh, writing under $OUT (the device tool's output
 # folder). Build here and carry the build:
 #   rm -rf build-gpu && mkdir build-gpu && cp build/ka build/ka-record-* \
-#     build/ka-run-* build/ka-clc build/ka-cudaphases build/ka-forkshim.so build-gpu/ &&
+#     build/ka-run-* build/ka-clc build/ka-cudaphases build/ka-forkshim.so build/ka-goldbox build-gpu/ &&
 #     bash tools/bundle-libs.sh build-gpu
 # then run `bash tools/gpu_session.sh "tier prof lat thr rep cap probe"` with
 # carry ["build-gpu"]. PARTS: tier, prof, lat, probe, rep, thr, cap, tierlast, edges,

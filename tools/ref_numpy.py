@@ -49,6 +49,12 @@ CTYPE = {"fp32": "float", "fp16": "ka_half", "bf16": "ka_bf16", "fp64": "double"
 # ---- task.json helpers (no NumPy needed) ----------------------------------
 
 def load_task(tdir):
+    # A model wrote a task whose folder holds lineage.json (the frontier
+    # track's proposals and variants): its ref.c is run only in ka-goldbox,
+    # confined (docs/grader.md, "Gold that is not bank code"), never here.
+    if os.path.exists(os.path.join(tdir, "lineage.json")):
+        raise ValueError("a model wrote this task (lineage.json): its ref.c runs only "
+                         "confined, in ka-goldbox")
     with open(os.path.join(tdir, "task.json")) as f:
         return json.load(f)
 

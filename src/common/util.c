@@ -193,6 +193,41 @@ void util_rmtree(const char *path)
 	rmdir(path);
 }
 
+int util_write_fd(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n > (1u << 30) ? (1u << 30) : n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+uint64_t util_tree_bytes(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return 0;
+	uint64_t n = (uint64_t)st.st_blocks * 512;
+	DIR *d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *sub = xasprintf("%s/%s", path, de->d_name);
+		n += util_tree_bytes(sub);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 uint64_t util_mix64(uint64_t x)
 {
 	x += 0x9E3779B97F4A7C15ULL;

@@ -43,6 +43,14 @@ int util_mkdirs(const char *path, struct ka_err *e);
 /* Remove a directory tree (best effort, no error). */
 void util_rmtree(const char *path);
 
+/* Write all n bytes of p to fd, retrying short writes and EINTR (at most
+ * 1 GiB a write). 0, or -1 with errno set. */
+int util_write_fd(int fd, const void *p, size_t n);
+
+/* Bytes the files under path take on disk (their blocks; symbolic links are
+ * not followed); 0 when path does not exist. */
+uint64_t util_tree_bytes(const char *path);
+
 /* 64-bit hash of bytes (FNV-1a folded through a splitmix finaliser). Not
  * cryptographic: for cache keys and equality checks of trusted data. */
 uint64_t util_hash64(const void *data, size_t len, uint64_t seed);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "sanopts.h" /* make san: crashes stay signals, no leak check */
 #include "sandbox.h"
 #include "symcheck.h"
 
@@ -35,18 +36,6 @@
  * --as-needed policy: a candidate's math calls bind to the copy loaded here,
  * since nothing can be opened from disk inside the sandbox. */
 double (*const record_libm_anchor)(double) = exp2;
-
-#if defined(__SANITIZE_ADDRESS__)
-/* Under `make san`: a crash of candidate code must stay a signal (the
- * verdict names it), and the sanitizer may not spawn threads or open files
- * inside the sandbox. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0:"
-	       "detect_leaks=0";
-}
-#endif
 
 static struct record_request g_req;
 static char g_fail[2048];

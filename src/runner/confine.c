@@ -49,6 +49,44 @@ void confine_clean_env(void)
 
 /* ---- Landlock ---- */
 
+static char private_cache[1024]; /* confine_cache_private's folder, or "" */
+
+void confine_cache_private(const char *dir)
+{
+	snprintf(private_cache, sizeof private_cache, "%s", dir);
+	setenv("POCL_CACHE_DIR", dir, 1);
+}
+
+uint64_t confine_cache_bytes(void)
+{
+	return private_cache[0] ? util_tree_bytes(private_cache) : 0;
+}
+
+int confine_cache_trim(uint64_t cap)
+{
+	if (cap == CONFINE_CACHE_CAP) {
+		const char *mb = getenv("KA_RUNNER_CACHE_MB");
+		cap = mb && atoll(mb) > 0 ? (uint64_t)atoll(mb) << 20 : 1ull << 30;
+	}
+	uint64_t held = confine_cache_bytes();
+	if (!private_cache[0] || (cap && held <= cap))
+		return 0;
+	if (cap)
+		fprintf(stderr,
+			"runner: private cache %s emptied: %llu KiB, over the cap of %llu KiB\n",
+			private_cache, (unsigned long long)(held >> 10),
+			(unsigned long long)(cap >> 10));
+	else
+		fprintf(stderr, "runner: private cache %s emptied: %llu KiB, a refused program's\n",
+			private_cache, (unsigned long long)(held >> 10));
+	/* Landlock lets this process change what is under the folder, not
+	 * remove the folder itself: it is emptied, then made again where
+	 * there is no Landlock. */
+	util_rmtree(private_cache);
+	mkdir(private_cache, 0700);
+	return 1;
+}
+
 /* The driver's cache folder (PoCL: POCL_CACHE_DIR, else
  * $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl), into buf. */
 static void cache_dir(char *buf, size_t cap)

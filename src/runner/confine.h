@@ -22,6 +22,7 @@
 #define KA_CONFINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../common/util.h"
 
@@ -63,6 +64,23 @@ void confine_build_end(const struct confine_build *saved);
  * than a compile needs (jail_check_space's floor), so the build may have
  * failed for want of it. 0 when the folder does not exist. */
 int confine_cache_space(struct ka_err *e);
+
+/* The runner's private driver cache, from ka (--private-cache DIR: a folder
+ * of this runner session alone, which ka removes when the session ends):
+ * PoCL's cache folder from now on (POCL_CACHE_DIR is set here, so call it
+ * before the platform is opened), which confine_cache_trim may empty. */
+void confine_cache_private(const char *dir);
+
+/* The bytes the private cache folder holds (0 without one). */
+uint64_t confine_cache_bytes(void);
+
+/* After a build of candidate source: when the cache folder is the private
+ * one and holds more than cap bytes (0: any; CONFINE_CACHE_CAP: the total
+ * cap, 1 GiB or KA_RUNNER_CACHE_MB MiB), empty it; the programs built stay
+ * loaded, and PoCL writes again what a later build or launch needs. One line
+ * on stderr says so. Returns 1 when it emptied the folder, else 0. */
+#define CONFINE_CACHE_CAP UINT64_MAX
+int confine_cache_trim(uint64_t cap);
 
 /* The test-only probe of `ka-run-<target> --self-test-confinement`: after
  * confine_enter, try what a hostile kernel would: open secret_path (when not

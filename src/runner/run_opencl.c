@@ -33,6 +33,35 @@
 
 #define OCL_MAX_VIEWS 1024	      /* sub-buffers for nonzero argument offsets */
 #define OCL_MAX_BUILD_LOG (64u << 20) /* bigger logs are not even read */
+/* A program whose build, or whose kernels' compile at their first launch,
+ * adds more than this to the private driver cache is refused
+ * (compile_error): PoCL keeps each kernel it compiles there, a large
+ * initialised __constant array in full inside each (a 200 MiB one left
+ * about 400 MiB a program, forever). Measured on the folder, not asked of
+ * the driver: PoCL answers CL_PROGRAM_BINARY_SIZES by linking every kernel
+ * with a linker it must start, which the confinement refuses. */
+#define OCL_MAX_PROGRAM_CACHE (64u << 20)
+
+/* What the build or first launch that began when the cache held `before`
+ * bytes added to it: over OCL_MAX_PROGRAM_CACHE, the cache is emptied and
+ * verdict kind set (what names the step: compile_error for a build,
+ * launch_error for a call, the verdicts a call may give); else the cache is
+ * kept under its total cap. 1 with v set, or 0. */
+static int cache_grew(uint64_t before, const char *kind, const char *what, struct runner_verdict *v)
+{
+	uint64_t now = confine_cache_bytes(), grew = now > before ? now - before : 0;
+	if (grew <= OCL_MAX_PROGRAM_CACHE) {
+		confine_cache_trim(CONFINE_CACHE_CAP);
+		return 0;
+	}
+	confine_cache_trim(0); /* its entries go at once */
+	return runner_verdict_set(v, kind,
+				  "%s wrote %llu MiB to the driver's cache, over the cap of %u MiB "
+				  "(a large initialised __constant array?)",
+				  what, (unsigned long long)(grew >> 20),
+				  OCL_MAX_PROGRAM_CACHE >> 20);
+}
+
 #define OCL_MAX_WORK_ITEMS (1ull << 40)
 
 struct ocl_buf {
@@ -60,6 +89,7 @@ struct ocl_slot {
 	cl_mem *bind; /* per launch argument: the cl_mem to bind, or NULL */
 	int n_views;
 	struct ocl_view views[OCL_MAX_VIEWS];
+	bool launched; /* a call ran: PoCL compiled its kernels (cache_grew) */
 };
 
 struct ocl {
@@ -436,12 +466,16 @@ static int build_program(struct ocl *o, struct ocl_slot *sl, const struct plan *
 	sl->n_prog = i + 1;
 	char *opts = xasprintf("%s -cl-kernel-arg-info", p->options[i]);
 	struct confine_build cb;
+	uint64_t cached = confine_cache_bytes();
 	confine_build_begin(&cb); /* PoCL compiles in this process */
 	err = clBuildProgram(sl->prog[i], 1, &o->dev, opts, NULL, NULL);
 	confine_build_end(&cb);
 	free(opts);
-	if (err == CL_SUCCESS)
-		return 0;
+	if (err == CL_SUCCESS) {
+		char what[64];
+		snprintf(what, sizeof what, "program %d's build", i);
+		return cache_grew(cached, "compile_error", what, v);
+	}
 	/* PoCL writes every program it builds to its cache: with that disk
 	 * full, a build fails whatever the source, so that is ours. */
 	if (confine_cache_space(e))
@@ -1060,6 +1094,7 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, struct run
 	struct ocl_slot *sl = &o->slot[slot];
 	const struct plan *p = &s->plan;
 	double tm[8];
+	uint64_t cached = sl->launched ? 0 : confine_cache_bytes();
 	tm[0] = util_now();
 	if (prepare(o, sl, s, c, e))
 		return -1;
@@ -1122,6 +1157,14 @@ static int ocl_call(void *ctx, int slot, const struct runner_slot *s, struct run
 		clReleaseEvent(first);
 	if (last)
 		clReleaseEvent(last);
+	/* The first launch compiled the kernels (PoCL compiles one per launch
+	 * shape): what that left in the cache is bounded too. */
+	if (!sl->launched) {
+		sl->launched = true;
+		if (!v->verdict)
+			cache_grew(cached, "launch_error",
+				   "the kernels' compile at their first launch", v);
+	}
 	if (v->verdict)
 		return 1;
 	if (runner_call_replayed(c, e))
@@ -1277,7 +1320,7 @@ static int self_test_kernel(struct ocl *o)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ka-run-opencl [--platform SUBSTR] [--device N]\n"
+		"usage: ka-run-opencl [--platform SUBSTR] [--device N] [--private-cache DIR]\n"
 		"       ka-run-opencl --self-test-confinement [--secret FILE] [--secret-env NAME]\n"
 		"The trusted OpenCL runner: speaks docs/runner-protocol.md on stdin/stdout.\n"
 		"It is started by ka; it is not meant to be run by hand.\n");
@@ -1310,6 +1353,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
 			plat = argv[++i];
+		} else if (!strcmp(argv[i], "--private-cache") && i + 1 < argc) {
+			confine_cache_private(argv[++i]); /* before the platform opens */
 		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
 			char *end;
 			long d = strtol(argv[++i], &end, 10);

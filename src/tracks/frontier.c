@@ -533,6 +533,9 @@ static void drop(char *s, const char *needle)
  * to fd; the exit status is the verdict. */
 static void child_run(const char *dir, const char *clc, const char *nvcc, double wall_s, int fd)
 {
+	/* This child is the gold's confinement: the gold runs here, not in a
+	 * ka-goldbox (which the lockdown could not start). */
+	gold_run_here();
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -281,9 +281,10 @@ int round_grade_code(struct journal *j, struct grade_session *s, int start_id,
 	}
 	struct grade_result r;
 	memset(&r, 0, sizeof r);
-	if (grade_candidate(s, t, src, strlen(src), NULL, &r, e)) {
+	int x = grade_candidate(s, t, src, strlen(src), NULL, &r, e);
+	if (x) { /* -2: the task is broken, nothing to journal for the sample */
 		grade_result_free(&r);
-		return -1;
+		return x;
 	}
 	*fresh = 1;
 	snprintf(g->verdict, sizeof g->verdict, "%s", verdict_name(r.verdict));

@@ -107,7 +107,8 @@ void round_grade_free(struct round_grade *g);
 /* Grade code for task t, once per (task, source hash) over the whole run:
  * the journal's grade under "grade/<task>/<hash>" when there is one, else
  * grade_candidate on s and the result journaled. *fresh = 1 when graded now.
- * 0 with g filled, -1 with e when the grader cannot work. */
+ * 0 with g filled, -1 with e when the grader cannot work, -2 with e when the
+ * task is broken (grade_candidate's -2: nothing journaled). */
 int round_grade_code(struct journal *j, struct grade_session *s, int start_id,
 		     const struct ka_task *t, const char *code, struct round_grade *g, int *fresh,
 		     struct ka_err *e);

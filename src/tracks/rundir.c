@@ -206,7 +206,7 @@ static int clean_tree(const char *dir, int depth, const char *const *prefixes, i
 int rundir_clean_stale(const char *out)
 {
 	time_t now = time(NULL);
-	static const char *const ours[] = {"tmp-", "build-", "ka-rec-", NULL};
+	static const char *const ours[] = {"tmp-", "build-", "ka-rec-", "pocl-", NULL};
 	static const char *const tmp_prefixes[] = {"ka-rec-", "ka-model-", "ka-bank-", "ka-tol-",
 						   NULL};
 	/* out/.grade is this run's (out is locked): any partial file there

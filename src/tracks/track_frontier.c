@@ -45,6 +45,7 @@ struct fentry {
 	/* the latest evaluation */
 	double pass, mean, best;
 	char *solution;
+	int broken; /* its gold failed while samples were graded: off the frontier */
 };
 
 struct ftrack {
@@ -77,9 +78,12 @@ static void ft_free(struct ftrack *t)
 }
 
 /* k samples of task t by the solver as unit key: pass rate, mean and best
- * score, the first verified source. 0 or -1 (reported). */
+ * score, the first verified source. 0, -1 (reported: the run stops) or -2
+ * when the task is broken (round_grade_code's -2: its gold, computed
+ * confined, ran over its deadline, died or answered garbage; why gets the
+ * evidence, no solution is kept). */
 static int solve(struct ftrack *ft, const struct ka_task *t, const char *prompt, const char *key,
-		 double *pass, double *mean, double *best, char **solution)
+		 double *pass, double *mean, double *best, char **solution, char *why, size_t cap)
 {
 	struct procrun *r = &ft->r;
 	int k = ft->o->k, n_ok = 0;
@@ -106,8 +110,18 @@ static int solve(struct ftrack *ft, const struct ka_task *t, const char *prompt,
 		if (rep.code) {
 			struct round_grade g;
 			int fresh;
-			if (round_grade_code(r->d.j, r->gs, r->start_id, t, rep.code, &g, &fresh,
-					     &e)) {
+			int x = round_grade_code(r->d.j, r->gs, r->start_id, t, rep.code, &g,
+						 &fresh, &e);
+			if (x == -2) {
+				snprintf(why, cap, "%s", e.msg);
+				journal_reply_free(&rep);
+				if (solution) {
+					free(*solution);
+					*solution = NULL;
+				}
+				return -2;
+			}
+			if (x) {
 				procrun_fail(r, "%s: the grader failed: %s", key, e.msg);
 				journal_reply_free(&rep);
 				return -1;
@@ -252,9 +266,10 @@ static void accept_variant(struct ftrack *ft, int pi, int rn, const struct ka_ta
 /* The proposed baseline for this run's target, graded as a candidate of t
  * (recorded and replayed like any model code, never trusted); dropped
  * either way: the grader's baseline is the naive kernel derived from ref.c.
- * why gets what happened. */
-static void grade_proposed_baseline(struct ftrack *ft, const struct ka_task *t,
-				    const struct frontier_proposal *p, char *why, size_t cap)
+ * why gets what happened. 0, or -2 when grading it found the task broken
+ * (its confined gold failed: why has the evidence). */
+static int grade_proposed_baseline(struct ftrack *ft, const struct ka_task *t,
+				   const struct frontier_proposal *p, char *why, size_t cap)
 {
 	struct procrun *r = &ft->r;
 	const char *b = !strcmp(r->target, "cuda") ? p->baseline_cuda : p->baseline_opencl;
@@ -264,21 +279,27 @@ static void grade_proposed_baseline(struct ftrack *ft, const struct ka_task *t,
 			 p->baseline ? "proposed baseline dropped (not for this target)"
 				     : "none proposed",
 			 drop);
-		return;
+		return 0;
 	}
 	struct round_grade g;
 	int fresh;
 	struct ka_err e;
-	if (round_grade_code(r->d.j, r->gs, r->start_id, t, b, &g, &fresh, &e)) {
+	int x = round_grade_code(r->d.j, r->gs, r->start_id, t, b, &g, &fresh, &e);
+	if (x == -2) {
+		snprintf(why, cap, "grading the proposed baseline: %s", e.msg);
+		return -2;
+	}
+	if (x) {
 		snprintf(why, cap,
 			 "proposed baseline dropped; the grader failed on it (%.300s); %s", e.msg,
 			 drop);
-		return;
+		return 0;
 	}
 	snprintf(why, cap,
 		 "proposed baseline dropped; graded as a candidate on the device: %s%s%s; %s",
 		 g.verdict, g.phase[0] ? " at " : "", g.phase, drop);
 	round_grade_free(&g);
+	return 0;
 }
 
 /* The confined compile and gold steps (frontier_gold_confined): compile for
@@ -318,13 +339,15 @@ static const char *check_gold(struct ftrack *ft, const char *dir, json_t *rec, c
 
 /* The checks of a proposal that need no solver samples, in order: reply,
  * schema, dialect, compile, gold, degenerate (confined), baseline, runtime,
- * novelty. Parses text into p, writes it under dir, loads it into *tp (the
- * caller frees both), appends each passed step to rec with its seconds.
+ * novelty (grade_gold when grading the proposed baseline found the gold
+ * broken). Parses text into p, writes it under dir with a lineage file
+ * naming parent, loads it into *tp (the caller frees both), appends each
+ * passed step to rec with its seconds.
  * NULL when all pass, else the failed step's name with why (cap bytes)
  * filled and its seconds in ft->fail_s. */
-static const char *check_proposal(struct ftrack *ft, const char *text, const char *dir,
-				  struct frontier_proposal *p, struct ka_task **tp, json_t *rec,
-				  char *why, size_t cap)
+static const char *check_proposal(struct ftrack *ft, const char *parent, const char *text,
+				  const char *dir, struct frontier_proposal *p, struct ka_task **tp,
+				  json_t *rec, char *why, size_t cap)
 {
 	struct procrun *r = &ft->r;
 	struct ka_err e;
@@ -333,8 +356,16 @@ static const char *check_proposal(struct ftrack *ft, const char *text, const cha
 	if (frontier_parse(text, p, why, cap))
 		return "reply";
 	util_rmtree(dir);
-	if (mkdirs(dir) || write_text(dir, "task.json", p->task_json) ||
-	    write_text(dir, "ref.c", p->ref_c)) {
+	/* The lineage file marks the folder as a model's work wherever it is
+	 * used later (bank_trust: its gold is never trusted). */
+	json_t *lj = json_pack("{s:s,s:s,s:s}", "parent", parent, "proposer", ft->o->proposer,
+			       "split", "proposal (validated or refused: validation.json)");
+	char *lin = json_dumps(lj, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(lj);
+	int werr = mkdirs(dir) || write_text(dir, "task.json", p->task_json) ||
+		   write_text(dir, "ref.c", p->ref_c) || write_text(dir, BANK_LINEAGE_FILE, lin);
+	free(lin);
+	if (werr) {
 		snprintf(why, cap, "cannot write %s", dir);
 		return "reply";
 	}
@@ -358,8 +389,11 @@ static const char *check_proposal(struct ftrack *ft, const char *text, const cha
 	if (failed)
 		return failed;
 	t0 = util_now();
-	grade_proposed_baseline(ft, t, p, why, cap);
-	step(rec, "baseline", 1, why, util_now() - t0);
+	int bx = grade_proposed_baseline(ft, t, p, why, cap);
+	ft->fail_s = util_now() - t0;
+	if (bx == -2)
+		return "grade_gold";
+	step(rec, "baseline", 1, why, ft->fail_s);
 	t0 = util_now();
 	double s = frontier_roofline_s(t, ROOF_BW, ROOF_FLOPS);
 	ft->fail_s = util_now() - t0;
@@ -416,7 +450,7 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 	char *dir = xasprintf("%s/proposals/r%d/%s/p%d", o->p.out, rn, ft->f[pi].t->name, idx);
 	double pass = 0, mean = 0, best = 0, t_start = util_now();
 
-	failed = check_proposal(ft, rep.text, dir, &p, &t, rec, why, sizeof why);
+	failed = check_proposal(ft, ft->f[pi].t->name, rep.text, dir, &p, &t, rec, why, sizeof why);
 	if (failed)
 		goto end;
 	{
@@ -431,9 +465,13 @@ static json_t *validate(struct ftrack *ft, int pi, int rn, int idx)
 		char vkey[ROUND_KEY_MAX];
 		round_key(vkey, sizeof vkey, rn, "solver", "variant", tag);
 		double t0 = util_now();
-		int rc = solve(ft, t, vp, vkey, &pass, &mean, &best, NULL);
+		int rc = solve(ft, t, vp, vkey, &pass, &mean, &best, NULL, why, sizeof why);
 		ft->fail_s = util_now() - t0;
 		free(vp);
+		if (rc == -2) {
+			failed = "grade_gold";
+			goto end;
+		}
 		if (rc) {
 			frontier_proposal_free(&p);
 			task_free(t);
@@ -529,35 +567,90 @@ static void add_step_seconds(json_t *acc, const json_t *oc, double *total)
 	}
 }
 
-/* Round rn: evaluate the frontier; then, when propose is set, ask for and
- * validate variants of every solved task. */
+/* The frontier's tasks that are not broken. */
+static int live_count(const struct ftrack *ft)
+{
+	int n = 0;
+	for (int i = 0; i < ft->n; i++)
+		n += !ft->f[i].broken;
+	return n;
+}
+
+/* Whether frontier entry f is broken: known from the journal (unit
+ * "frontier/broken/<task>"), or found now (x == -2 from solve, why the
+ * evidence), which journals it, writes OUT/frontier/<task>/broken.json and
+ * says so on stderr. 1 broken, 0 not, -1 when the journal fails (reported). */
+static int entry_broken(struct ftrack *ft, struct fentry *f, int rn, int x, const char *why)
+{
+	char key[ROUND_KEY_MAX];
+	snprintf(key, sizeof key, "frontier/broken/%s", f->t->name);
+	struct ka_err e;
+	json_t *known = NULL;
+	int got = x == -2 ? 1 : round_unit_get(ft->r.d.j, key, &known, &e);
+	json_decref(known);
+	if (got < 0 || got == 0) {
+		if (got < 0)
+			procrun_fail(&ft->r, "%s: %s", key, e.msg);
+		return got < 0 ? -1 : (f->broken = 1);
+	}
+	if (x != -2)
+		return 0;
+	json_t *rec = json_pack("{s:s,s:i,s:s}", "task", f->t->name, "round", rn, "why", why);
+	int bad = round_unit_put(ft->r.d.j, key, rec, &e);
+	char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (f->own && text && write_text(f->t->dir, "broken.json", text))
+		fprintf(stderr, "ka --track frontier: cannot write %s/broken.json\n", f->t->dir);
+	free(text);
+	json_decref(rec);
+	if (bad) {
+		procrun_fail(&ft->r, "%s: %s", key, e.msg);
+		return -1;
+	}
+	fprintf(stderr, "ka --track frontier: r%d: %s leaves the frontier, broken: %s\n", rn,
+		f->t->name, why);
+	return f->broken = 1;
+}
+
+/* Round rn: evaluate the frontier (less its broken tasks); then, when
+ * propose is set, ask for and validate variants of every solved task. */
 static int run_round(struct ftrack *ft, int rn, int propose)
 {
 	const struct frontier_opts *o = ft->o;
-	int n = ft->n, solved = 0, prop = 0, acc = 0;
-	double *c = xcalloc((size_t)n + 1, sizeof *c), pass_sum = 0, t_round = util_now();
+	int n_entries = ft->n, solved = 0, prop = 0, acc = 0, live = 0;
+	double *c = xcalloc((size_t)n_entries + 1, sizeof *c), pass_sum = 0, t_round = util_now();
 	double t_eval = 0, val_s = 0;
 	json_t *steps = json_object();
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n_entries; i++) {
 		struct fentry *f = &ft->f[i];
-		char key[ROUND_KEY_MAX];
+		char key[ROUND_KEY_MAX], why[KA_ERRLEN] = "";
 		round_key(key, sizeof key, rn, "solver", "frontier", f->t->name);
 		free(f->solution);
-		if (solve(ft, f->t, f->prompt, key, &f->pass, &f->mean, &f->best, &f->solution)) {
+		f->solution = NULL;
+		int x = f->broken ? 1 : entry_broken(ft, f, rn, 0, NULL);
+		if (!x) {
+			x = solve(ft, f->t, f->prompt, key, &f->pass, &f->mean, &f->best,
+				  &f->solution, why, sizeof why);
+			if (x == -2)
+				x = entry_broken(ft, f, rn, -2, why);
+		}
+		if (x < 0) {
 			free(c);
 			json_decref(steps);
 			return -1;
 		}
-		c[i] = f->mean;
+		if (f->broken)
+			continue;
+		c[live++] = f->mean;
 		pass_sum += f->pass;
 		solved += f->solution != NULL;
 	}
+	int n = live; /* the tasks evaluated: the broken ones are off the frontier */
 	struct metrics_figure cf;
 	round_mean_figure(c, n, (uint64_t)o->p.seed + (uint64_t)rn, &cf);
 	free(c);
 	t_eval = util_now() - t_round;
 	/* Proposals for the tasks solved this round. */
-	for (int i = 0; i < n && propose; i++) {
+	for (int i = 0; i < n_entries && propose; i++) {
 		if (!ft->f[i].solution)
 			continue;
 		for (int q = 0; q < o->proposals; q++) {
@@ -586,7 +679,7 @@ static int run_round(struct ftrack *ft, int rn, int propose)
 	json_t *row = json_pack("{s:i,s:s,s:o,s:i,s:f,s:i,s:i,s:i,s:i}", "round", rn, "arm", "self",
 				"c", scorecard_figure_json(&cf), "frontier_size", n, "difficulty",
 				n ? 1 - pass_sum / n : 0, "n_solved", solved, "proposals", prop,
-				"accepted", acc, "frontier_after", ft->n);
+				"accepted", acc, "frontier_after", live_count(ft));
 	json_object_set_new(row, "wall_s", json_real(util_now() - t_round));
 	json_object_set_new(row, "evaluate_s", json_real(t_eval));
 	json_object_set_new(row, "validation", json_pack("{s:f,s:o}", "s", val_s, "steps", steps));
@@ -634,7 +727,7 @@ static json_t *scorecard(struct ftrack *ft)
 	json_object_set_new(s, "c_final", scorecard_figure_json(&c1));
 	json_object_set_new(s, "c_change", scorecard_figure_json(&d));
 	json_object_set(s, "frontier_size0", json_object_get(first, "frontier_size"));
-	json_object_set_new(s, "frontier_final", json_integer(ft->n));
+	json_object_set_new(s, "frontier_final", json_integer(live_count(ft)));
 	json_object_set_new(s, "proposals", json_integer(ft->n_prop));
 	json_object_set_new(s, "accepted", json_integer(ft->n_acc));
 	json_object_set_new(s, "verdict",
@@ -706,7 +799,7 @@ int track_frontier_run(const struct frontier_opts *o)
 		printf("scorecard: %s\n", path);
 		if (!o->p.quiet)
 			printf("  frontier %d -> %d tasks, %d proposals, %d accepted\n",
-			       ft.r.train.n, ft.n, ft.n_prop, ft.n_acc);
+			       ft.r.train.n, live_count(&ft), ft.n_prop, ft.n_acc);
 		rc = KA_EXIT_OK;
 	}
 	free(path);

@@ -85,31 +85,37 @@ fi
 rm -f "$tmp/requests"
 
 # 2b. The OpenCL runner's cache disk fills during a grade (PoCL writes every
-#     program it builds there): the next candidate's failed build is a grader
-#     failure (exit 1, one line naming the folder), never its compile_error;
-#     with the space back the same candidate grades ok. The first candidate
-#     keeps the grade busy (its host code loops until the 10 s record
-#     timeout) while the disk is filled, once the runner has built its
-#     generator there.
+#     program it builds to the session's private cache, workdir/pocl-*): the
+#     next candidate's failed build is a grader failure (exit 1, one line
+#     naming the folder), never its compile_error; with the space back the
+#     same candidate grades ok. The first candidate keeps the grade busy
+#     (its host code loops until the 10 s record timeout) while the disk is
+#     filled, once the runner has built its generator there and both host
+#     objects are compiled (the second from an earlier grade).
 mkdir -p "$tmp/pmnt"
 if mount -t tmpfs -o size=32m tmpfs "$tmp/pmnt" 2>/dev/null; then
 	pmnt=$tmp/pmnt
-	mkdir -p "$pmnt/pocl"
 	L1=bank/public/L1/$TASK
-	POCL_CACHE_DIR=$pmnt/pocl "$KA" grade --task "$L1" --target opencl --no-timing \
+	"$KA" grade --task "$L1" --target opencl --no-timing --kernel tests/data/grade_opencl/correct.c \
+		--workdir "$pmnt/work" >/dev/null 2>&1
+	"$KA" grade --task "$L1" --target opencl --no-timing \
 		--kernel tests/data/grade_opencl/host_loops_forever.c --kernel tests/data/grade_opencl/correct.c \
-		--workdir "$tmp/pwork" --json "$tmp/pocl.jsonl" >"$tmp/pocl.log" 2>&1 &
+		--workdir "$pmnt/work" --json "$tmp/pocl.jsonl" >"$tmp/pocl.log" 2>&1 &
 	pid=$!
 	# the runner's generator is built (PoCL's program.bc) once it said hello
-	for _ in $(seq 300); do [ -n "$(find "$pmnt/pocl" -name program.bc 2>/dev/null | head -1)" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do
+		[ -n "$(find "$pmnt/work" -path '*/pocl-*/*' -name program.bc 2>/dev/null | head -1)" ] &&
+			[ "$(find "$pmnt/work" -path '*/cl-*' -name candidate.so | wc -l)" -ge 2 ] && break
+		sleep 0.1
+	done
 	dd if=/dev/zero of="$pmnt/filler" bs=1M count=64 2>/dev/null
 	wait $pid
 	rc=$?
 	stored=$(grep -c compile_error "$tmp/pocl.jsonl" 2>/dev/null)
-	result runner_cache_full "$rc $(grep -c "cache folder $pmnt/pocl" "$tmp/pocl.log") ${stored:-0}" "1 1 0" "$tmp/pocl.log"
+	result runner_cache_full "$rc $(grep -c "cache folder $pmnt/work/pocl-" "$tmp/pocl.log") ${stored:-0}" "1 1 0" "$tmp/pocl.log"
 	rm -f "$pmnt/filler"
-	POCL_CACHE_DIR=$pmnt/pocl "$KA" grade --task "$L1" --target opencl --no-timing \
-		--kernel tests/data/grade_opencl/correct.c --workdir "$tmp/pwork" --json "$tmp/pocl2.json" \
+	"$KA" grade --task "$L1" --target opencl --no-timing \
+		--kernel tests/data/grade_opencl/correct.c --workdir "$pmnt/work" --json "$tmp/pocl2.json" \
 		>"$tmp/pocl2.log" 2>&1
 	result runner_cache_resume "$? $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/pocl2.json" 2>/dev/null)" "0 ok"
 	umount "$pmnt" 2>/dev/null
@@ -155,19 +161,22 @@ odd
 result odd_replies_once "$? $(nreq)" "0 2"
 
 # 5. Stale temporary files of killed runs are removed at start: in the run's
-#    own out/.grade any partial file older than the start; in shared places
+#    own out/.grade any partial file (and runner cache, pocl-*) older than
+#    the start; in shared places
 #    (the gold cache, $TMPDIR) only those over an hour old, so another ka's
 #    live build is kept.
 export TMPDIR=$tmp/tmpdir
 mkdir -p "$TMPDIR" "$KA_CACHE/gold/build-old1" "$KA_CACHE/gold/build-live" \
-	"$TMPDIR/ka-rec-old1" "$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x"
+	"$TMPDIR/ka-rec-old1" "$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x" "$tmp/o3/.grade/0/pocl-old"
 touch -d '2 hours ago' "$KA_CACHE/gold/build-old1" "$TMPDIR/ka-rec-old1"
+touch -d '1 minute ago' "$tmp/o3/.grade/0/pocl-old"
 touch "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"
 touch -d '1 minute ago' "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"
 run "$tmp/o3" "$tmp/bank" 3
 rc=$?
 left=$(for f in "$KA_CACHE/gold/build-old1" "$KA_CACHE/gold/build-live" "$TMPDIR/ka-rec-old1" \
-	"$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s"; do
+	"$TMPDIR/ka-rec-live" "$tmp/o3/.grade/0/cl-x/candidate.so.part-candidate.s" \
+	"$tmp/o3/.grade/0/pocl-old"; do
 	[ -e "$f" ] && echo -n "1" || echo -n "0"
 done)
-result stale_temps "$rc $left" "0 01010"
+result stale_temps "$rc $left" "0 010100"

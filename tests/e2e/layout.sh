@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # layout.sh: the three programs' trust split, as the folders show it
 # (docs/architecture.md). Files of the recorder (src/recorder/), the runner
-# (src/runner/) and the code all three link (src/common/) may include only
-# system headers, include/, src/common/ and their own folder: never a parent
-# file. The build enforces it too (they compile with -Iinclude -Isrc/common
+# (src/runner/), the confined gold (src/goldbox/) and the code they all link
+# (src/common/) may include only system headers, include/, src/common/ and
+# their own folder: never a parent file. The build enforces it too (they compile with -Iinclude -Isrc/common
 # only); this test names the offending line. It also checks that no header
 # name is used twice in src/, so an include cannot pick the wrong module.
 set -u
@@ -23,7 +23,7 @@ check_folder() { # folder
 	done
 	[ "$bad" -eq 0 ] && echo "PASS layout_$(basename "$dir")"
 }
-for d in src/common src/recorder src/runner; do
+for d in src/common src/recorder src/runner src/goldbox; do
 	check_folder "$d"
 done
 dups=$(find src -name '*.h' -printf '%f\n' | sort | uniq -d)

@@ -38,4 +38,13 @@ else
 	echo "FAIL ref_numpy_mutant: a reference with fp32 accumulation was not caught"
 	rc=1
 fi
+# A model-written task (lineage.json, docs/frontier.md) is not run here.
+cp -r bank/public/L1/silu_scale "$tmp/model_written"
+echo '{"parent": "silu_scale"}' >"$tmp/model_written/lineage.json"
+if python3 tools/ref_numpy.py --include include "$tmp/model_written" | grep -q '^FAIL ref_numpy model_written: .*lineage.json'; then
+	echo "PASS ref_numpy_model_written (not run outside ka-goldbox)"
+else
+	echo "FAIL ref_numpy_model_written: a model-written ref.c was run"
+	rc=1
+fi
 exit $rc

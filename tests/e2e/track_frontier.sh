@@ -15,12 +15,20 @@
 # A 2-round run (rounds 0, 1, 2 evaluated; proposals after 0 and 1): the scorecard passes `ka scorecard check`, the frontier bank
 # exports with `ka bank export`, the board renders the frontier section; the
 # same command again sends no request; nothing enters the held-out bank.
+# Then a 1-round run against tests/data/frontier_broken/, whose golds pass
+# validation and break when graded (in ka-goldbox: docs/frontier.md,
+# "Broken tasks"):
+#   01 loops (almost) forever when graded  -> rejected at grade_gold (deadline)
+#   02 writes past its output when graded  -> rejected at grade_gold (SIGSEGV)
+#   03 the same as 01, but accepted first  -> leaves the frontier in round 1
+# with the run going on, broken.json beside the task, and the same command
+# again sending nothing.
 set -u
 KA=${KA:-build/ka}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 cleanup() {
-	exec 3>&- 2>/dev/null
+	exec 3>&- 4>&- 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -104,6 +112,46 @@ run >"$tmp/o2" 2>"$tmp/e2"
 expect frontier_rerun_rc "$?" 0
 expect frontier_rerun_no_requests "$(stats)" "$before"
 expect frontier_rerun_same "$(jval "$SC" "s['summary']['frontier_final'], s['summary']['accepted']")" "(2, 1)"
+
+# ---- golds that break when graded ----------------------------------------------
+mkfifo "$tmp/ctl2"
+python3 tools/fakeserver.py --bank "$tmp/seed" --frontier-fixtures tests/data/frontier_broken \
+	--exit-on-stdin-eof <"$tmp/ctl2" >"$tmp/port2" &
+exec 4>"$tmp/ctl2"
+for _ in $(seq 50); do [ -s "$tmp/port2" ] && break; sleep 0.1; done
+port2=$(head -1 "$tmp/port2")
+B=$tmp/broken
+brun() {
+	"$KA" --track frontier --api-model "openai:fsolver@http://127.0.0.1:$port2/v1" \
+		--proposer "openai:proposer@http://127.0.0.1:$port2/v1" --rounds 1 --k 1 --proposals 3 \
+		--gold-seconds 8 --target opencl --no-timing --train "$tmp/seed" --heldout "$tmp/held" \
+		--out "$B" "$@"
+}
+t0=$(date +%s)
+brun >"$tmp/b1" 2>"$tmp/be1"
+rc=$?
+t1=$(date +%s)
+expect broken_run_rc "$rc" 0
+[ "$rc" = 0 ] || sed 's/^/  /' "$tmp/be1" | tail -20
+BV=$B/frontier/validation.json
+bwhy() { jval "$BV" "[(v['step'], '$2' in v['why']) for v in s if v['proposal'] == $1][0]"; }
+expect broken_loops_when_graded "$(bwhy 0 'ran over its deadline')" "('grade_gold', True)"
+expect broken_writes_past_when_graded "$(bwhy 1 'killed by signal 11')" "('grade_gold', True)"
+expect broken_evidence_names_task "$(bwhy 0 'task silu_lazy_loop is broken: the gold of task silu_lazy_loop')" "('grade_gold', True)"
+expect broken_passed_gold_first "$(jval "$BV" "[[r['step'] for r in v['record'] if r['ok']][-1] for v in s if v['proposal'] < 2]")" "['novelty', 'novelty']"
+expect broken_later_accepted "$(jval "$BV" "[v['step'] for v in s if v['proposal'] == 2][0]")" accepted
+expect broken_later_leaves "$(grep -c 'r1: silu_later_loop leaves the frontier, broken: task silu_later_loop is broken: .*ran over its deadline' "$tmp/be1")" 1
+expect broken_later_file "$(jval "$B/frontier/silu_later_loop/broken.json" "s['round'], 'ran over its deadline' in s['why']")" "(1, True)"
+expect broken_sizes "$(jval "$B/scorecard.json" "[r['frontier_size'] for r in s['rounds']], [r['frontier_after'] for r in s['rounds']], s['summary']['frontier_final']")" "([1, 1], [2, 1], 1)"
+expect broken_proposal_marked "$(ls "$B/proposals/r0/silu_scale/p0" | tr '\n' ' ')" "lineage.json ref.c task.json "
+"$KA" scorecard check "$B/scorecard.json" >"$tmp/o" 2>&1
+expect broken_scorecard_check "$?" 0
+expect broken_bounded "$([ $((t1 - t0)) -le 240 ] && echo yes || echo "$((t1 - t0)) s")" yes
+before=$(port=$port2 stats)
+brun >"$tmp/b2" 2>"$tmp/be2"
+expect broken_rerun_rc "$?" 0
+expect broken_rerun_no_requests "$(port=$port2 stats)" "$before"
+expect broken_rerun_same "$(jval "$B/scorecard.json" "[r['frontier_size'] for r in s['rounds']], s['summary']['frontier_final']")" "([1, 1], 1)"
 
 # ---- the board ----------------------------------------------------------------
 mkdir -p "$tmp/cards"

@@ -446,7 +446,7 @@ static void test_parse_reply(void)
 static void test_opencl_refuses(void)
 {
 	struct ka_err e = {{0}};
-	struct runclient *rc = runclient_start("opencl", NULL, 0, &e);
+	struct runclient *rc = runclient_start("opencl", NULL, 0, NULL, &e);
 	if (!rc) {
 		printf("SKIP test_opencl_refuses: %s\n", e.msg);
 		return;

@@ -19,12 +19,23 @@
 #include "ka_test.h"
 #include "npy.h"
 #include "task.h"
+#include "task_fixture.h"
 #include "util.h"
+
+/* A fixture or bank task, trusted as bank code: these tests hold the gold
+ * that runs in ka (test_goldbox.c holds the confined one). */
+static struct ka_task *trusted_load(const char *dir, struct ka_err *e)
+{
+	struct ka_task *t = task_load(dir, e);
+	if (t)
+		t->trusted = 1;
+	return t;
+}
 
 static void test_gold_full_add_scale(void)
 {
 	struct ka_err e = {{0}};
-	struct ka_task *t = task_load("tests/data/tasks_good/add_scale", &e);
+	struct ka_task *t = trusted_load("tests/data/tasks_good/add_scale", &e);
 	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
 	if (!g)
@@ -57,7 +68,7 @@ static void test_gold_full_add_scale(void)
 static void test_gold_sampled_equals_full(void)
 {
 	struct ka_err e = {{0}};
-	struct ka_task *t = task_load("tests/data/tasks_good/row_dot", &e);
+	struct ka_task *t = trusted_load("tests/data/tasks_good/row_dot", &e);
 	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
 	CHECK(g != NULL);
@@ -116,8 +127,8 @@ static int contains(const int64_t *v, int64_t n, int64_t x)
 static void test_gold_boundary_items(void)
 {
 	struct ka_err e = {{0}};
-	struct ka_task *t2 = task_load("tests/data/tasks_good/row_dot", &e);
-	struct ka_task *t1 = task_load("tests/data/tasks_good/add_scale", &e);
+	struct ka_task *t2 = trusted_load("tests/data/tasks_good/row_dot", &e);
+	struct ka_task *t1 = trusted_load("tests/data/tasks_good/add_scale", &e);
 	CHECK(t1 && t2);
 	int64_t *v = NULL, n = 0;
 	/* 2-D grid 5 x 300: edges of dim 0 are rows b=0 and b=4 (64 evenly
@@ -166,7 +177,7 @@ static void test_gold_boundary_items(void)
  * number of differing owned elements, or -1 when something failed. */
 static int64_t lazy_vs_arrays(const char *dir, int use_bench, struct ka_err *e)
 {
-	struct ka_task *t = task_load(dir, e);
+	struct ka_task *t = trusted_load(dir, e);
 	if (!t)
 		return -1;
 	struct ka_shape sh = t->bench;
@@ -236,29 +247,13 @@ static void test_gold_lazy_equals_arrays(void)
 	CHECK_EQ_INT(lazy_vs_arrays("bank/public/L3/softmax_rows", 1, &e), 0);
 }
 
-/* A task like tests/data/tasks_good/add_scale with ref.c replaced: written
- * under a new temporary folder (*dir, for util_rmtree). NULL on failure. */
+/* A task like tests/data/tasks_good/add_scale with ref.c replaced
+ * (task_fixture.h), trusted; *dir gets its folder, for util_rmtree. */
 static struct ka_task *task_with_ref(const char *ref, char **dir)
 {
-	char tmpl[] = "/tmp/ka-test-lazy-XXXXXX";
 	struct ka_err e = {{0}};
-	*dir = NULL;
-	if (!mkdtemp(tmpl))
-		return NULL;
-	*dir = xstrdup(tmpl);
-	char *json = NULL, *jpath = xasprintf("%s/task.json", tmpl);
-	char *rpath = xasprintf("%s/ref.c", tmpl);
-	size_t len = 0;
-	struct ka_task *t = NULL;
-	if (util_read_file("tests/data/tasks_good/add_scale/task.json", 1 << 20, &json, &len, &e) ==
-		    0 &&
-	    util_write_file(jpath, json, len, &e) == 0 &&
-	    util_write_file(rpath, ref, strlen(ref), &e) == 0)
-		t = task_load(tmpl, &e);
-	free(json);
-	free(jpath);
-	free(rpath);
-	return t;
+	*dir = task_fixture_dir(ref);
+	return *dir ? trusted_load(*dir, &e) : NULL;
 }
 
 /* A reference that is C but not C++ has no lazy build: gold_compute_lazy
@@ -385,7 +380,7 @@ static void test_gold_item_cost_cheap(void)
 {
 	struct ka_err e = {{0}};
 	char *dir = xasprintf("%s/L1/gelu_bias_scale", bank_default_path());
-	struct ka_task *t = task_load(dir, &e);
+	struct ka_task *t = trusted_load(dir, &e);
 	free(dir);
 	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
@@ -413,7 +408,7 @@ static void test_gold_whole_inputs(void)
 	struct ka_shape shapes[2] = {{{1024, 512, 2048}}, {{4096, 4096}}};
 	for (int i = 0; i < 2; i++) {
 		char *dir = xasprintf("%s/%s", bank_default_path(), names[i]);
-		struct ka_task *t = task_load(dir, &e);
+		struct ka_task *t = trusted_load(dir, &e);
 		free(dir);
 		CHECK(t != NULL);
 		struct gold *g = gold_open(t, &e);
@@ -440,7 +435,7 @@ static void test_gold_whole_inputs(void)
 static void test_gold_check_choose(void)
 {
 	struct ka_err e;
-	struct ka_task *t = task_load("tests/data/tasks_good/row_dot", &e);
+	struct ka_task *t = trusted_load("tests/data/tasks_good/row_dot", &e);
 	CHECK(t);
 	const struct gold_check_limits lim = {1 << 20, 256, 1 << 19, 1.0, 0.05};
 	struct gold_check c;

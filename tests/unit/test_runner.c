@@ -698,7 +698,7 @@ int main(void)
 		return 0;
 	}
 	struct ka_err e = {{0}};
-	rc = runclient_start("opencl", NULL, -1, &e);
+	rc = runclient_start("opencl", NULL, -1, NULL, &e);
 	if (!rc) {
 		if (strstr(e.msg, "no OpenCL platform")) {
 			printf("SKIP test_runner: %s\n", e.msg);

@@ -1,6 +1,7 @@
-// expect: record_error
-// A correct kernel whose host object is over the recorder's 64 MiB cap (an
-// initialised array): the candidate's record_error, never a grader failure.
+// expect: compile_error
+// A correct kernel whose host object is over the 64 MiB cap (an initialised
+// array): the candidate's compile_error, never a grader failure, and the
+// object is not kept in the compile cache (the recorder refuses one too).
 extern "C" const char ka_big[(64 << 20) + 4096] = {1};
 #include <cuda_runtime.h>
 #include "ka_kernel.h"

@@ -1,7 +1,8 @@
-/* A correct kernel whose host object is over the recorder's 64 MiB cap (an
- * initialised array): the candidate's record_error, never a grader failure
- * (which stops a track, and comes back on every resume).
- * expect: record_error */
+/* A correct kernel whose host object is over the 64 MiB cap (an initialised
+ * array): the candidate's compile_error, never a grader failure (which stops
+ * a track, and comes back on every resume), and the object is not kept in
+ * the compile cache (the recorder refuses one too: record_error).
+ * expect: compile_error */
 const char ka_big[(64 << 20) + 4096] = {1};
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
