@@ -115,6 +115,8 @@ static void print_show(const struct ka_task *t)
 	printf("task:        %s (%s)\nfolder:      %s\ndescription: %s\ntorch:       %s\n", t->name,
 	       t->tier, t->dir, t->description, t->torch);
 	printf("params:     ");
+	if (!t->n_params)
+		printf(" (none: every shape is fixed)");
 	for (int p = 0; p < t->n_params; p++)
 		printf(" %s", t->params[p]);
 	printf("\ninputs:\n");
@@ -126,11 +128,13 @@ static void print_show(const struct ka_task *t)
 	printf("items:       [");
 	for (int d = 0; d < t->n_item_dims; d++)
 		printf("%s%s", d ? ", " : "", expr_text(t->items[d]));
+	/* A task with no parameters has one shape, whose name is empty. */
+	const char *fixed = "(the fixed shape)";
 	task_shape_str(t, &t->bench, buf, sizeof buf);
-	printf("]\nbench:       %s\nchecks:     ", buf);
+	printf("]\nbench:       %s\nchecks:     ", buf[0] ? buf : fixed);
 	for (int c = 0; c < t->n_checks; c++) {
 		task_shape_str(t, &t->checks[c], buf, sizeof buf);
-		printf(" %s%s", buf, c + 1 < t->n_checks ? ";" : "");
+		printf(" %s%s", buf[0] ? buf : fixed, c + 1 < t->n_checks ? ";" : "");
 	}
 	printf("\ntolerance:   atol %g, rtol %g\nlibraries:  ", t->atol, t->rtol);
 	if (!t->n_libs)

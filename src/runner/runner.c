@@ -39,7 +39,10 @@ struct runner_poison runner_poison_of(uint64_t seed)
 	struct runner_poison p = {
 		/* one-byte dtypes: 0x80 and 7 random bits, never a valid bool */
 		.p1 = (uint8_t)(0x80u | ((m >> 56) & 0x7Fu)),
-		.p2 = (uint16_t)(0x7E00u | (m & 0x1FFu)),
+		/* a NaN as fp16 and as bf16 both: sign and exponent all ones
+		 * in either layout (0x7F80), a nonzero payload (1..127); the
+		 * fp16-only NaN 0x7E00 is a finite bf16 near 2^125 */
+		.p2 = (uint16_t)(((m >> 40) & 1u ? 0xFF80u : 0x7F80u) | (1u + (m >> 8) % 127u)),
 		.p4 = 0x7FA00000u | (uint32_t)(m & 0x1FFFFFu),
 		.p8 = 0x7FF4000000000000ull | (m & 0xFFFFFFFFFFFull),
 	};

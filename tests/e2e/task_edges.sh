@@ -10,7 +10,8 @@
 #     at R=5,C=1"), integer-valued inputs (the bf16/fp16/tf32 roundings
 #     change nothing: they were counted as wrong variants of error 0), an
 #     integer range the prompt did not state;
-#   - fixed_rows: no parameters (the odd-size rule refused every such task);
+#   - fixed_rows: no parameters (the odd-size rule refused every such task;
+#     show printed empty params, bench and checks);
 #   - wide_product: int64 results up to 2^52, printed with every digit in
 #     the evidence; the same candidate on tasks_bad/int64_beyond_2_53 (up to
 #     2^62, where the fp64 gold is not exact and an off-by-one passed) is a
@@ -19,6 +20,11 @@
 #     poison; at 16 Mi elements about 8 a call equal the poison, and a
 #     correct kernel got unwritten_output. An element really left unwritten
 #     still fails (wrong_answer: it holds the poison, not its gold).
+#   - bf16_huge: bf16 results in [2^125, 2^128); the 16-bit poison was a
+#     NaN as fp16 only, a finite value there as bf16, and a correct kernel
+#     got unwritten_output (a few elements a call at N=1031). An element
+#     really left unwritten is still unwritten_output (the poison is a NaN
+#     in both layouts now).
 set -u
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
@@ -31,7 +37,7 @@ E=tests/data/tasks_edge
 
 "$KA" bank validate --no-cuda --bank $E >"$tmp/out" 2>&1
 rc=$?
-if [ $rc -eq 0 ] && grep -q '^validated 5 tasks: 5 passed, 0 failed' "$tmp/out" &&
+if [ $rc -eq 0 ] && grep -q '^validated 6 tasks: 6 passed, 0 failed' "$tmp/out" &&
 	grep -q "^ok   $E/sum_scaled (L1 sum_scaled): .*gold on 3 check shapes (3 items)" "$tmp/out" &&
 	grep -q "^ok   $E/argmin_ties (L1 argmin_ties): " "$tmp/out" &&
 	grep -q "^ok   $E/fixed_rows (L1 fixed_rows): " "$tmp/out"; then
@@ -45,6 +51,14 @@ if grep -qxF 'scalars:     scale = 0.5' "$tmp/out" && grep -qxF 'constraints: ma
 	pass task_edges_show
 else
 	fail task_edges_show "$(tr '\n' '|' <"$tmp/out")"
+fi
+
+"$KA" bank show --bank $E fixed_rows >"$tmp/out" 2>&1
+if grep -qxF 'params:      (none: every shape is fixed)' "$tmp/out" && grep -qxF 'bench:       (the fixed shape)' "$tmp/out" &&
+	grep -qxF 'checks:      (the fixed shape); (the fixed shape)' "$tmp/out"; then
+	pass task_edges_show_fixed
+else
+	fail task_edges_show_fixed "$(grep -E '^(params|bench|checks):' "$tmp/out" | tr '\n' '|')"
 fi
 
 "$KA" prompt argmin_ties --bank $E --target opencl >"$tmp/p1" 2>&1
@@ -139,4 +153,17 @@ if [ "$(field "$tmp/t.json" verdict)" = wrong_answer ] && echo "$detail" | grep 
 	pass task_edges_grade_int32_unwritten
 else
 	fail task_edges_grade_int32_unwritten "$(field "$tmp/t.json" verdict): $detail"
+fi
+grade $E/bf16_huge bf16_huge "$tmp/h.json" "$tmp/h.log"
+if [ $? -eq 0 ] && [ "$(field "$tmp/h.json" verdict)" = ok ]; then
+	pass task_edges_grade_bf16_poison_values
+else
+	fail task_edges_grade_bf16_poison_values "$(field "$tmp/h.json" verdict): $(field "$tmp/h.json" detail)"
+fi
+grade $E/bf16_huge bf16_huge_tail "$tmp/ht.json" "$tmp/ht.log"
+detail=$(field "$tmp/ht.json" detail)
+if [ "$(field "$tmp/ht.json" verdict)" = unwritten_output ] && echo "$detail" | grep -qE '^output y: 1 of [0-9]+ elements never written \(first at index [0-9]+\)$'; then
+	pass task_edges_grade_bf16_unwritten
+else
+	fail task_edges_grade_bf16_unwritten "$(field "$tmp/ht.json" verdict): $detail"
 fi
