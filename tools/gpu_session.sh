@@ -46,7 +46,7 @@ archive() {
 }
 trap archive EXIT
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
-if want tier; then stamp tier; timeout $(left) bash tests/run.sh gpu 2>&1 | tail -45
+if want tier; then stamp tier; timeout $(left) bash tests/run.sh gpu 2>&1 | tee "$OUT/tier.log" | tail -45
 	python3 - "$OUT/gpu" <<'PY'
 import glob, json, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
