@@ -128,13 +128,11 @@ static void print_show(const struct ka_task *t)
 	printf("items:       [");
 	for (int d = 0; d < t->n_item_dims; d++)
 		printf("%s%s", d ? ", " : "", expr_text(t->items[d]));
-	/* A task with no parameters has one shape, whose name is empty. */
-	const char *fixed = "(the fixed shape)";
 	task_shape_str(t, &t->bench, buf, sizeof buf);
-	printf("]\nbench:       %s\nchecks:     ", buf[0] ? buf : fixed);
+	printf("]\nbench:       %s\nchecks:     ", task_shape_label(buf));
 	for (int c = 0; c < t->n_checks; c++) {
 		task_shape_str(t, &t->checks[c], buf, sizeof buf);
-		printf(" %s%s", buf[0] ? buf : fixed, c + 1 < t->n_checks ? ";" : "");
+		printf(" %s%s", task_shape_label(buf), c + 1 < t->n_checks ? ";" : "");
 	}
 	printf("\ntolerance:   atol %g, rtol %g\nlibraries:  ", t->atol, t->rtol);
 	if (!t->n_libs)

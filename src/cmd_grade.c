@@ -79,7 +79,7 @@ static void print_summary(const struct grade_session *s, const struct ka_task *t
 	else
 		putchar('\n');
 	if (r->time_us.valid) {
-		printf("bench     %s\n", r->bench_shape[0] ? r->bench_shape : "(the fixed shape)");
+		printf("bench     %s\n", task_shape_label(r->bench_shape));
 		printf("time      %.2f us [%.2f, %.2f] (n=%d)\n", r->time_us.median, r->time_us.lo,
 		       r->time_us.hi, r->time_us.n);
 		if (r->eager_us.valid)

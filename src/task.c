@@ -512,6 +512,11 @@ void task_shape_str(const struct ka_task *t, const struct ka_shape *sh, char *bu
 	}
 }
 
+const char *task_shape_label(const char *name)
+{
+	return name[0] ? name : "(the fixed shape)";
+}
+
 int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape *sh,
 		     struct ka_err *e)
 {

@@ -112,8 +112,13 @@ int task_check_shape(const struct ka_task *t, const struct ka_shape *sh, int64_t
 int task_dist_at(const struct ka_task *t, int k, const struct ka_shape *sh, struct ka_dist *out,
 		 struct ka_err *e);
 
-/* "M=128,N=1031" into buf. */
+/* "M=128,N=1031" into buf ("" for the one shape of a task with no params). */
 void task_shape_str(const struct ka_task *t, const struct ka_shape *sh, char *buf, size_t cap);
+
+/* A shape's name (task_shape_str's) as text shows it to a reader: name
+ * itself, or "(the fixed shape)" for the empty name of a task with no
+ * params. Keys and JSON keep the name as it is. */
+const char *task_shape_label(const char *name);
 
 /* Parse "M=128,N=1031" (all parameters required). 0 or -1 with e. */
 int task_shape_parse(const struct ka_task *t, const char *text, struct ka_shape *sh,

@@ -172,7 +172,7 @@ int runner_elem_bytes(const struct runner_slot *s, int t);
 int64_t runner_numel(const struct runner_slot *s, int t);
 
 /* The values that mark an output element as not written by the candidate:
- * NaN patterns (with 9 to 44 bits of payload drawn from the call's seed,
+ * NaN patterns (with about 7 to 44 random bits drawn from the call's seed,
  * which a kernel never sees), one per element size; bytes of a
  * buffer's tail that is not a whole element get p1. Every runner poisons
  * outputs and workspaces with these, and counts what is left of them. */
