@@ -15,7 +15,9 @@
 #    result records the pipeline mode;
 #  - mode on2: the same with --pipeline on and two graders, so the timed
 #    calls are phased (docs/grader.md, "Phased timed calls"), plus
-#    timed_crash.c, whose runner always dies in a phased timed call between
+#    timed_crash.c (timed_wrong_then_crash.c without the wrong call: it
+#    crashes from the twelfth call at the benchmark shape on, always a
+#    candidate timed call), whose runner always dies in a phased timed call between
 #    "go" and "replayed" (the trace shows it): runtime_fault in phase timing,
 #    and the other grader and the solution after it are not held up by the
 #    exclusive lock the dead call had (a second copy of the solution keeps
@@ -33,9 +35,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 T=bank/public/L1/gelu_bias_scale
 D=tests/data/grade_opencl
+sed -e '/if (c == 11) r = -12345.0f;/d' -e 's/c >= 12/c >= 11/' $D/timed_wrong_then_crash.c >"$tmp/timed_crash.c"
+if grep -q 'c == 11' "$tmp/timed_crash.c" || ! grep -q 'c >= 11' "$tmp/timed_crash.c"; then
+	echo "FAIL grade_pipeline/timed_crash_source: the edits of timed_wrong_then_crash.c did not apply"
+fi
 for mode in on off on2; do
 	extra=()
-	[ $mode = on2 ] && extra=(--graders 2 --kernel $D/timed_crash.c --kernel $T/solutions/opencl.c)
+	[ $mode = on2 ] && extra=(--graders 2 --kernel "$tmp/timed_crash.c" --kernel $T/solutions/opencl.c)
 	KA_CALL_TRACE="$tmp/$mode.trace" "$KA" grade --task $T --target opencl --pipeline ${mode%2} --kernel $D/late_wrong_then_crash.c \
 		--kernel $D/timed_wrong_then_crash.c --kernel $T/solutions/opencl.c "${extra[@]}" \
 		--max-seconds 10 --workdir "$tmp/w" --json "$tmp/$mode.jsonl" >"$tmp/$mode.log" 2>&1

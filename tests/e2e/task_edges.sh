@@ -34,6 +34,7 @@ fail() { echo "FAIL $1: $2"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 E=tests/data/tasks_edge
+G=tests/data/grade_edges
 
 "$KA" bank validate --no-cuda --bank $E >"$tmp/out" 2>&1
 rc=$?
@@ -95,7 +96,7 @@ fi
 # The CUDA candidate of near_int_max (graded on the H200 by the lead: ok)
 # compiles and records against the stored H200 description.
 if [ -x "$BUILD/ka-record-cuda" ] && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }; then
-	"$KA" grade --task $E/near_int_max --target cuda --kernel tests/data/grade_edges/near_int_max.cu \
+	"$KA" grade --task $E/near_int_max --target cuda --kernel $G/near_int_max.cu \
 		--record-only tests/data/cuda/h200_device.json --workdir "$tmp/cwork" --json "$tmp/c.json" >"$tmp/c.log" 2>&1
 	if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["verdict"] != "ok")' "$tmp/c.json" 2>/dev/null; then
 		pass task_edges_cuda_record
@@ -110,20 +111,37 @@ if [ ! -x "$BUILD/ka-run-opencl" ] || [ "$(clinfo -l 2>/dev/null | grep -c Platf
 	echo "SKIP task_edges_grade: no OpenCL runner or platform"
 	exit 0
 fi
-grade() { # task candidate json log [options]
-	"$KA" grade --task "$1" --target opencl --kernel "tests/data/grade_edges/$2.c" --no-timing \
+grade() { # task candidate.c json log [options]
+	"$KA" grade --task "$1" --target opencl --kernel "$2" --no-timing \
 		--workdir "$tmp/work" --json "$3" "${@:5}" >"$4" 2>&1
 }
+# variant BASE NAME SED: $tmp/NAME.c, the correct candidate BASE with one
+# edit (an element left unwritten, one value off); a FAIL when the edit
+# changes nothing, since the case would then test the correct kernel.
+variant() {
+	sed "$3" "$G/$1.c" >"$tmp/$2.c"
+	cmp -s "$G/$1.c" "$tmp/$2.c" && fail "task_edges_variant_$2" "sed '$3' changed nothing in $G/$1.c"
+}
+variant wide_product wide_product_off_by_one 's/(long)b\[i\];/(long)b[i] + (i == 17 ? 1 : 0);/'
+variant near_int_max near_int_max_tail 's/    if (i < N)/    if (i < N - 1)/'
+variant bf16_huge bf16_huge_tail 's/    if (i < N)/    if (i < N - 1)/'
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]) or "")' "$1" "$2" 2>/dev/null; }
+# grade_ok NAME TASK CANDIDATE.c [options]: PASS NAME when it grades ok.
+grade_ok() {
+	local name=$1 j="$tmp/$1.json" l="$tmp/$1.log"
+	shift
+	grade "$1" "$2" "$j" "$l" "${@:3}"
+	if [ $? -eq 0 ] && [ "$(field "$j" verdict)" = ok ]; then
+		pass "$name"
+	else
+		fail "$name" "$(field "$j" verdict): $(field "$j" detail) $(tail -c 300 "$l" | tr '\n' ' ')"
+	fi
+}
 
-grade $E/fixed_rows fixed_rows "$tmp/f.json" "$tmp/f.log"
-if [ $? -eq 0 ] && [ "$(field "$tmp/f.json" verdict)" = ok ]; then
-	pass task_edges_grade_fixed
-else
-	fail task_edges_grade_fixed "$(tail -c 400 "$tmp/f.log" | tr '\n' ' ')"
-fi
+grade_ok task_edges_grade_fixed $E/fixed_rows $G/fixed_rows.c
 
-grade $E/wide_product wide_product_off_by_one "$tmp/w.json" "$tmp/w.log"
+grade_ok task_edges_grade_int64_ok $E/wide_product $G/wide_product.c
+grade $E/wide_product "$tmp/wide_product_off_by_one.c" "$tmp/w.json" "$tmp/w.log"
 rc=$?
 detail=$(field "$tmp/w.json" detail)
 if [ $rc -eq 0 ] && [ "$(field "$tmp/w.json" verdict)" = wrong_answer ] &&
@@ -133,7 +151,7 @@ else
 	fail task_edges_grade_int64_evidence "exit $rc: $detail $(tail -c 300 "$tmp/w.log" | tr '\n' ' ')"
 fi
 
-grade tests/data/tasks_bad/int64_beyond_2_53 wide_product_off_by_one "$tmp/b.json" "$tmp/b.log"
+grade tests/data/tasks_bad/int64_beyond_2_53 "$tmp/wide_product_off_by_one.c" "$tmp/b.json" "$tmp/b.log"
 rc=$?
 if [ $rc -eq 1 ] && grep -qE "^ka grade: grader failure: tests/data/tasks_bad/int64_beyond_2_53/ref.c: output 'p': the gold at element [0-9]+ at N=1031: .* is beyond \+-2\^53, where the fp64 gold of an integer output is not exact" "$tmp/b.log"; then
 	pass task_edges_grade_int64_inexact
@@ -141,26 +159,16 @@ else
 	fail task_edges_grade_int64_inexact "exit $rc (want 1): $(tail -c 400 "$tmp/b.log" | tr '\n' ' ')"
 fi
 
-grade $E/near_int_max near_int_max "$tmp/n.json" "$tmp/n.log" --bench-shape N=16777216
-if [ $? -eq 0 ] && [ "$(field "$tmp/n.json" verdict)" = ok ]; then
-	pass task_edges_grade_int32_poison_values
-else
-	fail task_edges_grade_int32_poison_values "$(field "$tmp/n.json" verdict): $(field "$tmp/n.json" detail)"
-fi
-grade $E/near_int_max near_int_max_tail "$tmp/t.json" "$tmp/t.log"
+grade_ok task_edges_grade_int32_poison_values $E/near_int_max $G/near_int_max.c --bench-shape N=16777216
+grade $E/near_int_max "$tmp/near_int_max_tail.c" "$tmp/t.json" "$tmp/t.log"
 detail=$(field "$tmp/t.json" detail)
 if [ "$(field "$tmp/t.json" verdict)" = wrong_answer ] && echo "$detail" | grep -qE 'y\[1030\] got 21[0-9]{8} want 21[0-9]{8}; $'; then
 	pass task_edges_grade_int32_unwritten
 else
 	fail task_edges_grade_int32_unwritten "$(field "$tmp/t.json" verdict): $detail"
 fi
-grade $E/bf16_huge bf16_huge "$tmp/h.json" "$tmp/h.log"
-if [ $? -eq 0 ] && [ "$(field "$tmp/h.json" verdict)" = ok ]; then
-	pass task_edges_grade_bf16_poison_values
-else
-	fail task_edges_grade_bf16_poison_values "$(field "$tmp/h.json" verdict): $(field "$tmp/h.json" detail)"
-fi
-grade $E/bf16_huge bf16_huge_tail "$tmp/ht.json" "$tmp/ht.log"
+grade_ok task_edges_grade_bf16_poison_values $E/bf16_huge $G/bf16_huge.c
+grade $E/bf16_huge "$tmp/bf16_huge_tail.c" "$tmp/ht.json" "$tmp/ht.log"
 detail=$(field "$tmp/ht.json" detail)
 if [ "$(field "$tmp/ht.json" verdict)" = unwritten_output ] && echo "$detail" | grep -qE '^output y: 1 of [0-9]+ elements never written \(first at index [0-9]+\)$'; then
 	pass task_edges_grade_bf16_unwritten
