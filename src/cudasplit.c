@@ -633,8 +633,14 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 			res[k].code = -1;
 	int stop = compose_log(p, work, res, out_cap, rr);
 	rr->out_truncated = rr->out.over;
-	if (drr.code == 124)
+	if (drr.code == 124) {
 		rr->code = 124;
+		for (int k = 0; !parsed && k < p->n; k++)
+			if (res[k].code >= 128) /* killed at the deadline */
+				util_buf_printf(&rr->out,
+						"[at the time limit: %s had run %.1f s]\n",
+						p->ph[k].name, res[k].ms / 1000);
+	}
 	if (stop < cudaplan_find(p, CUDAPHASE_HOSTCC))
 		drop_host_asm(work);
 	merge_deps(p, work);

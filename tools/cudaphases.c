@@ -306,7 +306,10 @@ static int fork_connect(const char *dir, const char *name, int cwd)
 		return -1;
 	memcpy(a.sun_path, name, strlen(name) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int ok = fd >= 0 && chdir(dir) == 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	/* A server whose backlog is full makes connect wait: at most 2 s. */
+	struct timeval tv = {2, 0};
+	int ok = fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) == 0 &&
+		 chdir(dir) == 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
 	if (fchdir(cwd) != 0)
 		_exit(127);
 	if (!ok && fd >= 0)
@@ -333,6 +336,11 @@ static int send_request(int conn, struct forkshim_req *rq, int dir, int input)
 	return sendmsg(conn, &m, MSG_NOSIGNAL) == (ssize_t)sizeof *rq ? 0 : -1;
 }
 
+/* The longest wait for a fork server's answer (main sets it from the plan's
+ * limit): a forked run that takes longer is killed and the step runs as
+ * usual, so that a stuck server child never costs the whole limit. */
+static int fork_wait_s = 30;
+
 /* In the step's child, before exec: let the fork server run step s. Exits
  * 0 when a forked child ran it successfully (its CPU time and peak memory
  * are written to LOG.fork for the parent); returns when the step must run
@@ -349,8 +357,20 @@ static void try_fork_server(const struct step *s)
 	int input = open(s->fork_input, O_RDONLY | O_CLOEXEC);
 	int conn = dir >= 0 && input >= 0 ? fork_connect(s->fork_dir, s->fork_sock, dir) : -1;
 	int sent = conn >= 0 && send_request(conn, &rq, dir, input) == 0;
-	int got = sent && recv(conn, &rep, sizeof rep, MSG_WAITALL) == (ssize_t)sizeof rep &&
+	struct timeval tv = {fork_wait_s, 0};
+	errno = 0;
+	int got = sent && setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+		  recv(conn, &rep, sizeof rep, MSG_WAITALL) == (ssize_t)sizeof rep &&
 		  rep.magic == FORKSHIM_MAGIC;
+	if (sent && !got && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		/* No answer in time (a stuck child): the server kills the child
+		 * when this end shuts, then closes the connection. */
+		shutdown(conn, SHUT_WR);
+		tv.tv_sec = 2;
+		setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		while (recv(conn, &rep, sizeof rep, 0) > 0)
+			;
+	}
 	if (got && rep.kind == FORKSHIM_DONE && WIFEXITED(rep.status) &&
 	    WEXITSTATUS(rep.status) == 0) {
 		char path[4096];
@@ -674,8 +694,10 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_alarm; /* no SA_RESTART: wait4 returns EINTR */
 	sigaction(SIGALRM, &sa, NULL);
-	if (p->limit > 0)
+	if (p->limit > 0) {
 		alarm((unsigned)p->limit);
+		fork_wait_s = p->limit / 4 < 5 ? 5 : p->limit / 4 > 30 ? 30 : p->limit / 4;
+	}
 	int timed_out = 0;
 	if (run(p, &timed_out, &e)) {
 		fprintf(stderr, "ka-cudaphases: %s\n", e.msg);

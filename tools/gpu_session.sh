@@ -15,7 +15,9 @@
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
 # rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), attncal (the
 # attention tasks: calibrate.py in their baseline_torch form, then bank_gpu.sh),
-# thrq (the 32-candidate throughput runs only). Results are archived as $OUT/session.tgz (the
+# thrq (the 32-candidate throughput runs only), diag (tools/diag/hang_hunt.sh:
+# the L1 track on CUDA three times with a watchdog that dumps compile
+# processes older than 20 s). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
 set -u
 OUT=${OUT:-out/gpu-session}
@@ -193,3 +195,4 @@ if want edges; then stamp edges
 			grep -E '^(verdict|detail|time|eager|compiled|seconds)|grader failure'
 	done
 fi
+if want diag; then stamp diag; timeout $(left) bash tools/diag/hang_hunt.sh "$OUT/hang" 2>&1 | tail -40; fi

@@ -28,10 +28,12 @@
 #include <cublas_v2.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern "C" {
 #include "../common/elfread.h"
@@ -260,12 +262,17 @@ struct krec {
 	int seq; /* delivery order, to sort stably */
 };
 
+/* The records CUPTI delivered since the last reset. CUPTI calls
+ * cupti_complete on a thread of its own, at any time (not only inside
+ * cuptiActivityFlushAll), so n, rec and dropped are read and written under
+ * cupti_mu, which is never held across a CUPTI or CUDA call. */
 static struct {
 	int on;
 	int n;
 	struct krec rec[CU_MAX_KREC];
 	int dropped;
 } cupti;
+static pthread_mutex_t cupti_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void CUPTIAPI cupti_request(uint8_t **buf, size_t *size, size_t *max)
 {
@@ -277,6 +284,7 @@ static void CUPTIAPI cupti_request(uint8_t **buf, size_t *size, size_t *max)
 static void CUPTIAPI cupti_complete(CUcontext, uint32_t, uint8_t *buf, size_t, size_t valid)
 {
 	CUpti_Activity *rec = NULL;
+	pthread_mutex_lock(&cupti_mu);
 	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
 		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
 		    rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
@@ -291,6 +299,7 @@ static void CUPTIAPI cupti_complete(CUcontext, uint32_t, uint8_t *buf, size_t, s
 		r->start = k->start;
 		r->end = k->end;
 	}
+	pthread_mutex_unlock(&cupti_mu);
 	free(buf);
 }
 
@@ -322,8 +331,10 @@ static void cupti_reset(void)
 	if (!cupti.on)
 		return;
 	cuptiActivityFlushAll(0);
+	pthread_mutex_lock(&cupti_mu);
 	cupti.n = 0;
 	cupti.dropped = 0;
+	pthread_mutex_unlock(&cupti_mu);
 }
 
 static void cupti_open(void)
@@ -869,8 +880,10 @@ static void calibrate_window(struct cu *c)
 		if (i < WARM)
 			continue;
 		ev[ne++] = (double)ms * 1e6;
+		pthread_mutex_lock(&cupti_mu);
 		if (cupti.on && cupti.n == 1)
 			kd[nk++] = (double)(cupti.rec[0].end - cupti.rec[0].start);
+		pthread_mutex_unlock(&cupti_mu);
 	}
 	if (ne == N) {
 		qsort(ev, N, sizeof *ev, cmp_double);
@@ -1523,9 +1536,42 @@ static int in_module(const struct cu_slot *sl, const char *name)
 
 /* Call, step 3: what CUPTI saw of the window [w0, w1] (the reply's "cupti":
  * docs/runner-protocol.md); *span_ns gets first start to last end. */
+/* The number of records so far that ended after w0 and whose kernel is
+ * one of the plan's. */
+static int cupti_window_records(const struct cu_slot *sl, uint64_t w0)
+{
+	int got = 0;
+	pthread_mutex_lock(&cupti_mu);
+	for (int i = 0; i < cupti.n; i++)
+		got += cupti.rec[i].end > w0 && strstr(sl->signature, cupti.rec[i].name);
+	pthread_mutex_unlock(&cupti_mu);
+	return got;
+}
+
+/* Deliver the window's records: a default flush returns only buffers
+ * whose records are all complete, so right after the synchronisation a
+ * replay's last records may not have come yet. Flushes until as many of
+ * the plan's kernels as it launches have their records, at most 10 ms
+ * (then what came is judged: a short count shows as a signature that
+ * differs). */
+static void cupti_collect(const struct cu_slot *sl, uint64_t w0)
+{
+	int want = 0;
+	for (const char *c = sl->native ? "" : sl->signature; *c; c++)
+		want += *c == ';';
+	for (int tries = 0;; tries++) {
+		cuptiActivityFlushAll(0);
+		if (cupti_window_records(sl, w0) >= want || tries == 40)
+			return;
+		struct timespec ts = {0, 250000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, double *span_ns)
 {
-	cuptiActivityFlushAll(0);
+	cupti_collect(sl, w0);
+	pthread_mutex_lock(&cupti_mu);
 	cupti_sort_by_start();
 	int n = 0, outside = 0, foreign = 0;
 	uint64_t first = UINT64_MAX, last = 0, busy = 0;
@@ -1537,6 +1583,9 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 	 * replay. */
 	int earlier = 0, library = 0;
 	int64_t outside_by = 0;
+	/* The first records of the window, for the evidence of a verdict
+	 * (names cut to 64 bytes; times from the window's opening). */
+	json_t *seen = json_array();
 	for (int i = 0; i < cupti.n; i++) {
 		const struct krec *k = &cupti.rec[i];
 		/* Ended before the window opened: the runner's own work
@@ -1571,15 +1620,31 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 		}
 		size_t l = strlen(names);
 		snprintf(names + l, sizeof names - l, "%s;", k->name);
-		if (!sl->native && !strstr(sl->signature, k->name))
+		int in_plan = sl->native || strstr(sl->signature, k->name) != NULL;
+		if (!in_plan)
 			foreign++;
+		if (json_array_size(seen) < 4)
+			json_array_append_new(
+				seen, json_pack("{s:s%,s:I,s:I,s:b}", "name", k->name,
+						strnlen(k->name, 64), "start_ns",
+						(json_int_t)((int64_t)k->start - (int64_t)w0),
+						"end_ns", (json_int_t)((int64_t)k->end - (int64_t)w0),
+						"in_plan", in_plan));
 	}
 	*span_ns = n ? (double)(last - first) : 0.0;
-	return json_pack("{s:i,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:b,s:i}", "kernels", n, "outside",
-			 outside, "outside_by_ns", (json_int_t)outside_by, "foreign", foreign,
-			 "earlier", earlier, "dropped", cupti.dropped, "span_ns", *span_ns,
-			 "busy_ns", (double)busy, "signature_match",
-			 sl->native || !strcmp(names, sl->signature), "library", library);
+	json_t *o = json_pack("{s:i,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:b,s:i}", "kernels", n, "outside",
+			      outside, "outside_by_ns", (json_int_t)outside_by, "foreign", foreign,
+			      "earlier", earlier, "dropped", cupti.dropped, "span_ns", *span_ns,
+			      "busy_ns", (double)busy, "signature_match",
+			      sl->native || !strcmp(names, sl->signature), "library", library);
+	pthread_mutex_unlock(&cupti_mu);
+	if (o) {
+		json_object_set_new(o, "seen", seen);
+		json_object_set_new(o, "window_ns", json_integer((json_int_t)(w1 - w0)));
+	} else {
+		json_decref(seen);
+	}
+	return o;
 }
 
 /* Call, step 4: queue the read-back and wait for it, in one

@@ -1062,6 +1062,40 @@ static void small_memory(const char *x)
 	free(mem);
 }
 
+/* A compile past its time limit: compile_error, and the detail names the
+ * step that was still running (the template bomb grows for a minute before
+ * any cap; 8 GiB of memory here, so that the 2 s limit comes first). */
+static void test_time_limit_names_step(void)
+{
+	char *path = xasprintf("%s/tests/data/harden/bomb_template.cu", root);
+	char *cache = xasprintf("%s/cache-limit", tmp), *inc = xasprintf("%s/include", root);
+	size_t n = 0;
+	char *src = slurp(path, &n);
+	struct cudac_opts o = {.arch = "sm_90a",
+			       .cache_dir = cache,
+			       .include_dir = inc,
+			       .compiler = "split",
+			       .timeout_s = 2};
+	struct cudac_result r;
+	struct ka_err e;
+	setenv("KA_COMPILE_MEM_MB", "8192", 1);
+	int rc = src ? cudac_compile(src, n, &o, &r, &e) : -1;
+	setenv("KA_COMPILE_MEM_MB", "1024", 1);
+	CHECK_EQ_INT(rc, 0);
+	if (rc == 0) {
+		CHECK_EQ_INT(r.verdict, VERDICT_COMPILE_ERROR);
+		if (!strstr(r.detail, "[at the time limit: "))
+			printf("# detail: %.400s\n", r.detail);
+		CHECK(strstr(r.detail, "nvcc ran over its time limit of 2 s") != NULL);
+		CHECK(strstr(r.detail, "[at the time limit: cudafe++ had run ") != NULL ||
+		      strstr(r.detail, "[at the time limit: cicc") != NULL);
+		cudac_result_free(&r);
+	}
+	free(src);
+	free(inc);
+	free(cache);
+	free(path);
+}
 /* a syntax error at the end of the source: cudafe++'s forked run fails,
  * the step runs again plainly; its status and log are a plain run's */
 static void failing_run(const char *w)
@@ -1170,6 +1204,7 @@ int main(void)
 		add_bank("L3/sdpa_bf16_d128");
 		RUN(test_same_verdicts);
 		RUN(test_fork_driver);
+		RUN(test_time_limit_names_step);
 		free(secret);
 		for (int i = 0; i < n_fx; i++)
 			free(fx[i].src);
