@@ -1534,8 +1534,6 @@ static int in_module(const struct cu_slot *sl, const char *name)
 	return strstr(sl->module_names, needle) != NULL;
 }
 
-/* Call, step 3: what CUPTI saw of the window [w0, w1] (the reply's "cupti":
- * docs/runner-protocol.md); *span_ns gets first start to last end. */
 /* The number of records so far that ended after w0 and whose kernel is
  * one of the plan's. */
 static int cupti_window_records(const struct cu_slot *sl, uint64_t w0)
@@ -1568,6 +1566,8 @@ static void cupti_collect(const struct cu_slot *sl, uint64_t w0)
 	}
 }
 
+/* Call, step 3: what CUPTI saw of the window [w0, w1] (the reply's "cupti":
+ * docs/runner-protocol.md); *span_ns gets first start to last end. */
 static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, double *span_ns)
 {
 	cupti_collect(sl, w0);
