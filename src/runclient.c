@@ -395,6 +395,7 @@ void runclient_parse_device(const json_t *d, struct device_info *o)
 	o->test_grade = json_is_true(json_object_get(d, "test_grade"));
 	o->flush_bytes = jint(d, "flush_bytes");
 	o->phased_calls = json_is_true(json_object_get(d, "phased_calls"));
+	o->cupti = json_is_true(json_object_get(d, "cupti"));
 	static const char *pv[7] = {"char", "short", "int", "long", "float", "double", "half"};
 	json_t *p = json_object_get(d, "preferred_vector_widths");
 	for (int i = 0; i < 7; i++)
@@ -958,10 +959,20 @@ int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
 	}
 	r = runclient_parse_call(req, &rc->slot[req->slot].ts, &m, res, e);
 	proto_msg_free(&m);
+	if (!r)
+		r = runclient_check_cupti(rc->dev.cupti, res, e);
 	res->parse_s = util_now() - t1;
 	if (r)
 		run_call_res_free(res);
 	return r;
+}
+
+int runclient_check_cupti(bool dev_cupti, const struct run_call_res *res, struct ka_err *e)
+{
+	if (dev_cupti && res->status == RUNCLIENT_OK && !res->cupti)
+		return ka_err_set(e, "runner call: a result without its CUPTI record (the runner "
+				     "watches every call with CUPTI)");
+	return 0;
 }
 
 int runclient_call(struct runclient *rc, const struct run_call_req *req, struct run_call_res *res,

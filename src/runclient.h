@@ -62,6 +62,7 @@ struct device_info {
 	bool test_grade;       /* PoCL / any CPU device: results are test-grade */
 	int64_t flush_bytes;
 	bool phased_calls; /* runner protocol 3: calls may be phased (run_call_req) */
+	bool cupti;	   /* CUDA: CUPTI watches every call (each reply has "cupti") */
 };
 
 /* One input's generator parameters (include/ka_gen.h). */
@@ -316,6 +317,12 @@ json_t *runclient_call_json(const struct run_call_req *req, struct ka_err *e);
  * the wrong length or element type, too many canaries, or an output whose
  * byte count is not what the slot and the sample call for. res must start
  * zeroed; free it with run_call_res_free either way. */
+/* For a call's parsed result res from a runner whose device says dev_cupti:
+ * 0, or -1 with e when res is OK but has no CUPTI record (the device-side
+ * checks would be skipped: a fault of the runner, never of the candidate).
+ * runclient_call_finish applies it. */
+int runclient_check_cupti(bool dev_cupti, const struct run_call_res *res, struct ka_err *e);
+
 int runclient_parse_call(const struct run_call_req *req, const struct run_tensors *ts,
 			 struct proto_msg *m, struct run_call_res *res, struct ka_err *e);
 

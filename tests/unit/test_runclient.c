@@ -122,6 +122,25 @@ static void test_call_good(void)
 	T_EQ_INT(moved, 1);
 }
 
+/* A runner with CUPTI must send each OK call's record; a verdict reply, or
+ * a runner without CUPTI, need not. */
+static void test_check_cupti(void)
+{
+	struct run_call_res res;
+	memset(&res, 0, sizeof res);
+	res.status = RUNCLIENT_OK;
+	struct ka_err e = {{0}};
+	T_EQ_INT(runclient_check_cupti(true, &res, &e), -1);
+	CHECK(strstr(e.msg, "without its CUPTI record") != NULL);
+	T_EQ_INT(runclient_check_cupti(false, &res, &e), 0);
+	res.cupti = json_object();
+	T_EQ_INT(runclient_check_cupti(true, &res, &e), 0);
+	json_decref(res.cupti);
+	res.cupti = NULL;
+	res.status = RUNCLIENT_VERDICT;
+	T_EQ_INT(runclient_check_cupti(true, &res, &e), 0);
+}
+
 static void test_call_sampled_untimed(void)
 {
 	/* Untimed: no time_ns needed. Sampled: 3 fp16 elements = 6 bytes. */
@@ -396,10 +415,12 @@ static void test_device(void)
 	T_EQ_INT(o.pref_vec[0], 0);
 	T_EQ_INT(o.global_mem_bytes, 150000000000);
 	T_EQ_INT(o.phased_calls, 0); /* missing: a protocol 2 runner */
-	d = json_pack("{s:b}", "phased_calls", 1);
+	T_EQ_INT(o.cupti, 0);	     /* missing: OpenCL */
+	d = json_pack("{s:b,s:b}", "phased_calls", 1, "cupti", 1);
 	runclient_parse_device(d, &o);
 	json_decref(d);
 	T_EQ_INT(o.phased_calls, 1);
+	T_EQ_INT(o.cupti, 1);
 }
 
 /* The call request's JSON, compact, into buf. */
@@ -464,6 +485,7 @@ static void test_call_request(void)
 int main(void)
 {
 	RUN(test_call_good);
+	RUN(test_check_cupti);
 	RUN(test_call_sampled_untimed);
 	RUN(test_call_verdicts);
 	RUN(test_call_rejected);
