@@ -274,6 +274,21 @@ static int parse_results(const char *out, struct step_result *res, int n)
 	return 0;
 }
 
+/* The driver's "stuck K STATE WCHAN" line for step k (written at the
+ * deadline, before the kill): *state and wchan (cap bytes) when found. */
+static void stuck_at(const char *out, int k, char *state, char *wchan, size_t cap)
+{
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int j;
+		char st, w[64];
+		if (sscanf(l, "stuck %d %c %63s", &j, &st, w) == 3 && j == k) {
+			*state = st;
+			snprintf(wchan, cap, "%s", w);
+			return;
+		}
+	}
+}
+
 /* A driver run that went wrong (not a phase: the driver itself): e says
  * so with the start of its output. Always -1. */
 static int driver_failed(const struct util_run_result *rr, struct ka_err *e)
@@ -636,10 +651,14 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 	if (drr.code == 124) {
 		rr->code = 124;
 		for (int k = 0; !parsed && k < p->n; k++)
-			if (res[k].code >= 128) /* killed at the deadline */
+			if (res[k].code >= 128) { /* killed at the deadline */
+				char state = '?', wchan[64] = "?";
+				stuck_at(drr.out.s, k, &state, wchan, sizeof wchan);
 				util_buf_printf(&rr->out,
-						"[at the time limit: %s had run %.1f s]\n",
-						p->ph[k].name, res[k].ms / 1000);
+						"[at the time limit: %s had run %.1f s; state %c, "
+						"waiting in %s]\n",
+						p->ph[k].name, res[k].ms / 1000, state, wchan);
+			}
 	}
 	if (stop < cudaplan_find(p, CUDAPHASE_HOSTCC))
 		drop_host_asm(work);

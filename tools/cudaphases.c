@@ -606,6 +606,31 @@ static void on_alarm(int sig)
  * and reap them all, so that nothing of this compile outlives it. */
 static void kill_all(struct plan *p, int *running)
 {
+	/* First, for the report: where each running step waits ("stuck K
+	 * STATE WCHAN", from /proc where the jail has it). */
+	for (int k = 0; k < p->n; k++) {
+		if (p->s[k].st != ST_RUN)
+			continue;
+		char path[64], wchan[64] = "?", stat[512] = "";
+		snprintf(path, sizeof path, "/proc/%d/wchan", (int)p->s[k].pid);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(wchan, sizeof wchan, f))
+				snprintf(wchan, sizeof wchan, "?");
+			fclose(f);
+		}
+		wchan[strcspn(wchan, " \n")] = 0;
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)p->s[k].pid);
+		f = fopen(path, "r");
+		if (f) {
+			if (!fgets(stat, sizeof stat, f))
+				stat[0] = 0;
+			fclose(f);
+		}
+		const char *paren = strrchr(stat, ')'); /* "pid (comm) S ..." */
+		printf("stuck %d %c %s\n", k, paren && paren[1] == ' ' && paren[2] ? paren[2] : '?',
+		       wchan[0] ? wchan : "?");
+	}
 	kill_after(p, -1);
 	while (*running > 0) {
 		int st = 0;

@@ -1089,6 +1089,10 @@ static void test_time_limit_names_step(void)
 		CHECK(strstr(r.detail, "nvcc ran over its time limit of 2 s") != NULL);
 		CHECK(strstr(r.detail, "[at the time limit: cudafe++ had run ") != NULL ||
 		      strstr(r.detail, "[at the time limit: cicc") != NULL);
+		/* where it was (the jail has /proc): running, or a wait */
+		CHECK(strstr(r.detail, "; state R, waiting in ") != NULL ||
+		      strstr(r.detail, "; state S, waiting in ") != NULL ||
+		      strstr(r.detail, "; state D, waiting in ") != NULL);
 		cudac_result_free(&r);
 	}
 	free(src);
