@@ -245,19 +245,30 @@ struct step_result {
 	int code; /* -1: not run */
 	double ms, cpu_ms;
 	int pch, forked;
+	char state, wchan[64]; /* its "stuck" line (at the deadline), else '?' */
 };
 
-/* Read the driver's "step K code C ms M ..." lines into res (n steps). 0,
- * or -1 when a step has no line. */
+/* Read the driver's "step K code C ms M ..." lines, and the "stuck K STATE
+ * WCHAN" lines it writes at the deadline before the kill, into res (n
+ * steps). 0, or -1 when a step has no "step" line. */
 static int parse_results(const char *out, struct step_result *res, int n)
 {
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		res[k].code = -2;
+		res[k].state = '?';
+		snprintf(res[k].wchan, sizeof res[k].wchan, "?");
+	}
 	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		int k, code, pch, runs;
 		double ms, cpu;
 		long rss;
 		int forked = 0;
+		char st, w[64];
+		if (sscanf(l, "stuck %d %c %63s", &k, &st, w) == 3 && k >= 0 && k < n) {
+			res[k].state = st;
+			snprintf(res[k].wchan, sizeof res[k].wchan, "%s", w);
+			continue;
+		}
 		if (sscanf(l, "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf fork %d", &k,
 			   &code, &ms, &rss, &pch, &runs, &cpu, &forked) >= 7 &&
 		    k >= 0 && k < n) {
@@ -272,21 +283,6 @@ static int parse_results(const char *out, struct step_result *res, int n)
 		if (res[k].code == -2)
 			return -1;
 	return 0;
-}
-
-/* The driver's "stuck K STATE WCHAN" line for step k (written at the
- * deadline, before the kill): *state and wchan (cap bytes) when found. */
-static void stuck_at(const char *out, int k, char *state, char *wchan, size_t cap)
-{
-	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		int j;
-		char st, w[64];
-		if (sscanf(l, "stuck %d %c %63s", &j, &st, w) == 3 && j == k) {
-			*state = st;
-			snprintf(wchan, cap, "%s", w);
-			return;
-		}
-	}
 }
 
 /* A driver run that went wrong (not a phase: the driver itself): e says
@@ -651,14 +647,12 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 	if (drr.code == 124) {
 		rr->code = 124;
 		for (int k = 0; !parsed && k < p->n; k++)
-			if (res[k].code >= 128) { /* killed at the deadline */
-				char state = '?', wchan[64] = "?";
-				stuck_at(drr.out.s, k, &state, wchan, sizeof wchan);
+			if (res[k].code >= 128) /* killed at the deadline */
 				util_buf_printf(&rr->out,
 						"[at the time limit: %s had run %.1f s; state %c, "
 						"waiting in %s]\n",
-						p->ph[k].name, res[k].ms / 1000, state, wchan);
-			}
+						p->ph[k].name, res[k].ms / 1000, res[k].state,
+						res[k].wchan);
 	}
 	if (stop < cudaplan_find(p, CUDAPHASE_HOSTCC))
 		drop_host_asm(work);
