@@ -1011,6 +1011,8 @@ static int call_device_checks(struct call_ctx *c)
 	 * launches must be those of the plan (a kernel launching others from the
 	 * device, or work deferred past the timed window, shows up here). */
 	if (res->cupti && c->verify) {
+		const char *opening = json_string_value(json_object_get(res->cupti, "opening"));
+		r->cupti_host_openings += opening && !strcmp(opening, "host");
 		json_int_t outside = json_integer_value(json_object_get(res->cupti, "outside"));
 		json_int_t foreign = json_integer_value(json_object_get(res->cupti, "foreign"));
 		int match = json_is_true(json_object_get(res->cupti, "signature_match"));
@@ -1940,6 +1942,7 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "speedup_eager", figure_json(&r->speedup_eager));
 	json_object_set_new(j, "speedup_compiled", figure_json(&r->speedup_compiled));
 	json_object_set_new(j, "cupti_span_us", figure_json(&r->cupti_span_us));
+	json_object_set_new(j, "cupti_host_openings", json_integer(r->cupti_host_openings));
 	json_object_set_new(j, "window_overhead_us", json_real(s->window_ns * 1e-3));
 	json_object_set_new(
 		j, "clocks_seen",

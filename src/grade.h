@@ -125,6 +125,7 @@ struct grade_result {
 	struct grade_figure eager_us, compiled_us;
 	struct grade_figure speedup_eager, speedup_compiled;
 	struct grade_figure cupti_span_us;	   /* CUDA: first kernel start to last end */
+	int cupti_host_openings;		   /* CUDA: verified calls with no window marker */
 	int clock_sm_min, clock_sm_max, clock_mem; /* MHz seen while timing (NVML) */
 	int64_t throttle_reasons;		   /* OR of the NVML reasons seen */
 	double compile_s, record_s, correct_s, timing_s, total_s;

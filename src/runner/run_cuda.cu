@@ -203,6 +203,15 @@ __global__ void ka_rt_canary(const unsigned char *d, unsigned long long n, unsig
 /* The calibration window's stand-in for a replay. */
 __global__ void ka_rt_empty(void) {}
 
+/* The opening of a call's window on the GPU's own clock: one empty block
+ * per cell of a grid whose shape names the call (mark_of_call), launched in
+ * the stream right before the window. The work before it ends before it
+ * starts and the window's work starts after it ends (one stream), so the
+ * CUPTI records are told apart on one clock, with no host timestamp
+ * (docs/runner.md, "CUPTI"). */
+extern "C" __global__ void ka_rt_mark(void) {}
+#define CU_MARK_NAME "ka_rt_mark"
+
 /* ---- NVML through dlopen: no link-time dependency, absent is fine ---- */
 
 struct nvml {
@@ -256,9 +265,14 @@ static json_t *nvml_sample(struct nvml *n)
 
 /* ---- CUPTI: every kernel the device runs ---- */
 
+struct mark_grid {
+	int gx, gy;
+};
+
 struct krec {
 	char name[128];
 	uint64_t start, end;
+	int gx, gy; /* the grid (the window's marker is told by it) */
 	int seq; /* delivery order, to sort stably */
 };
 
@@ -298,6 +312,8 @@ static void CUPTIAPI cupti_complete(CUcontext, uint32_t, uint8_t *buf, size_t, s
 		snprintf(r->name, sizeof r->name, "%s", k->name ? k->name : "?");
 		r->start = k->start;
 		r->end = k->end;
+		r->gx = k->gridX;
+		r->gy = k->gridY;
 	}
 	pthread_mutex_unlock(&cupti_mu);
 	free(buf);
@@ -391,6 +407,7 @@ struct cu {
 	size_t scratch_bytes;
 	uint8_t *stage;			/* page-locked mirror of the scratch's head */
 	double window_ns, window_kernel_ns; /* calibration: see calibrate_window */
+	unsigned mark_n;		/* calls marked so far (mark_of_call) */
 	json_t *clocks;			/* the last NVML sample ... */
 	double clocks_at;		/* ... and when it was taken */
 	int index;
@@ -1490,18 +1507,36 @@ static int call_flush(struct cu *c, const struct runner_call *call, struct ka_er
 	return 0;
 }
 
+/* The marker's grid for call n: 1024 shapes in turn (x and y 1 to 32), so
+ * a late record of the previous calls' markers is never taken for this
+ * one's. */
+static struct mark_grid mark_of_call(unsigned n)
+{
+	struct mark_grid g = {(int)(n % 32) + 1, (int)(n / 32 % 32) + 1};
+	return g;
+}
+
 /* Call, step 2: the replay between two events, watched by CUPTI (a baseline
  * that cannot be captured runs natively between them). *w0 and *w1 get
- * CUPTI's host timestamps around the window (0 without CUPTI). */
+ * CUPTI's host timestamps around the window (0 without CUPTI), *mark the
+ * grid of the marker launched before it ({0, 0}: none). */
 static int call_replay(struct cu *c, struct cu_slot *sl, const struct runner_slot *s,
 		       const struct runner_call *call, uint64_t *w0, uint64_t *w1,
-		       struct runner_result *res, struct runner_verdict *v, struct ka_err *e)
+		       struct mark_grid *mark, struct runner_result *res,
+		       struct runner_verdict *v, struct ka_err *e)
 {
 	CUresult r = CUDA_SUCCESS;
 	cupti_reset();
 	*w0 = *w1 = 0;
-	if (cupti.on)
+	mark->gx = mark->gy = 0;
+	if (cupti.on) {
 		cuptiGetTimestamp(w0);
+		struct mark_grid g = mark_of_call(c->mark_n++);
+		ka_rt_mark<<<dim3((unsigned)g.gx, (unsigned)g.gy), 1, 0, (cudaStream_t)c->stream>>>();
+		/* Not launched: the host timestamps alone bound the window. */
+		if (cudaGetLastError() == cudaSuccess)
+			*mark = g;
+	}
 	CUresult sr = window_run(c, sl->exec, sl, s, call->n_inputs, &r);
 	if (cupti.on)
 		cuptiGetTimestamp(w1);
@@ -1534,14 +1569,32 @@ static int in_module(const struct cu_slot *sl, const char *name)
 	return strstr(sl->module_names, needle) != NULL;
 }
 
+static int is_mark(const struct krec *k, struct mark_grid m)
+{
+	return m.gx && k->gx == m.gx && k->gy == m.gy && !strcmp(k->name, CU_MARK_NAME);
+}
+
+/* The index of the window's marker among the records (the earliest record
+ * of the marker's name and grid), or -1. Under cupti_mu. */
+static int mark_index(struct mark_grid m)
+{
+	int at = -1;
+	for (int i = 0; i < cupti.n; i++)
+		if (is_mark(&cupti.rec[i], m) && (at < 0 || cupti.rec[i].start < cupti.rec[at].start))
+			at = i;
+	return at;
+}
+
 /* The number of records so far that ended after w0 and whose kernel is
- * one of the plan's. */
-static int cupti_window_records(const struct cu_slot *sl, uint64_t w0)
+ * one of the plan's; *marked: whether the marker's record has come. */
+static int cupti_window_records(const struct cu_slot *sl, uint64_t w0, struct mark_grid m,
+				int *marked)
 {
 	int got = 0;
 	pthread_mutex_lock(&cupti_mu);
 	for (int i = 0; i < cupti.n; i++)
 		got += cupti.rec[i].end > w0 && strstr(sl->signature, cupti.rec[i].name);
+	*marked = !m.gx || mark_index(m) >= 0;
 	pthread_mutex_unlock(&cupti_mu);
 	return got;
 }
@@ -1549,30 +1602,38 @@ static int cupti_window_records(const struct cu_slot *sl, uint64_t w0)
 /* Deliver the window's records: a default flush returns only buffers
  * whose records are all complete, so right after the synchronisation a
  * replay's last records may not have come yet. Flushes until as many of
- * the plan's kernels as it launches have their records, at most 10 ms
- * (then what came is judged: a short count shows as a signature that
- * differs). */
-static void cupti_collect(const struct cu_slot *sl, uint64_t w0)
+ * the plan's kernels as it launches have their records and the marker m
+ * has its own, at most 10 ms (then what came is judged: a short count
+ * shows as a signature that differs). */
+static void cupti_collect(const struct cu_slot *sl, uint64_t w0, struct mark_grid m)
 {
-	int want = 0;
+	int want = 0, marked = 0;
 	for (const char *c = sl->native ? "" : sl->signature; *c; c++)
 		want += *c == ';';
 	for (int tries = 0;; tries++) {
 		cuptiActivityFlushAll(0);
-		if (cupti_window_records(sl, w0) >= want || tries == 40)
+		if ((cupti_window_records(sl, w0, m, &marked) >= want && marked) || tries == 40)
 			return;
 		struct timespec ts = {0, 250000};
 		nanosleep(&ts, NULL);
 	}
 }
 
-/* Call, step 3: what CUPTI saw of the window [w0, w1] (the reply's "cupti":
- * docs/runner-protocol.md); *span_ns gets first start to last end. */
-static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, double *span_ns)
+/* Call, step 3: what CUPTI saw of the window [w0, w1] opened by the marker
+ * m (the reply's "cupti": docs/runner-protocol.md); *span_ns gets first
+ * start to last end. */
+static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, struct mark_grid m,
+			  double *span_ns)
 {
-	cupti_collect(sl, w0);
+	cupti_collect(sl, w0, m);
 	pthread_mutex_lock(&cupti_mu);
 	cupti_sort_by_start();
+	/* The opening on the GPU's clock where the marker's record came: the
+	 * host's w0 is CUPTI's normalisation of two clocks, which under load
+	 * put a runner kernel that ended before the window inside it (a
+	 * false "not from the plan"). */
+	int mi = mark_index(m);
+	uint64_t open_at = mi >= 0 ? cupti.rec[mi].start : w0;
 	int n = 0, outside = 0, foreign = 0;
 	uint64_t first = UINT64_MAX, last = 0, busy = 0;
 	char names[4096] = "";
@@ -1588,24 +1649,28 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 	json_t *seen = json_array();
 	for (int i = 0; i < cupti.n; i++) {
 		const struct krec *k = &cupti.rec[i];
+		if (i == mi)
+			continue;
 		/* Ended before the window opened: the runner's own work
 		 * before it (whose record the flush before the window had
 		 * not delivered yet), never this call's replay. */
-		if (k->end <= w0) {
+		if (k->end <= open_at) {
 			earlier++;
 			continue;
 		}
 		n++;
-		/* Host timestamps bracket the window loosely; CUPTI's
-		 * normalisation of GPU time to them is good to a few
-		 * microseconds, hence the slack. The parent checks the
+		/* Before the marker, on the GPU's clock: exact (a kernel
+		 * still running when the window opened). Host timestamps
+		 * bracket the window loosely (no marker; and its end, w1);
+		 * CUPTI's normalisation of GPU time to them is good to a
+		 * few microseconds, hence the slack. The parent checks the
 		 * tight bound: the kernels' span within the events. */
-		int64_t by = (int64_t)w0 - (int64_t)k->start;
-		if ((int64_t)k->end - (int64_t)w1 > by)
-			by = (int64_t)k->end - (int64_t)w1;
+		int64_t before = (int64_t)open_at - (int64_t)k->start;
+		int64_t after = (int64_t)k->end - (int64_t)w1;
+		int64_t by = before > after ? before : after;
 		if (by > outside_by)
 			outside_by = by;
-		if (by > CU_CUPTI_SLACK_NS)
+		if ((mi >= 0 ? before > 0 : before > CU_CUPTI_SLACK_NS) || after > CU_CUPTI_SLACK_NS)
 			outside++;
 		if (k->start < first)
 			first = k->start;
@@ -1627,8 +1692,8 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 			json_array_append_new(
 				seen, json_pack("{s:s%,s:I,s:I,s:b}", "name", k->name,
 						strnlen(k->name, 64), "start_ns",
-						(json_int_t)((int64_t)k->start - (int64_t)w0),
-						"end_ns", (json_int_t)((int64_t)k->end - (int64_t)w0),
+						(json_int_t)((int64_t)k->start - (int64_t)open_at),
+						"end_ns", (json_int_t)((int64_t)k->end - (int64_t)open_at),
 						"in_plan", in_plan));
 	}
 	*span_ns = n ? (double)(last - first) : 0.0;
@@ -1641,6 +1706,7 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, do
 	if (o) {
 		json_object_set_new(o, "seen", seen);
 		json_object_set_new(o, "window_ns", json_integer((json_int_t)(w1 - w0)));
+		json_object_set_new(o, "opening", json_string(mi >= 0 ? "marker" : "host"));
 	} else {
 		json_decref(seen);
 	}
@@ -1798,7 +1864,8 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, struct runn
 		return -1;
 	p1 = util_now();
 	uint64_t w0, w1;
-	int rc = call_replay(c, sl, s, call, &w0, &w1, res, v, e);
+	struct mark_grid mark;
+	int rc = call_replay(c, sl, s, call, &w0, &w1, &mark, res, v, e);
 	if (rc)
 		return rc;
 	if (runner_call_replayed(call, e))
@@ -1806,7 +1873,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, struct runn
 	p3 = util_now();
 	res->extra = json_object();
 	if (cupti.on)
-		json_object_set_new(res->extra, "cupti", call_cupti(sl, w0, w1, &span_ns));
+		json_object_set_new(res->extra, "cupti", call_cupti(sl, w0, w1, mark, &span_ns));
 	if (call->time)
 		json_object_set_new(res->extra, "clocks", clocks_now(c));
 	p4 = util_now();

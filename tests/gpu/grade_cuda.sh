@@ -43,9 +43,11 @@ for tdir in $(bank_tasks); do
 	"$KA" grade --target cuda --task "$tdir" --kernel "$sol" --max-seconds 20 \
 		--workdir "$tmp/work" --json "$out" >"$tmp/sol-$name.log" 2>&1
 	rc=$?
-	line=$(field "$out" '"%s %s %s %s" % (r["verdict"], r["speedup_eager"] and round(r["speedup_eager"]["median"],3), r["speedup_compiled"] and round(r["speedup_compiled"]["median"],3), r["time_us"] and round(r["time_us"]["median"],2))')
+	line=$(field "$out" '"%s %s %s %s %s" % (r["verdict"], r["speedup_eager"] and round(r["speedup_eager"]["median"],3), r["speedup_compiled"] and round(r["speedup_compiled"]["median"],3), r["time_us"] and round(r["time_us"]["median"],2), r["cupti_host_openings"])')
 	set -- $line
-	if [ "$rc" -eq 0 ] && [ "${1:-}" = ok ] && [ "${2:-None}" != None ] && [ "${3:-None}" != None ]; then
+	# Every verified call's window opened at the runner's marker (on the
+	# GPU's clock), none at the host's timestamp.
+	if [ "$rc" -eq 0 ] && [ "${1:-}" = ok ] && [ "${2:-None}" != None ] && [ "${3:-None}" != None ] && [ "${5:-}" = 0 ]; then
 		echo "PASS grade_cuda/solution_$name (time ${4} us, vs eager ${2}x, vs compiled ${3}x)"
 	else
 		echo "FAIL grade_cuda/solution_$name: $line (exit $rc): $(tail -c 600 "$tmp/sol-$name.log" | tr '\n' ' ')"
