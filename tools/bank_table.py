@@ -4,7 +4,7 @@ OUT/bank_gpu.jsonl (one grade result per task) and, where it exists,
 bank/calibration/<gpu>.json (tools/calibrate.py; the GPU's name is the one
 the grades recorded): per task the verdict, the solution's time, eager.cu and
 compiled.cu times, speedups with their CIs, and eager.cu / torch eager and
-compiled.cu / torch.compile. PyTorch's side is the calibration of the form
+compiled.cu / torch.compile, then the tasks with a ratio out of the band. PyTorch's side is the calibration of the form
 the baselines mirror (the task's baseline_torch, else its torch field): a
 calibration record of another form (the task changed since it was
 calibrated) gives no ratio and is counted as stale. Where the calibration
@@ -40,6 +40,7 @@ lines = ["| task | verdict | solution us | eager.cu us | compiled.cu us | vs eag
 stmt = []
 ok = 0
 ratios = []
+outside = []  # tasks with a ratio out of the band, with both ratios
 stale = []
 for r in rows:
     name = os.path.basename(r["task_dir"])
@@ -56,6 +57,8 @@ for r in rows:
     rc_ = "%.2f" % (c / tc) if c and tc else "-"
     if e and te and c and tc:
         ratios.append((e / te, c / tc))
+        if not (0.8 <= e / te <= 1.25 and 0.8 <= c / tc <= 1.25):
+            outside.append("%s (%.3f, %.3f)" % (name, e / te, c / tc))
     lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         name, v, f(t), f(e), f(c), ci(r.get("speedup_eager")), ci(r.get("speedup_compiled")), re_, rc_))
     st = ce.get("statement") or {}
@@ -71,6 +74,8 @@ lines.append("")
 if stale:
     lines.append("calibrated in another PyTorch form than the baselines mirror (re-run tools/calibrate.py --only %s): no ratio"
                  % ",".join(stale))
+if outside:
+    lines.append("out of the band [0.8, 1.25] (eager, compiled ratio): " + ", ".join(outside))
 lines.append("%d of %d solutions ok; %d of %d tasks with both baseline ratios in [0.8, 1.25] (GPU: %s)"
              % (ok, len(rows), sum(1 for a, b in ratios if 0.8 <= a <= 1.25 and 0.8 <= b <= 1.25), len(ratios), gpu))
 open(os.path.join(out, "bank_gpu.md"), "w").write("\n".join(lines) + "\n")

@@ -40,7 +40,8 @@ archive() {
 	# small files (results, logs), the large ones (work folders) left out.
 	# Results and logs only: a run folder's cache holds hundreds of compiled
 	# objects under 2 MB each (26 MB in all once, over the tool's limit).
-	(cd "$OUT" && find . -type f -size -2M ! -name session.tgz ! -path "*/.grade/*" ! -path "*/cache/*" \
+	# A run's journal (every grade's evidence) up to 15 MB.
+	(cd "$OUT" && find . -type f \( -size -2M -o \( -name "*.sqlite" -size -15M \) \) ! -name session.tgz ! -path "*/.grade/*" ! -path "*/cache/*" \
 		\( -name "*.json" -o -name "*.jsonl" -o -name "*.txt" -o -name "*.log" -o -name "*.err" \
 		-o -name "*.md" -o -name "*.csv" -o -name "*.sqlite" \) | tar czf ../session.tgz -T - &&
 		mv ../session.tgz . && find . -mindepth 1 ! -name session.tgz -delete
