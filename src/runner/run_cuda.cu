@@ -208,7 +208,7 @@ __global__ void ka_rt_empty(void) {}
  * the stream right before the window. The work before it ends before it
  * starts and the window's work starts after it ends (one stream), so the
  * CUPTI records are told apart on one clock, with no host timestamp
- * (docs/runner.md, "CUPTI"). */
+ * (docs/grader.md, the CUPTI item of the timing protocol). */
 extern "C" __global__ void ka_rt_mark(void) {}
 #define CU_MARK_NAME "ka_rt_mark"
 
