@@ -35,6 +35,9 @@ def form(task_dir):
 def med(rec, mode):
     return (rec.get(mode) or {}).get("median_us")
 f = lambda x: "%.1f" % x if x else "-"  # noqa: E731
+def in_band(e_ratio, c_ratio):
+    """Both baseline ratios within the issue's band [0.8, 1.25]."""
+    return 0.8 <= e_ratio <= 1.25 and 0.8 <= c_ratio <= 1.25
 lines = ["| task | verdict | solution us | eager.cu us | compiled.cu us | vs eager | vs compiled | eager.cu / torch eager | compiled.cu / torch.compile |",
          "|---|---|---|---|---|---|---|---|---|"]
 stmt = []
@@ -57,7 +60,7 @@ for r in rows:
     rc_ = "%.2f" % (c / tc) if c and tc else "-"
     if e and te and c and tc:
         ratios.append((e / te, c / tc))
-        if not (0.8 <= e / te <= 1.25 and 0.8 <= c / tc <= 1.25):
+        if not in_band(e / te, c / tc):
             outside.append("%s (%.3f, %.3f)" % (name, e / te, c / tc))
     lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         name, v, f(t), f(e), f(c), ci(r.get("speedup_eager")), ci(r.get("speedup_compiled")), re_, rc_))
@@ -77,6 +80,6 @@ if stale:
 if outside:
     lines.append("out of the band [0.8, 1.25] (eager, compiled ratio): " + ", ".join(outside))
 lines.append("%d of %d solutions ok; %d of %d tasks with both baseline ratios in [0.8, 1.25] (GPU: %s)"
-             % (ok, len(rows), sum(1 for a, b in ratios if 0.8 <= a <= 1.25 and 0.8 <= b <= 1.25), len(ratios), gpu))
+             % (ok, len(rows), sum(1 for a, b in ratios if in_band(a, b)), len(ratios), gpu))
 open(os.path.join(out, "bank_gpu.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines[-1:]))
