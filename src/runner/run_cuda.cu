@@ -1585,16 +1585,30 @@ static int mark_index(struct mark_grid m)
 	return at;
 }
 
-/* The number of records so far that ended after w0 and whose kernel is
- * one of the plan's; *marked: whether the marker's record has come. */
+/* Where the window opened: the start of the marker m's record on the GPU's
+ * clock where it has come (*mi its index), else the host's w0 (*mi -1).
+ * The host's w0 is CUPTI's normalisation of two clocks, which under load
+ * put a runner kernel that ended before the window inside it (a false
+ * "not from the plan"). Under cupti_mu. */
+static uint64_t window_opening(struct mark_grid m, uint64_t w0, int *mi)
+{
+	*mi = mark_index(m);
+	return *mi >= 0 ? cupti.rec[*mi].start : w0;
+}
+
+/* The number of records so far that ended after the window's opening and
+ * whose kernel is one of the plan's; *marked: whether the marker's record
+ * has come. */
 static int cupti_window_records(const struct cu_slot *sl, uint64_t w0, struct mark_grid m,
 				int *marked)
 {
-	int got = 0;
+	int got = 0, mi;
 	pthread_mutex_lock(&cupti_mu);
+	uint64_t open_at = window_opening(m, w0, &mi);
 	for (int i = 0; i < cupti.n; i++)
-		got += cupti.rec[i].end > w0 && strstr(sl->signature, cupti.rec[i].name);
-	*marked = !m.gx || mark_index(m) >= 0;
+		got += i != mi && cupti.rec[i].end > open_at &&
+		       strstr(sl->signature, cupti.rec[i].name);
+	*marked = !m.gx || mi >= 0;
 	pthread_mutex_unlock(&cupti_mu);
 	return got;
 }
@@ -1628,12 +1642,8 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, st
 	cupti_collect(sl, w0, m);
 	pthread_mutex_lock(&cupti_mu);
 	cupti_sort_by_start();
-	/* The opening on the GPU's clock where the marker's record came: the
-	 * host's w0 is CUPTI's normalisation of two clocks, which under load
-	 * put a runner kernel that ended before the window inside it (a
-	 * false "not from the plan"). */
-	int mi = mark_index(m);
-	uint64_t open_at = mi >= 0 ? cupti.rec[mi].start : w0;
+	int mi;
+	uint64_t open_at = window_opening(m, w0, &mi);
 	int n = 0, outside = 0, foreign = 0;
 	uint64_t first = UINT64_MAX, last = 0, busy = 0;
 	char names[4096] = "";
