@@ -47,6 +47,7 @@ extern "C" {
 #define CU_MAX_PARAMS 512
 #define CU_FLUSH_MIN (256ull << 20)
 #define CU_MAX_KREC 4096	/* kernel records kept per call */
+#define CU_MAX_RETIRED 2048	/* unloaded slots' code kept loaded (retire_code) */
 #define CU_STAGE_BYTES (16u << 20) /* page-locked read-back stage */
 #define CU_CUPTI_SLACK_NS 100000   /* CUPTI vs host timestamps: see cu_call */
 #define CU_BLAS_WS_BYTES (32u << 20) /* cuBLAS workspace (Hopper's recommended size) */
@@ -413,6 +414,11 @@ struct cu {
 	int index;
 	struct nvml nvml;
 	struct cu_slot slot[RUNNER_MAX_SLOTS];
+	struct {
+		CUmodule mod;
+		void *lib;
+	} retired[CU_MAX_RETIRED];	/* see retire_code */
+	int n_retired;
 	/* properties */
 	char name[256];
 	int cc_major, cc_minor, sms, l2, smem_block, smem_block_optin, smem_sm, regs_sm,
@@ -593,6 +599,32 @@ static int cu_hello(void *ctx, json_t *d, struct ka_err *e)
 	return 0;
 }
 
+/* An unloaded slot's device code (its module, or a native baseline's
+ * library, whose dlclose unloads the modules it registered) stays loaded
+ * until the runner exits, or until CU_MAX_RETIRED are kept (then every kept
+ * one is unloaded; all=1: now). With the code unloaded, a later module's
+ * kernel can get a handle an earlier one had, and CUPTI names its records
+ * after the earlier kernel: a false "not from the plan" (docs/PERF.md,
+ * "CUPTI names a kernel after an unloaded one"). Native libraries are
+ * content-addressed (target_cuda.c), so a kept one is never stale. */
+static void retire_code(struct cu *c, CUmodule mod, void *lib, int all)
+{
+	if (all || c->n_retired == CU_MAX_RETIRED) {
+		for (int i = 0; i < c->n_retired; i++) {
+			if (c->retired[i].mod)
+				cuModuleUnload(c->retired[i].mod);
+			if (c->retired[i].lib)
+				dlclose(c->retired[i].lib);
+		}
+		c->n_retired = 0;
+	}
+	if (mod || lib) {
+		c->retired[c->n_retired].mod = mod;
+		c->retired[c->n_retired].lib = lib;
+		c->n_retired++;
+	}
+}
+
 static void cu_unload(void *ctx, int slot)
 {
 	struct cu *c = (struct cu *)ctx;
@@ -615,10 +647,7 @@ static void cu_unload(void *ctx, int slot)
 	if (sl->pinned)
 		cuMemFreeHost(sl->pinned);
 	free(sl->module_names);
-	if (sl->mod)
-		cuModuleUnload(sl->mod);
-	if (sl->lib)
-		dlclose(sl->lib);
+	retire_code(c, sl->mod, sl->lib, 0);
 	memset(sl, 0, sizeof *sl);
 }
 
@@ -1934,6 +1963,7 @@ static void cu_destroy(void *ctx)
 	struct cu *c = (struct cu *)ctx;
 	for (int i = 0; i < RUNNER_MAX_SLOTS; i++)
 		cu_unload(ctx, i);
+	retire_code(c, NULL, NULL, 1);
 	devcheck_release();
 	if (c->flush)
 		cuMemFree(c->flush);
