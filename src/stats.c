@@ -194,18 +194,3 @@ double stats_geomean(const double *x, size_t n)
 	return exp(s / (double)n);
 }
 
-double stats_mean_trimmed_high(const double *x, size_t n, double factor)
-{
-	if (n == 0)
-		return 0;
-	double m = n >= 3 ? stats_median(x, n) : 0, sum = 0;
-	size_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		if (m <= 0 || x[i] <= factor * m) {
-			sum += x[i];
-			kept++;
-		}
-	if (kept == 0) /* factor < 1 */
-		return stats_mean_trimmed_high(x, n, INFINITY);
-	return sum / (double)kept;
-}

@@ -38,9 +38,5 @@ struct ci stats_mean_ci(const double *x, size_t n, int reps, uint64_t seed, doub
 /* Geometric mean of positive values (0 if n == 0). */
 double stats_geomean(const double *x, size_t n);
 
-/* Mean of the n values less those over factor times their median (a
- * sample the machine's scheduler stretched, not what was timed); with fewer
- * than 3 values, or a median of 0, the plain mean (0 if n == 0). */
-double stats_mean_trimmed_high(const double *x, size_t n, double factor);
 
 #endif

@@ -59,19 +59,6 @@ static void test_geomean(void)
 	CHECK(stats_geomean(a, 0) == 0);
 }
 
-/* A sample over 10x the median is dropped (preemption), a spread of costs
- * within it is kept; too few values or a median of 0: the plain mean. */
-static void test_mean_trimmed_high(void)
-{
-	double pre[] = {50e-9, 60e-9, 5e-3, 55e-9}, causal[] = {0.01, 1, 0.5, 0.25};
-	double two[] = {1, 100}, zero[] = {0, 0, 9};
-	CHECK_NEAR(stats_mean_trimmed_high(pre, 4, 10), 55e-9, 1e-15);
-	CHECK_NEAR(stats_mean_trimmed_high(causal, 4, 10), 1.76 / 4, 1e-12);
-	CHECK_NEAR(stats_mean_trimmed_high(two, 2, 10), 50.5, 1e-12);
-	CHECK_NEAR(stats_mean_trimmed_high(zero, 3, 10), 3, 1e-12);
-	CHECK(stats_mean_trimmed_high(pre, 0, 10) == 0);
-}
-
 static void test_mean_ci(void)
 {
 	double same[] = {2, 2, 2, 2}, m;
@@ -123,7 +110,6 @@ int main(void)
 	RUN(test_quantile);
 	RUN(test_median_ci);
 	RUN(test_geomean);
-	RUN(test_mean_trimmed_high);
 	RUN(test_mean_ci);
 	RUN(test_grouped);
 	RUN(test_ratio);
