@@ -193,4 +193,3 @@ double stats_geomean(const double *x, size_t n)
 		s += log(x[i]);
 	return exp(s / (double)n);
 }
-

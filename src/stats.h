@@ -38,5 +38,4 @@ struct ci stats_mean_ci(const double *x, size_t n, int reps, uint64_t seed, doub
 /* Geometric mean of positive values (0 if n == 0). */
 double stats_geomean(const double *x, size_t n);
 
-
 #endif
