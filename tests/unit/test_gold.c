@@ -395,6 +395,57 @@ static void test_gold_item_cost_cheap(void)
 	task_free(t);
 }
 
+/* An item's measured cost is the cost of the items a sample draws, where
+ * items differ in cost for real: a causal attention row's work grows with
+ * its position, and at [B, H, S] rows the fixed fractions of the count the
+ * measurement used to time (count / 2, count / 4) are all row 0 of a head,
+ * the cheapest; the one full row among them was dropped as a preempted
+ * outlier, and sdpa_causal_f16_d128 measured 150x under its real cost on
+ * the H200 (its timed calls spent 0.9 s of gold each against 50 ms). Here:
+ * the measured cost within 4x of the mean of 12 random items timed one at a
+ * time (the old measurement was the floor, a tenth of the flop estimate,
+ * about 80x under at this shape). */
+static void test_gold_item_cost_causal(void)
+{
+	struct ka_err e = {{0}};
+	char *dir = xasprintf("%s/L3/sdpa_causal_f16_d128", bank_default_path());
+	struct ka_task *t = trusted_load(dir, &e);
+	free(dir);
+	CHECK(t != NULL);
+	struct gold *g = gold_open(t, &e);
+	CHECK(g != NULL);
+	struct ka_shape sh = {{4, 4, 512}};
+	double item_s = 0;
+	CHECK_EQ_INT(gold_item_cost(g, &sh, &item_s, &e), 0);
+	struct ka_gen_src src[KA_MAX_TENSORS];
+	for (int k = 0; k < t->n_inputs; k++) {
+		struct gen_params gp;
+		CHECK_EQ_INT(gen_params_at(t, k, &sh, &gp, &e), 0);
+		gen_src_of(&src[k], t->inputs[k].dtype, 0x71 + (uint64_t)k, &gp);
+	}
+	double *out[KA_MAX_TENSORS] = {0};
+	CHECK_EQ_INT(gold_outputs_new(t, &sh, 0, out, &e), 0);
+	double sum = 0;
+	uint64_t x = 12345;
+	const int n = 12;
+	for (int q = 0; q < n; q++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		int64_t item = (int64_t)((x >> 33) % (4 * 4 * 512));
+		double t0 = util_now();
+		CHECK_EQ_INT(gold_compute_lazy(g, &sh, src, out, &item, 1, &e), 0);
+		sum += util_now() - t0;
+	}
+	double mean = sum / n;
+	printf("# sdpa_causal_f16_d128 at 4 x 4 x 512: item cost measured %.3g s, "
+	       "12 random items %.3g s\n",
+	       item_s, mean);
+	CHECK(item_s > mean / 4);
+	CHECK(item_s < mean * 4);
+	gold_buffers_free((void **)out, t->n_outputs);
+	gold_close(g);
+	task_free(t);
+}
+
 /* A sampled call regenerates whole inputs when its items each read much of
  * a large input (gemm_l2norm_bf16: every row reads all of w) and that is
  * estimated cheaper than the lazy gold; where items read a few elements
@@ -473,6 +524,7 @@ int main(void)
 	RUN(test_gold_lazy_c_semantics);
 	RUN(test_gold_npy_roundtrip);
 	RUN(test_gold_item_cost_cheap);
+	RUN(test_gold_item_cost_causal);
 	RUN(test_gold_whole_inputs);
 	TEST_EXIT();
 }
