@@ -48,6 +48,8 @@ extern "C" {
 #define CU_FLUSH_MIN (256ull << 20)
 #define CU_MAX_KREC 4096	/* kernel records kept per call */
 #define CU_MAX_RETIRED 2048	/* unloaded slots' code kept loaded (retire_code) */
+#define CU_RETIRE_MODULE_MAX (64ull << 20) /* a module holding more is unloaded at once */
+#define CU_RETIRE_BYTES (1ull << 30)	/* device memory the kept modules may hold */
 #define CU_STAGE_BYTES (16u << 20) /* page-locked read-back stage */
 #define CU_CUPTI_SLACK_NS 100000   /* CUPTI vs host timestamps: see cu_call */
 #define CU_BLAS_WS_BYTES (32u << 20) /* cuBLAS workspace (Hopper's recommended size) */
@@ -377,6 +379,7 @@ struct cu_slot {
 	void *lib;			/* native: the dlopen'ed baseline */
 	int (*launch)(const struct ka_args *, cudaStream_t);
 	CUmodule mod;
+	size_t mod_bytes;		/* device memory its load took (retire_code) */
 	CUfunction fn[PLAN_MAX_KERNELS];
 	int n_params[PLAN_MAX_KERNELS];
 	size_t poff[PLAN_MAX_KERNELS][CU_MAX_PARAMS], psize[PLAN_MAX_KERNELS][CU_MAX_PARAMS];
@@ -419,6 +422,7 @@ struct cu {
 		void *lib;
 	} retired[CU_MAX_RETIRED];	/* see retire_code */
 	int n_retired;
+	size_t retired_bytes;		/* their modules' mod_bytes, summed */
 	/* properties */
 	char name[256];
 	int cc_major, cc_minor, sms, l2, smem_block, smem_block_optin, smem_sm, regs_sm,
@@ -601,15 +605,30 @@ static int cu_hello(void *ctx, json_t *d, struct ka_err *e)
 
 /* An unloaded slot's device code (its module, or a native baseline's
  * library, whose dlclose unloads the modules it registered) stays loaded
- * until the runner exits, or until CU_MAX_RETIRED are kept (then every kept
- * one is unloaded; all=1: now). With the code unloaded, a later module's
- * kernel can get a handle an earlier one had, and CUPTI names its records
- * after the earlier kernel: a false "not from the plan" (docs/PERF.md,
- * "CUPTI names a kernel after an unloaded one"). Native libraries are
- * content-addressed (target_cuda.c), so a kept one is never stale. */
-static void retire_code(struct cu *c, CUmodule mod, void *lib, int all)
+ * until the runner exits: with the code unloaded, a later module's kernel
+ * can get a handle an earlier one had, and CUPTI names its records after
+ * the earlier kernel, a false "not from the plan" (docs/PERF.md, "CUPTI
+ * names a kernel after an unloaded one"). Native libraries are
+ * content-addressed (target_cuda.c), so a kept one is never stale. What is
+ * kept is bounded, since a candidate's module may hold any amount of
+ * device memory (a large __device__ array) and the grades after it, and
+ * other graders of the device, need it: a module whose load took over
+ * CU_RETIRE_MODULE_MAX (bytes, as the device's free memory fell during it)
+ * is unloaded at once; every kept one is unloaded when CU_MAX_RETIRED are
+ * kept, when they would hold over CU_RETIRE_BYTES, when the device has less
+ * than an eighth of its memory free, and at the runner's exit (all=1). */
+static void retire_code(struct cu *c, CUmodule mod, size_t bytes, void *lib, int all)
 {
-	if (all || c->n_retired == CU_MAX_RETIRED) {
+	size_t free_b = 0, total_b = 0;
+	if (mod && bytes > CU_RETIRE_MODULE_MAX) {
+		cuModuleUnload(mod);
+		mod = NULL;
+		bytes = 0;
+	}
+	if (!all && c->n_retired && cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS &&
+	    free_b < total_b / 8)
+		all = 1;
+	if (all || c->n_retired == CU_MAX_RETIRED || c->retired_bytes + bytes > CU_RETIRE_BYTES) {
 		for (int i = 0; i < c->n_retired; i++) {
 			if (c->retired[i].mod)
 				cuModuleUnload(c->retired[i].mod);
@@ -617,11 +636,13 @@ static void retire_code(struct cu *c, CUmodule mod, void *lib, int all)
 				dlclose(c->retired[i].lib);
 		}
 		c->n_retired = 0;
+		c->retired_bytes = 0;
 	}
 	if (mod || lib) {
 		c->retired[c->n_retired].mod = mod;
 		c->retired[c->n_retired].lib = lib;
 		c->n_retired++;
+		c->retired_bytes += bytes;
 	}
 }
 
@@ -647,7 +668,7 @@ static void cu_unload(void *ctx, int slot)
 	if (sl->pinned)
 		cuMemFreeHost(sl->pinned);
 	free(sl->module_names);
-	retire_code(c, sl->mod, sl->lib, 0);
+	retire_code(c, sl->mod, sl->mod_bytes, sl->lib, 0);
 	memset(sl, 0, sizeof *sl);
 }
 
@@ -1028,8 +1049,14 @@ static int load_kernels(struct cu_slot *sl, const struct runner_slot *s, struct 
 		return runner_verdict_set(v, "launch_error", "no module to load");
 	if (elf_section(s->module, ".nv_fatbin", &fatbin, &fl, e))
 		return runner_verdict_set(v, "compile_error", "no device code: %s", e->msg);
+	/* What the load takes of the device's memory (its globals; other
+	 * processes' allocations meanwhile blur it): retire_code's bound. */
+	size_t free0 = 0, free1 = 0, total = 0;
+	cuMemGetInfo(&free0, &total);
 	CUresult r = cuModuleLoadData(&sl->mod, fatbin);
 	free(fatbin);
+	if (!r && cuMemGetInfo(&free1, &total) == CUDA_SUCCESS && free0 > free1)
+		sl->mod_bytes = free0 - free1;
 	if (r)
 		return runner_verdict_set(v, "compile_error",
 					  "the device code does not load on this GPU: %s", cu_err(r));
@@ -1963,7 +1990,7 @@ static void cu_destroy(void *ctx)
 	struct cu *c = (struct cu *)ctx;
 	for (int i = 0; i < RUNNER_MAX_SLOTS; i++)
 		cu_unload(ctx, i);
-	retire_code(c, NULL, NULL, 1);
+	retire_code(c, NULL, 0, NULL, 1);
 	devcheck_release();
 	if (c->flush)
 		cuMemFree(c->flush);
