@@ -403,8 +403,8 @@ static void test_gold_item_cost_cheap(void)
  * outlier, and sdpa_causal_f16_d128 measured 150x under its real cost on
  * the H200 (its timed calls spent 0.9 s of gold each against 50 ms). Here:
  * the measured cost within 4x of the mean of 12 random items timed one at a
- * time (the old measurement was the floor, a tenth of the flop estimate,
- * about 80x under at this shape). */
+ * time, each the faster of two timings (the old measurement was the floor, a tenth of the flop
+ * estimate, about 80x under at this shape). */
 static void test_gold_item_cost_causal(void)
 {
 	struct ka_err e = {{0}};
@@ -431,9 +431,16 @@ static void test_gold_item_cost_causal(void)
 	for (int q = 0; q < n; q++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		int64_t item = (int64_t)((x >> 33) % (4 * 4 * 512));
-		double t0 = util_now();
-		CHECK_EQ_INT(gold_compute_lazy(g, &sh, src, out, &item, 1, &e), 0);
-		sum += util_now() - t0;
+		/* The faster of two timings: a preempted one is not the item's. */
+		double best = 0;
+		for (int rep = 0; rep < 2; rep++) {
+			double t0 = util_now();
+			CHECK_EQ_INT(gold_compute_lazy(g, &sh, src, out, &item, 1, &e), 0);
+			double took = util_now() - t0;
+			if (rep == 0 || took < best)
+				best = took;
+		}
+		sum += best;
 	}
 	double mean = sum / n;
 	printf("# sdpa_causal_f16_d128 at 4 x 4 x 512: item cost measured %.3g s, "
