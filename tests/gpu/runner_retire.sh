@@ -19,11 +19,11 @@ mkdir -p "$tmp"
 task=bank/public/L1/gelu_bias_scale
 sol=$task/solutions/cuda.cu
 
-# grade_all NAME FILE...: one `ka grade` of the files (one runner), then
-# PASS when every result line is `ok`.
+# grade_all NAME WANT FILE...: one `ka grade` of the files (one runner),
+# then PASS when there are WANT result lines and every one is `ok`.
 grade_all() {
-	local name=$1
-	shift
+	local name=$1 want=$2
+	shift 2
 	local args=() f
 	for f in "$@"; do args+=(--kernel "$f"); done
 	"$KA" grade --target cuda --task "$task" "${args[@]}" --graders 1 --no-timing \
@@ -49,19 +49,19 @@ for i in $(seq 1 12); do
 	sed "s/gelu_scalar/gelu_scalar_v$i/g; s/gelu_vec/gelu_vec_v$i/g" "$sol" >"$f"
 	names+=("$f")
 done
-want=12 grade_all names "${names[@]}"
+grade_all names 12 "${names[@]}"
 
 big=()
 for i in $(seq 1 50); do
 	f=$tmp/big_$i.cu
 	# A 3 GiB array, referenced by the tail kernel (never written: i >= 0).
 	sed "s/gelu_scalar/gelu_scalar_b$i/g; s/gelu_vec/gelu_vec_b$i/g" "$sol" |
-		sed "s/^__global__ void gelu_scalar_b$i(/__device__ float ka_big_$i[3][1 << 28];\n\n&/" |
-		sed "s/^\(\t*\)if (i < n) {/\1if (i == -1)\n\1\tka_big_$i[1][0] = 0.f;\n\1if (i < n) {/" >"$f"
+		sed "s/^__global__ void gelu_scalar_b$i(/__device__ float ka_big_${i}[3][1 << 28];\n\n&/" |
+		sed "s/^\(\t*\)if (i < n) {/\1if (i == -1)\n\1\tka_big_${i}[1][0] = 0.f;\n\1if (i < n) {/" >"$f"
 	big+=("$f")
 done
 if ! grep -q "ka_big_1\[1\]\[0\]" "$tmp/big_1.cu"; then
 	echo "FAIL runner_retire/memory: the fixture was not made (the solution's tail kernel changed?)"
 else
-	want=50 grade_all memory "${big[@]}"
+	grade_all memory 50 "${big[@]}"
 fi
