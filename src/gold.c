@@ -682,6 +682,18 @@ static double cost_estimate(const struct ka_task *t, const struct ka_shape *sh, 
 #define GOLD_MEASURE_S 0.02
 #define GOLD_MEASURE_ITEMS 8
 #define GOLD_OUTLIER 10.0
+
+/* The lazy gold of one item, timed into *took (boxed: the reference's own
+ * time, not the box's start). 0, or lazy_run's 1 or -1. */
+static int time_item(struct gold *g, const struct ka_shape *sh, const struct ka_gen_src *src,
+		     double *const *outs, int64_t item, double *took, struct ka_err *e)
+{
+	double box_s, t0 = util_now();
+	int x = lazy_run(g, sh, src, outs, &item, 1, &box_s, e);
+	*took = g->boxed ? box_s : util_now() - t0;
+	return x;
+}
+
 static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count, double *item_s,
 			struct ka_err *e)
 {
@@ -711,14 +723,12 @@ static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count
 		goto out;
 	}
 	for (int q = 0; q < GOLD_MEASURE_ITEMS && q < count; q++) {
-		double t0 = util_now();
-		int x = lazy_run(g, sh, src, outs, &pick[q], 1, &box_s, e);
+		double one;
+		int x = time_item(g, sh, src, outs, pick[q], &one, e);
 		if (x) {
 			rc = x;
 			goto out;
 		}
-		/* Boxed: the reference's own time, not the box's start. */
-		double one = g->boxed ? box_s : util_now() - t0;
 		spent += one;
 		took[done++] = one;
 		if (spent >= GOLD_MEASURE_S)
@@ -726,14 +736,13 @@ static int cost_measure(struct gold *g, const struct ka_shape *sh, int64_t count
 	}
 	double med = done >= 3 ? stats_median(took, (size_t)done) : 0, sum = 0;
 	for (int q = 0; q < done; q++) {
+		double again;
 		if (med > 0 && took[q] > GOLD_OUTLIER * med) {
-			double t0 = util_now();
-			int x = lazy_run(g, sh, src, outs, &pick[q], 1, &box_s, e);
+			int x = time_item(g, sh, src, outs, pick[q], &again, e);
 			if (x) {
 				rc = x;
 				goto out;
 			}
-			double again = g->boxed ? box_s : util_now() - t0;
 			if (again < took[q])
 				took[q] = again;
 		}

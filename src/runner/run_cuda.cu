@@ -1642,10 +1642,10 @@ static int mark_index(struct mark_grid m)
 }
 
 /* Where the window opened: the start of the marker m's record on the GPU's
- * clock where it has come (*mi its index), else the host's w0 (*mi -1).
- * The host's w0 is CUPTI's normalisation of two clocks, which under load
- * put a runner kernel that ended before the window inside it (a false
- * "not from the plan"). Under cupti_mu. */
+ * clock where it has come (*mi its index), else the host's w0 (*mi -1),
+ * CUPTI's normalisation of two clocks, which needs a slack where the
+ * marker's start is exact. (The false "not from the plan" this was first
+ * written for had another cause: retire_code.) Under cupti_mu. */
 static uint64_t window_opening(struct mark_grid m, uint64_t w0, int *mi)
 {
 	*mi = mark_index(m);

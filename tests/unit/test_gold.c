@@ -32,6 +32,15 @@ static struct ka_task *trusted_load(const char *dir, struct ka_err *e)
 	return t;
 }
 
+/* The bank's task at rel ("L1/gelu_bias_scale"), trusted, or NULL with e. */
+static struct ka_task *bank_task(const char *rel, struct ka_err *e)
+{
+	char *dir = xasprintf("%s/%s", bank_default_path(), rel);
+	struct ka_task *t = trusted_load(dir, e);
+	free(dir);
+	return t;
+}
+
 static void test_gold_full_add_scale(void)
 {
 	struct ka_err e = {{0}};
@@ -379,9 +388,7 @@ static void test_gold_npy_roundtrip(void)
 static void test_gold_item_cost_cheap(void)
 {
 	struct ka_err e = {{0}};
-	char *dir = xasprintf("%s/L1/gelu_bias_scale", bank_default_path());
-	struct ka_task *t = trusted_load(dir, &e);
-	free(dir);
+	struct ka_task *t = bank_task("L1/gelu_bias_scale", &e);
 	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
 	CHECK(g != NULL);
@@ -408,9 +415,7 @@ static void test_gold_item_cost_cheap(void)
 static void test_gold_item_cost_causal(void)
 {
 	struct ka_err e = {{0}};
-	char *dir = xasprintf("%s/L3/sdpa_causal_f16_d128", bank_default_path());
-	struct ka_task *t = trusted_load(dir, &e);
-	free(dir);
+	struct ka_task *t = bank_task("L3/sdpa_causal_f16_d128", &e);
 	CHECK(t != NULL);
 	struct gold *g = gold_open(t, &e);
 	CHECK(g != NULL);
@@ -465,9 +470,7 @@ static void test_gold_whole_inputs(void)
 	const char *names[2] = {"L2/gemm_l2norm_bf16", "L1/gelu_bias_scale"};
 	struct ka_shape shapes[2] = {{{1024, 512, 2048}}, {{4096, 4096}}};
 	for (int i = 0; i < 2; i++) {
-		char *dir = xasprintf("%s/%s", bank_default_path(), names[i]);
-		struct ka_task *t = trusted_load(dir, &e);
-		free(dir);
+		struct ka_task *t = bank_task(names[i], &e);
 		CHECK(t != NULL);
 		struct gold *g = gold_open(t, &e);
 		CHECK(g != NULL);
