@@ -46,6 +46,7 @@ if [ ! -x "$BUILD/ka-cudaphases" ]; then
 	exit 0
 fi
 TASKS=${BENCH_TASKS:-L1/row_sum L2/gemm_bias_gelu_bf16 L3/sdpa_bf16_d128}
+# BENCH_PATHS: which compile paths, of "nvcc split split+fork" (the default).
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 if { [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; } && [ -x "$BUILD/ka-run-cuda" ]; then
@@ -109,7 +110,7 @@ warm_in_process() {
 
 rows=()
 for t in $TASKS; do
-	for path in nvcc split split+fork; do
+	for path in ${BENCH_PATHS:-nvcc split split+fork}; do
 		name=$(basename "$t")-$path
 		W="$OUT/work-$name"
 		rm -rf "$W"

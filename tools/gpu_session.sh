@@ -15,7 +15,7 @@
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
 # rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), attncal (the
 # attention tasks: calibrate.py in their baseline_torch form, then bank_gpu.sh),
-# thrq (the 32-candidate throughput runs only), diag (tools/diag/hang_hunt.sh:
+# thrq (the 32-candidate throughput runs only), cuptidiag (tools/diag/cupti_*.cu), diag (tools/diag/hang_hunt.sh:
 # the L1 track on CUDA three times with a watchdog that dumps compile
 # processes older than 20 s). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
@@ -145,7 +145,7 @@ if want thrjobs; then stamp thrjobs
 		rm -rf "$dir"
 	done
 fi
-if want comp; then stamp comp; BENCH_TASKS="L1/row_sum L2/gemm_bias_gelu_bf16" timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
+if want comp; then stamp comp; BENCH_TASKS=${BENCH_TASKS:-"L1/row_sum L2/gemm_bias_gelu_bf16"} timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
 if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && timeout $(left) python3 tools/rsi_gpu_bench.py ${RSI_ARGS:-} --out "$OUT/rsi.json" 2>&1 | tail -12; fi
 if want front; then stamp front; timeout $(left) bash tools/frontier_gpu.sh "$OUT/front" 2>&1 | tail -25; fi
 # tierfast: the GPU tier without cuda_split.sh (146 s; it checks only the
@@ -195,5 +195,12 @@ if want edges; then stamp edges
 			--json "$OUT/edges-$(basename "$t").json" --workdir "$OUT/w" 2>&1 |
 			grep -E '^(verdict|detail|time|eager|compiled|seconds)|grader failure'
 	done
+fi
+# cuptidiag: the CUPTI diagnostics (tools/diag/cupti_*.cu; docs/PERF.md, "CUPTI").
+if want cuptidiag; then stamp cuptidiag
+	for d in names nodes; do nvcc -O2 -std=c++17 -o "$OUT/cupti_$d" tools/diag/cupti_$d.cu -lcuda -lcupti; done
+	timeout 60 "$OUT/cupti_names" unload 400 2>&1 | tail -2
+	timeout 60 "$OUT/cupti_nodes" 300 2>&1 | tail -2
+	rm -f "$OUT"/cupti_names "$OUT"/cupti_nodes
 fi
 if want diag; then stamp diag; timeout $(left) bash tools/diag/hang_hunt.sh "$OUT/hang" 2>&1 | tail -40; fi

@@ -15,7 +15,6 @@ extern "C" {
 #include "../common/cmp.h"
 
 #define DC_MODULES 8
-#define DC_RETIRED 512 /* evicted gold modules kept loaded (dc_retire) */
 #define DC_BLOCK 128
 
 /* Per output: bad, non-finite, the largest finite error's bits, the next
@@ -80,8 +79,6 @@ static struct {
 	int n_params;
 } dc_mod[DC_MODULES];
 static int dc_n_mod;
-static CUmodule dc_retired[DC_RETIRED];
-static int dc_n_retired;
 static CUdeviceptr dc_gold, dc_acc;
 static size_t dc_gold_bytes;
 
@@ -90,21 +87,6 @@ static const char *dc_err(CUresult r)
 	const char *s = NULL;
 	cuGetErrorName(r, &s);
 	return s ? s : "CUDA error";
-}
-
-/* An evicted gold module stays loaded (up to DC_RETIRED of them, then all
- * are unloaded at once; and at devcheck_release): unloaded, its kernel's
- * handle could go to a later candidate's kernel, which CUPTI would then
- * name ka_gold, a false "not from the plan" (run_cuda.cu retire_code says
- * why). Gold modules are trusted bank code, a few KiB each. */
-static void dc_retire(CUmodule mod)
-{
-	if (dc_n_retired == DC_RETIRED) {
-		for (int i = 0; i < dc_n_retired; i++)
-			cuModuleUnload(dc_retired[i]);
-		dc_n_retired = 0;
-	}
-	dc_retired[dc_n_retired++] = mod;
 }
 
 /* The ka_gold kernel of the module at path (loaded once; the parent names
@@ -118,7 +100,7 @@ static CUfunction dc_kernel(const char *path, int *n_params, struct ka_err *e)
 		}
 	int slot = dc_n_mod < DC_MODULES ? dc_n_mod++ : (int)(util_now() * 1e3) % DC_MODULES;
 	if (dc_mod[slot].mod) {
-		dc_retire(dc_mod[slot].mod);
+		cuModuleUnload(dc_mod[slot].mod);
 		memset(&dc_mod[slot], 0, sizeof dc_mod[slot]);
 	}
 	CUmodule mod;
@@ -334,9 +316,6 @@ void devcheck_release(void)
 		if (dc_mod[i].mod)
 			cuModuleUnload(dc_mod[i].mod);
 	dc_n_mod = 0;
-	for (int i = 0; i < dc_n_retired; i++)
-		cuModuleUnload(dc_retired[i]);
-	dc_n_retired = 0;
 	if (dc_gold)
 		cuMemFree(dc_gold);
 	if (dc_acc)

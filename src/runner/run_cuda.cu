@@ -47,9 +47,7 @@ extern "C" {
 #define CU_MAX_PARAMS 512
 #define CU_FLUSH_MIN (256ull << 20)
 #define CU_MAX_KREC 4096	/* kernel records kept per call */
-#define CU_MAX_RETIRED 2048	/* unloaded slots' code kept loaded (retire_code) */
-#define CU_RETIRE_MODULE_MAX (64ull << 20) /* a module holding more is unloaded at once */
-#define CU_RETIRE_BYTES (1ull << 30)	/* device memory the kept modules may hold */
+#define CU_MAX_CLONES 65536	/* graph nodes cloned by one instantiation (cupti_cloned) */
 #define CU_STAGE_BYTES (16u << 20) /* page-locked read-back stage */
 #define CU_CUPTI_SLACK_NS 100000   /* CUPTI vs host timestamps: see cu_call */
 #define CU_BLAS_WS_BYTES (32u << 20) /* cuBLAS workspace (Hopper's recommended size) */
@@ -273,8 +271,9 @@ struct mark_grid {
 };
 
 struct krec {
-	char name[128];
+	char name[128];	/* CUPTI's: may be a kernel's of an unloaded module (cupti_open) */
 	uint64_t start, end;
+	uint64_t node;	/* the graph node that launched it; 0: not a graph's */
 	int gx, gy; /* the grid (the window's marker is told by it) */
 	int seq; /* delivery order, to sort stably */
 };
@@ -288,6 +287,10 @@ static struct {
 	int n;
 	struct krec rec[CU_MAX_KREC];
 	int dropped;
+	/* While a replay is instantiated (capture_end): the CUPTI ids of
+	 * each node cloned into the executable graph and of its original. */
+	int cloning, n_clones, clones_lost;
+	uint64_t clone_of[CU_MAX_CLONES][2];
 } cupti;
 static pthread_mutex_t cupti_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -315,6 +318,7 @@ static void CUPTIAPI cupti_complete(CUcontext, uint32_t, uint8_t *buf, size_t, s
 		snprintf(r->name, sizeof r->name, "%s", k->name ? k->name : "?");
 		r->start = k->start;
 		r->end = k->end;
+		r->node = k->graphNodeId;
 		r->gx = k->gridX;
 		r->gy = k->gridY;
 	}
@@ -356,8 +360,45 @@ static void cupti_reset(void)
 	pthread_mutex_unlock(&cupti_mu);
 }
 
+/* CUPTI's resource callback for a graph node cloned (cuGraphInstantiate
+ * clones every node of the captured graph into the executable one, and a
+ * kernel record names the clone): noted while capture_end instantiates a
+ * slot's replay. Runs on the instantiating thread. */
+static void CUPTIAPI cupti_cloned(void *, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+				  const void *data)
+{
+	if (dom != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
+		return;
+	const CUpti_GraphData *gd =
+		(const CUpti_GraphData *)((const CUpti_ResourceData *)data)->resourceDescriptor;
+	uint64_t orig = 0, clone = 0;
+	if (!gd || cuptiGetGraphNodeId(gd->originalNode, &orig) != CUPTI_SUCCESS ||
+	    cuptiGetGraphNodeId(gd->node, &clone) != CUPTI_SUCCESS)
+		return;
+	pthread_mutex_lock(&cupti_mu);
+	if (cupti.cloning && cupti.n_clones < CU_MAX_CLONES) {
+		cupti.clone_of[cupti.n_clones][0] = clone;
+		cupti.clone_of[cupti.n_clones][1] = orig;
+		cupti.n_clones++;
+	} else if (cupti.cloning) {
+		cupti.clones_lost = 1;
+	}
+	pthread_mutex_unlock(&cupti_mu);
+}
+
+/* CUPTI on: kernel records, and the clone callback. A record is told by
+ * the graph node that launched it (cu_slot's nodes), never by its name:
+ * CUPTI names a record by its function handle and keeps the name after the
+ * module is unloaded, so a later module's kernel that gets the same handle
+ * is named after the unloaded one (tools/diag/cupti_names.cu: 364 and 392
+ * of 400 load-launch-unload rounds named wrong on the H200). */
 static void cupti_open(void)
 {
+	CUpti_SubscriberHandle sub;
+	if (cuptiSubscribe(&sub, (CUpti_CallbackFunc)cupti_cloned, NULL) != CUPTI_SUCCESS ||
+	    cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+				CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) != CUPTI_SUCCESS)
+		return;
 	if (cuptiActivityRegisterCallbacks(cupti_request, cupti_complete) != CUPTI_SUCCESS)
 		return;
 	if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
@@ -374,12 +415,22 @@ struct cu_buf {
 	size_t total;
 };
 
+/* A kernel node of a slot's replay, by its CUPTI id (of the captured node
+ * or of its clone in the executable graph): which of the plan's kernels it
+ * launches, or CU_NODE_LIBRARY (a kernel of no module of the candidate's:
+ * cuBLAS's, in a plan with cuBLAS steps). */
+#define CU_NODE_LIBRARY (-1)
+#define CU_NODE_UNKNOWN (-2)
+struct cu_node {
+	uint64_t id;
+	int kernel;
+};
+
 struct cu_slot {
 	int native;			/* trusted baseline run through ka_launch */
 	void *lib;			/* native: the dlopen'ed baseline */
 	int (*launch)(const struct ka_args *, cudaStream_t);
 	CUmodule mod;
-	size_t mod_bytes;		/* device memory its load took (retire_code) */
 	CUfunction fn[PLAN_MAX_KERNELS];
 	int n_params[PLAN_MAX_KERNELS];
 	size_t poff[PLAN_MAX_KERNELS][CU_MAX_PARAMS], psize[PLAN_MAX_KERNELS][CU_MAX_PARAMS];
@@ -392,7 +443,8 @@ struct cu_slot {
 	char signature[4096];		/* kernel names of the plan, in order */
 	int n_launch;
 	int n_gemm;			/* cuBLAS steps of the plan */
-	char *module_names;		/* ";name;name;...": every kernel of the module */
+	struct cu_node *nodes;		/* the replay's kernel nodes (slot_nodes) */
+	int n_nodes;
 };
 
 struct cu {
@@ -417,12 +469,6 @@ struct cu {
 	int index;
 	struct nvml nvml;
 	struct cu_slot slot[RUNNER_MAX_SLOTS];
-	struct {
-		CUmodule mod;
-		void *lib;
-	} retired[CU_MAX_RETIRED];	/* see retire_code */
-	int n_retired;
-	size_t retired_bytes;		/* their modules' mod_bytes, summed */
 	/* properties */
 	char name[256];
 	int cc_major, cc_minor, sms, l2, smem_block, smem_block_optin, smem_sm, regs_sm,
@@ -603,49 +649,6 @@ static int cu_hello(void *ctx, json_t *d, struct ka_err *e)
 	return 0;
 }
 
-/* An unloaded slot's device code (its module, or a native baseline's
- * library, whose dlclose unloads the modules it registered) stays loaded
- * until the runner exits: with the code unloaded, a later module's kernel
- * can get a handle an earlier one had, and CUPTI names its records after
- * the earlier kernel, a false "not from the plan" (docs/PERF.md, "CUPTI
- * names a kernel after an unloaded one"). Native libraries are
- * content-addressed (target_cuda.c), so a kept one is never stale. What is
- * kept is bounded, since a candidate's module may hold any amount of
- * device memory (a large __device__ array) and the grades after it, and
- * other graders of the device, need it: a module whose load took over
- * CU_RETIRE_MODULE_MAX (bytes, as the device's free memory fell during it)
- * is unloaded at once; every kept one is unloaded when CU_MAX_RETIRED are
- * kept, when they would hold over CU_RETIRE_BYTES, when the device has less
- * than an eighth of its memory free, and at the runner's exit (all=1). */
-static void retire_code(struct cu *c, CUmodule mod, size_t bytes, void *lib, int all)
-{
-	size_t free_b = 0, total_b = 0;
-	if (mod && bytes > CU_RETIRE_MODULE_MAX) {
-		cuModuleUnload(mod);
-		mod = NULL;
-		bytes = 0;
-	}
-	if (!all && c->n_retired && cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS &&
-	    free_b < total_b / 8)
-		all = 1;
-	if (all || c->n_retired == CU_MAX_RETIRED || c->retired_bytes + bytes > CU_RETIRE_BYTES) {
-		for (int i = 0; i < c->n_retired; i++) {
-			if (c->retired[i].mod)
-				cuModuleUnload(c->retired[i].mod);
-			if (c->retired[i].lib)
-				dlclose(c->retired[i].lib);
-		}
-		c->n_retired = 0;
-		c->retired_bytes = 0;
-	}
-	if (mod || lib) {
-		c->retired[c->n_retired].mod = mod;
-		c->retired[c->n_retired].lib = lib;
-		c->n_retired++;
-		c->retired_bytes += bytes;
-	}
-}
-
 static void cu_unload(void *ctx, int slot)
 {
 	struct cu *c = (struct cu *)ctx;
@@ -667,8 +670,11 @@ static void cu_unload(void *ctx, int slot)
 	}
 	if (sl->pinned)
 		cuMemFreeHost(sl->pinned);
-	free(sl->module_names);
-	retire_code(c, sl->mod, sl->mod_bytes, sl->lib, 0);
+	free(sl->nodes);
+	if (sl->mod)
+		cuModuleUnload(sl->mod);
+	if (sl->lib)
+		dlclose(sl->lib);
 	memset(sl, 0, sizeof *sl);
 }
 
@@ -899,14 +905,94 @@ static CUresult capture_begin(struct cu *c)
 	return cuStreamBeginCapture(c->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 }
 
-static CUresult capture_end(struct cu *c, CUresult issued, CUgraphExec *exec)
+static void add_node(struct cu_slot *sl, int *cap, uint64_t id, int kernel)
+{
+	if (sl->n_nodes == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		sl->nodes = (struct cu_node *)xrealloc(sl->nodes, (size_t)*cap * sizeof *sl->nodes);
+	}
+	sl->nodes[sl->n_nodes].id = id;
+	sl->nodes[sl->n_nodes].kernel = kernel;
+	sl->n_nodes++;
+}
+
+/* The kernel nodes of the captured graph g (child graphs' too, depth 4 at
+ * most) into sl->nodes: each node's CUPTI id and which of the plan's kernels
+ * its function is (sl->fn), else CU_NODE_LIBRARY. Nonzero if a node cannot
+ * be read. */
+static int slot_nodes(struct cu_slot *sl, int *cap, CUgraph g, int depth)
+{
+	size_t n = 0;
+	if (depth > 4 || cuGraphGetNodes(g, NULL, &n))
+		return -1;
+	CUgraphNode *nodes = (CUgraphNode *)xcalloc(n ? n : 1, sizeof *nodes);
+	int rc = n && cuGraphGetNodes(g, nodes, &n) ? -1 : 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		CUgraphNodeType t;
+		CUgraph child;
+		CUDA_KERNEL_NODE_PARAMS kp;
+		uint64_t id = 0;
+		if (cuGraphNodeGetType(nodes[i], &t)) {
+			rc = -1;
+		} else if (t == CU_GRAPH_NODE_TYPE_GRAPH) {
+			rc = cuGraphChildGraphNodeGetGraph(nodes[i], &child) ||
+			     slot_nodes(sl, cap, child, depth + 1);
+		} else if (t == CU_GRAPH_NODE_TYPE_KERNEL) {
+			if (cuGraphKernelNodeGetParams(nodes[i], &kp) ||
+			    cuptiGetGraphNodeId(nodes[i], &id) != CUPTI_SUCCESS || !id) {
+				rc = -1;
+				break;
+			}
+			int k = CU_NODE_LIBRARY;
+			for (int j = 0; j < PLAN_MAX_KERNELS && k < 0; j++)
+				if (sl->fn[j] && kp.func == sl->fn[j])
+					k = j;
+			add_node(sl, cap, id, k);
+		}
+	}
+	free(nodes);
+	return rc;
+}
+
+/* The node of CUPTI id id in sl's replay: its kernel index, CU_NODE_LIBRARY,
+ * or CU_NODE_UNKNOWN (no node of the replay launched it). */
+static int node_kernel(const struct cu_slot *sl, uint64_t id)
+{
+	for (int i = 0; id && i < sl->n_nodes; i++)
+		if (sl->nodes[i].id == id)
+			return sl->nodes[i].kernel;
+	return CU_NODE_UNKNOWN;
+}
+
+/* sl (a candidate's slot, NULL for others): the captured graph's kernel
+ * nodes and their clones in the executable one into sl->nodes, by which a
+ * call tells the replay's kernel records (call_cupti); sl->n_nodes -1 if
+ * they cannot be read. */
+static CUresult capture_end(struct cu *c, CUresult issued, CUgraphExec *exec, struct cu_slot *sl)
 {
 	CUgraph g = NULL;
+	int cap = 0;
 	CUresult r = cuStreamEndCapture(c->stream, &g);
 	if (issued)
 		r = issued;
+	int nodes_bad = !r && sl && cupti.on && slot_nodes(sl, &cap, g, 0);
+	pthread_mutex_lock(&cupti_mu);
+	cupti.cloning = sl != NULL;
+	cupti.n_clones = cupti.clones_lost = 0;
+	pthread_mutex_unlock(&cupti_mu);
 	if (!r)
 		r = cuGraphInstantiate(exec, g, 0);
+	pthread_mutex_lock(&cupti_mu);
+	cupti.cloning = 0;
+	nodes_bad |= sl && cupti.clones_lost;
+	int captured = sl && !nodes_bad ? sl->n_nodes : 0;
+	for (int i = 0; !r && i < cupti.n_clones; i++)
+		for (int j = 0; j < captured; j++)
+			if (sl->nodes[j].id == cupti.clone_of[i][1])
+				add_node(sl, &cap, cupti.clone_of[i][0], sl->nodes[j].kernel);
+	pthread_mutex_unlock(&cupti_mu);
+	if (nodes_bad)
+		sl->n_nodes = -1;
 	if (g)
 		cuGraphDestroy(g);
 	return r;
@@ -931,7 +1017,7 @@ static void calibrate_window(struct cu *c)
 	if (capture_begin(c))
 		return;
 	ka_rt_empty<<<1, 1, 0, (cudaStream_t)c->stream>>>();
-	if (capture_end(c, (CUresult)cudaGetLastError(), &exec))
+	if (capture_end(c, (CUresult)cudaGetLastError(), &exec, NULL))
 		return;
 	double ev[N], kd[N];
 	int ne = 0, nk = 0;
@@ -1003,7 +1089,7 @@ static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	if (capture_begin(c))
 		return ka_err_set(e, "baseline %s: begin capture", s->native);
 	int rc = sl->launch(&a, (cudaStream_t)c->stream);
-	if (capture_end(c, rc ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS, &sl->exec)) {
+	if (capture_end(c, rc ? CUDA_ERROR_LAUNCH_FAILED : CUDA_SUCCESS, &sl->exec, NULL)) {
 		/* Not capturable: calls run natively between events on the stream. */
 		cudaGetLastError();
 		sl->exec = NULL;
@@ -1049,14 +1135,8 @@ static int load_kernels(struct cu_slot *sl, const struct runner_slot *s, struct 
 		return runner_verdict_set(v, "launch_error", "no module to load");
 	if (elf_section(s->module, ".nv_fatbin", &fatbin, &fl, e))
 		return runner_verdict_set(v, "compile_error", "no device code: %s", e->msg);
-	/* What the load takes of the device's memory (its globals; other
-	 * processes' allocations meanwhile blur it): retire_code's bound. */
-	size_t free0 = 0, free1 = 0, total = 0;
-	cuMemGetInfo(&free0, &total);
 	CUresult r = cuModuleLoadData(&sl->mod, fatbin);
 	free(fatbin);
-	if (!r && cuMemGetInfo(&free1, &total) == CUDA_SUCCESS && free0 > free1)
-		sl->mod_bytes = free0 - free1;
 	if (r)
 		return runner_verdict_set(v, "compile_error",
 					  "the device code does not load on this GPU: %s", cu_err(r));
@@ -1268,11 +1348,13 @@ static int load_capture(struct cu *c, struct cu_slot *sl, const struct plan *p,
 	if (r)
 		return ka_err_set(e, "begin capture: %s", cu_err(r));
 	CUresult ir = issue_ops(c, sl, p, what, sizeof what);
-	r = capture_end(c, ir, &sl->exec);
+	r = capture_end(c, ir, &sl->exec, sl);
 	if (ir)
 		return runner_verdict_set(v, "launch_error", "%s: %s", what, cu_err(ir));
 	if (r)
 		return runner_verdict_set(v, "launch_error", "capturing the replay: %s", cu_err(r));
+	if (sl->n_nodes < 0)
+		return ka_err_set(e, "the replay's kernel nodes cannot be read for CUPTI");
 	return 0;
 }
 
@@ -1305,44 +1387,11 @@ static int blas_open(struct cu *c, struct ka_err *e)
 	return 0;
 }
 
-/* ";name;" for every kernel of the slot's plan and module: CUPTI records of a slot
- * with cuBLAS steps whose names are not here are cuBLAS's own kernels (device
- * code can launch only kernels of its own module). */
-static int module_names(struct cu_slot *sl, const struct plan *p, struct ka_err *e)
-{
-	unsigned n = 0;
-	if (cuModuleGetFunctionCount(&n, sl->mod) || n > 65536)
-		return ka_err_set(e, "cannot count the module's kernels");
-	CUfunction *fs = (CUfunction *)xcalloc(n ? n : 1, sizeof *fs);
-	struct util_buf b;
-	memset(&b, 0, sizeof b);
-	util_buf_puts(&b, ";");
-	/* The plan's names first: they are what CUPTI reports for the
-	 * launches (the signature check relies on it). */
-	for (int k = 0; k < p->n_kernels; k++) {
-		util_buf_puts(&b, p->kernels[k].name);
-		util_buf_puts(&b, ";");
-	}
-	int rc = n && cuModuleEnumerateFunctions(fs, n, sl->mod) ? -1 : 0;
-	for (unsigned i = 0; i < n && !rc; i++) {
-		const char *name = NULL;
-		if (cuFuncGetName(&name, fs[i]) || !name) {
-			rc = -1;
-			break;
-		}
-		util_buf_puts(&b, name);
-		util_buf_puts(&b, ";");
-	}
-	free(fs);
-	sl->module_names = util_buf_take(&b);
-	return rc ? ka_err_set(e, "cannot list the module's kernels") : 0;
-}
-
-/* Load, step 2b (plans with cuBLAS steps): the handle, the module's kernel
- * names, and each cuBLAS step run once outside any capture (cuBLAS loads its
- * kernels and picks them on a first call; the buffers' contents do not
- * matter: inputs are regenerated and outputs poisoned before every call). A
- * step cuBLAS refuses is the candidate's launch_error. */
+/* Load, step 2b (plans with cuBLAS steps): the handle, and each cuBLAS
+ * step run once outside any capture (cuBLAS loads its kernels and picks
+ * them on a first call; the buffers' contents do not matter: inputs are
+ * regenerated and outputs poisoned before every call). A step cuBLAS
+ * refuses is the candidate's launch_error. */
 static int load_blas(struct cu *c, struct cu_slot *sl, const struct plan *p,
 		     struct runner_verdict *v, struct ka_err *e)
 {
@@ -1350,7 +1399,7 @@ static int load_blas(struct cu *c, struct cu_slot *sl, const struct plan *p,
 		sl->n_gemm += p->ops[i].kind == PLAN_OP_GEMM;
 	if (!sl->n_gemm)
 		return 0;
-	if (blas_open(c, e) || module_names(sl, p, e))
+	if (blas_open(c, e))
 		return -1;
 	char what[512] = "";
 	for (int i = 0; i < p->n_ops; i++) {
@@ -1612,26 +1661,14 @@ static int call_replay(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	return 0;
 }
 
-/* 1 if a CUPTI kernel name (possibly cut at 127 bytes) begins a name of the
- * slot's module. */
-static int in_module(const struct cu_slot *sl, const char *name)
-{
-	if (!sl->module_names)
-		return 0;
-	char needle[sizeof cupti.rec[0].name + 2];
-	/* A whole name ends at ';'; a cut one matches as a prefix. */
-	snprintf(needle, sizeof needle, strlen(name) + 1 < sizeof cupti.rec[0].name ? ";%s;" : ";%s",
-		 name);
-	return strstr(sl->module_names, needle) != NULL;
-}
-
 static int is_mark(const struct krec *k, struct mark_grid m)
 {
-	return m.gx && k->gx == m.gx && k->gy == m.gy && !strcmp(k->name, CU_MARK_NAME);
+	return m.gx && !k->node && k->gx == m.gx && k->gy == m.gy && !strcmp(k->name, CU_MARK_NAME);
 }
 
 /* The index of the window's marker among the records (the earliest record
- * of the marker's name and grid), or -1. Under cupti_mu. */
+ * of the marker's name and grid launched by no graph), or -1. Its name is
+ * never stale: the runner's own module is never unloaded. Under cupti_mu. */
 static int mark_index(struct mark_grid m)
 {
 	int at = -1;
@@ -1644,8 +1681,7 @@ static int mark_index(struct mark_grid m)
 /* Where the window opened: the start of the marker m's record on the GPU's
  * clock where it has come (*mi its index), else the host's w0 (*mi -1),
  * CUPTI's normalisation of two clocks, which needs a slack where the
- * marker's start is exact. (The false "not from the plan" this was first
- * written for had another cause: retire_code.) Under cupti_mu. */
+ * marker's start is exact. Under cupti_mu. */
 static uint64_t window_opening(struct mark_grid m, uint64_t w0, int *mi)
 {
 	*mi = mark_index(m);
@@ -1663,7 +1699,7 @@ static int cupti_window_records(const struct cu_slot *sl, uint64_t w0, struct ma
 	uint64_t open_at = window_opening(m, w0, &mi);
 	for (int i = 0; i < cupti.n; i++)
 		got += i != mi && cupti.rec[i].end > open_at &&
-		       strstr(sl->signature, cupti.rec[i].name);
+		       node_kernel(sl, cupti.rec[i].node) >= 0;
 	*marked = !m.gx || mi >= 0;
 	pthread_mutex_unlock(&cupti_mu);
 	return got;
@@ -1677,9 +1713,7 @@ static int cupti_window_records(const struct cu_slot *sl, uint64_t w0, struct ma
  * shows as a signature that differs). */
 static void cupti_collect(const struct cu_slot *sl, uint64_t w0, struct mark_grid m)
 {
-	int want = 0, marked = 0;
-	for (const char *c = sl->native ? "" : sl->signature; *c; c++)
-		want += *c == ';';
+	int want = sl->native ? 0 : sl->n_launch, marked = 0;
 	for (int tries = 0;; tries++) {
 		cuptiActivityFlushAll(0);
 		if ((cupti_window_records(sl, w0, m, &marked) >= want && marked) || tries == 40)
@@ -1692,8 +1726,8 @@ static void cupti_collect(const struct cu_slot *sl, uint64_t w0, struct mark_gri
 /* Call, step 3: what CUPTI saw of the window [w0, w1] opened by the marker
  * m (the reply's "cupti": docs/runner-protocol.md); *span_ns gets first
  * start to last end. */
-static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, struct mark_grid m,
-			  double *span_ns)
+static json_t *call_cupti(const struct cu_slot *sl, const struct plan *p, uint64_t w0, uint64_t w1,
+			  struct mark_grid m, double *span_ns)
 {
 	cupti_collect(sl, w0, m);
 	pthread_mutex_lock(&cupti_mu);
@@ -1743,21 +1777,27 @@ static json_t *call_cupti(const struct cu_slot *sl, uint64_t w0, uint64_t w1, st
 		if (k->end > last)
 			last = k->end;
 		busy += k->end - k->start;
-		/* A slot with cuBLAS steps: a kernel that is not the module's is
-		 * cuBLAS's (inside the window, so timed; not in the signature). */
-		if (sl->n_gemm && !in_module(sl, k->name)) {
+		/* Which of the replay's nodes launched it: one of the plan's
+		 * kernels (named as the plan names it), cuBLAS's in a slot with
+		 * cuBLAS steps (inside the window, so timed; not in the
+		 * signature), or none (a device-side or tail launch, or work
+		 * of no graph of this slot): not from the plan, named as
+		 * CUPTI names it. */
+		int kk = sl->native ? CU_NODE_UNKNOWN : node_kernel(sl, k->node);
+		if (kk == CU_NODE_LIBRARY && sl->n_gemm) {
 			library++;
 			continue;
 		}
+		int in_plan = sl->native || kk >= 0;
+		const char *name = kk >= 0 ? p->kernels[kk].name : k->name;
 		size_t l = strlen(names);
-		snprintf(names + l, sizeof names - l, "%s;", k->name);
-		int in_plan = sl->native || strstr(sl->signature, k->name) != NULL;
+		snprintf(names + l, sizeof names - l, "%s;", name);
 		if (!in_plan)
 			foreign++;
 		if (json_array_size(seen) < 4)
 			json_array_append_new(
-				seen, json_pack("{s:s%,s:I,s:I,s:b}", "name", k->name,
-						strnlen(k->name, 64), "start_ns",
+				seen, json_pack("{s:s%,s:I,s:I,s:I,s:b}", "name", name,
+						strnlen(name, 64), "node", (json_int_t)k->node, "start_ns",
 						(json_int_t)((int64_t)k->start - (int64_t)open_at),
 						"end_ns", (json_int_t)((int64_t)k->end - (int64_t)open_at),
 						"in_plan", in_plan));
@@ -1939,7 +1979,7 @@ static int cu_call(void *ctx, int slot, const struct runner_slot *s, struct runn
 	p3 = util_now();
 	res->extra = json_object();
 	if (cupti.on)
-		json_object_set_new(res->extra, "cupti", call_cupti(sl, w0, w1, mark, &span_ns));
+		json_object_set_new(res->extra, "cupti", call_cupti(sl, &s->plan, w0, w1, mark, &span_ns));
 	if (call->time)
 		json_object_set_new(res->extra, "clocks", clocks_now(c));
 	p4 = util_now();
@@ -1990,7 +2030,6 @@ static void cu_destroy(void *ctx)
 	struct cu *c = (struct cu *)ctx;
 	for (int i = 0; i < RUNNER_MAX_SLOTS; i++)
 		cu_unload(ctx, i);
-	retire_code(c, NULL, 0, NULL, 1);
 	devcheck_release();
 	if (c->flush)
 		cuMemFree(c->flush);

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# GPU tier: what the CUDA runner keeps of the device code it unloads
-# (retire_code in src/runner/run_cuda.cu; docs/grader.md, "CUPTI").
+# GPU tier: the CUDA runner tells a kernel's CUPTI records by the graph
+# node that launched it, not by CUPTI's name (slot_nodes in
+# src/runner/run_cuda.cu; docs/grader.md, "CUPTI").
 #  - names: 12 variants of a solution, each with kernels of its own names,
-#    graded one after another by one warm runner, are all `ok`. When the
-#    runner unloaded each module, CUPTI named a later kernel after an
-#    earlier one of the same handle (tools/diag/cupti_names.cu: 364 of 400),
-#    a false `implausible_time` ("not from the plan").
+#    graded one after another by one warm runner, are all `ok`. CUPTI names
+#    a later module's kernel after an unloaded one of the same handle
+#    (tools/diag/cupti_names.cu: 364 of 400), which, read by name, was a
+#    false `implausible_time` ("not from the plan").
 #  - memory: 50 variants that each hold a 3 GiB __device__ array (150 GiB in
-#    all, more than the H200's 141) graded by one runner are all `ok`: a
-#    kept module may not hold the device's memory for the grades after it.
+#    all, more than the H200's 141) graded by one runner are all `ok`: each
+#    module is unloaded with its slot, so none holds the device's memory
+#    for the grades after it, and the reused handles are still attributed.
 #    (3 GiB: nvcc gives the host object a shadow of the same size, and the
 #    recorder's 4 GiB address-space limit refuses an 8 GiB one.)
 # SKIP where there is no GPU or no CUDA runner.
 set -u
-. tests/gpu/lib/need_gpu.sh runner_retire
-tmp=${KA_GPU_OUT:-$(mktemp -d)}/runner_retire
+. tests/gpu/lib/need_gpu.sh runner_names
+tmp=${KA_GPU_OUT:-$(mktemp -d)}/runner_names
 mkdir -p "$tmp"
 task=bank/public/L1/gelu_bias_scale
 sol=$task/solutions/cuda.cu
@@ -37,9 +39,9 @@ bad = [(i, r["verdict"], r.get("detail", "")[:200]) for i, r in enumerate(rows) 
 print(len(rows), len(bad), bad[:3])' "$tmp/$name.jsonl" 2>/dev/null)
 	set -- $summary
 	if [ "$rc" -eq 0 ] && [ "${1:-0}" = "$want" ] && [ "${2:-1}" = 0 ]; then
-		echo "PASS runner_retire/$name ($want graded ok by one runner)"
+		echo "PASS runner_names/$name ($want graded ok by one runner)"
 	else
-		echo "FAIL runner_retire/$name: want $want ok, got '$summary' (exit $rc): $(tail -c 600 "$tmp/$name.log" | tr '\n' ' ')"
+		echo "FAIL runner_names/$name: want $want ok, got '$summary' (exit $rc): $(tail -c 600 "$tmp/$name.log" | tr '\n' ' ')"
 	fi
 }
 
@@ -61,7 +63,7 @@ for i in $(seq 1 50); do
 	big+=("$f")
 done
 if ! grep -q "ka_big_1\[1\]\[0\]" "$tmp/big_1.cu"; then
-	echo "FAIL runner_retire/memory: the fixture was not made (the solution's tail kernel changed?)"
+	echo "FAIL runner_names/memory: the fixture was not made (the solution's tail kernel changed?)"
 else
 	grade_all memory 50 "${big[@]}"
 fi
