@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """tools/torch_kernels.py: list the CUDA kernels PyTorch launches for each
-task's `torch` expression, in eager mode and under torch.compile, on the
+task's baseline expression (`baseline_torch`, else `torch`: the form
+tools/calibrate.py times), in eager mode and under torch.compile, on the
 benchmark shape (inputs drawn as tools/calibrate.py draws them). This is
 what a task's eager.cu and compiled.cu mirror (docs/task-format.md,
 "Baselines"): one launch per kernel listed here. Writes JSON lines
-{task, eager: [names], compiled: [names]} to --out (default stdout).
+{task, eager: [names], compiled: [names]} to --out (default stdout); with
+--launches each kernel is {name, grid, block, registers, shared_bytes}
+instead, the launch configuration from the profiler's trace.
 
 Runs only where PyTorch and a CUDA GPU exist: otherwise it says why and
-exits 2. Usage: tools/torch_kernels.py [--only NAME,...] [--out FILE] [BANK_DIR]
+exits 2. Usage: tools/torch_kernels.py [--only NAME,...] [--launches] [--out FILE] [BANK_DIR]
 """
 import argparse
 import json
@@ -15,18 +18,42 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from calibrate import draw, find_tasks  # noqa: E402
+from calibrate import baseline_expr, build_fn, draw, find_tasks  # noqa: E402
 from ref_numpy import eval_expr  # noqa: E402
 
 
-def kernels(torch, fn, args):
+def _profile(torch, fn, args):
+    """The profiler of one call of fn(*args), after a warm-up call."""
     from torch.profiler import ProfilerActivity, profile
     fn(*args)
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn(*args)
         torch.cuda.synchronize()
-    return [e.name for e in prof.events() if e.device_type.name == "CUDA"]
+    return prof
+
+
+def kernels(torch, fn, args):
+    """The names of the CUDA kernels one call of fn(*args) launches, in order."""
+    return [e.name for e in _profile(torch, fn, args).events() if e.device_type.name == "CUDA"]
+
+
+def launches(torch, fn, args):
+    """The kernels one call of fn(*args) launches, in order, each
+    {name, grid, block, registers, shared_bytes} from the profiler's trace."""
+    import tempfile
+    prof = _profile(torch, fn, args)
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        trace = json.load(open(f.name))
+    out = []
+    for e in sorted(trace.get("traceEvents", []), key=lambda e: e.get("ts", 0)):
+        if e.get("cat") != "kernel":
+            continue
+        g = e.get("args", {})
+        out.append({"name": e.get("name"), "grid": g.get("grid"), "block": g.get("block"),
+                    "registers": g.get("registers per thread"), "shared_bytes": g.get("shared memory")})
+    return out
 
 
 def main():
@@ -34,6 +61,7 @@ def main():
     ap.add_argument("bank", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bank"))
     ap.add_argument("--only", help="comma-separated task names")
     ap.add_argument("--out", help="JSON lines file (default: stdout)")
+    ap.add_argument("--launches", action="store_true", help="each kernel with its grid, block, registers, shared memory")
     a = ap.parse_args()
     try:
         import torch
@@ -60,10 +88,10 @@ def main():
         rec = {"task": task["name"]}
         try:
             args = [draw(torch, s, [eval_expr(d, env) for d in s["shape"]], env) for s in task["inputs"]]
-            src = "def _ka_fn(%s):\n    return %s\n" % (", ".join(s["name"] for s in task["inputs"]), task["torch"])
-            exec(compile(src, "<%s torch>" % task["name"], "exec"), scope)
-            rec["eager"] = kernels(torch, scope["_ka_fn"], args)
-            rec["compiled"] = kernels(torch, torch.compile(scope["_ka_fn"], dynamic=False), args)
+            fn = build_fn(task, baseline_expr(task), scope)
+            listing = launches if a.launches else kernels
+            rec["eager"] = listing(torch, fn, args)
+            rec["compiled"] = listing(torch, torch.compile(fn, dynamic=False), args)
             torch._dynamo.reset()
         except Exception as e:  # one task's failure is recorded, the rest still run
             rec["error"] = "%s: %s" % (type(e).__name__, e)

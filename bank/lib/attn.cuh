@@ -73,7 +73,7 @@ using ka::vec_t;
 static const size_t CUBLAS_WS_BYTES = 32u << 20;
 static const int UNROLL_THREADS = 128; // TensorIterator's unrolled kernel
 static const int UNROLL_WORK = 4;      // elements a thread, 128 apart
-static const float LOG2E = 1.4426950408889634f;
+using ka::LOG2E;
 
 template <class T> struct cuda_type;
 template <> struct cuda_type<__half> {
@@ -395,9 +395,11 @@ static inline int eager_softmax(const float *x, float *y, long long rows, long l
 // (256 threads), fp32 math. Up to 1024 (its persistent-reduction limit) the
 // row is held in registers and read once: a 16-byte vector of four scores a
 // thread, all loads issued first. Longer rows are a looped reduction over
-// RBLOCK = 2048 chunks (two vectors a thread an iteration): an online pass
+// RBLOCK = 2048 chunks (two vectors a thread an iteration); with no mask,
+// three loops (softmax_looped3_kernel), else an online pass
 // keeping a running (max, sum of exp) per element slot (two exp an
-// element), the slots and the block combined, then a second read (mostly
+// element), the slots combined and the block by shuffle trees
+// (ka::block_all_tree, as Triton reduces across warps), then a second read (mostly
 // from L2) writing the probabilities. The mask comes from the row's kept key
 // range (an index comparison, no mask tensor); exp is Triton's lowering,
 // exp2((x - m) * log2 e) (ex2.approx); the probabilities are stored as
@@ -422,7 +424,7 @@ __device__ __forceinline__ sf_row sf_row_of(const float *x, long long C, fast_di
 }
 
 // Persistent: PER vectors of V scores a thread, PER * V * 256 >= C.
-template <int V, int PER, typename TO>
+template <int V, int PER, typename TO, bool TREE = true>
 __global__ void __launch_bounds__(SF_THREADS)
 softmax_persistent_kernel(const float *__restrict__ x, TO *__restrict__ y, long long C, fast_div by_sq, float scale,
 			  mask_spec mk)
@@ -448,7 +450,7 @@ softmax_persistent_kernel(const float *__restrict__ x, TO *__restrict__ y, long 
 			v[k].v[j] = c >= r.lo && c <= r.hi ? v[k].v[j] * scale : -INFINITY;
 			m = fmaxf(m, v[k].v[j]);
 		}
-	m = ka::block_all(m, ka::max_op());
+	m = TREE ? ka::block_all_tree(m, ka::max_op()) : ka::block_all(m, ka::max_op());
 	float mm = m == -INFINITY ? 0.f : m; // a fully masked row: zeros
 #pragma unroll
 	for (int k = 0; k < PER; k++)
@@ -457,7 +459,7 @@ softmax_persistent_kernel(const float *__restrict__ x, TO *__restrict__ y, long 
 			v[k].v[j] = exp2f((v[k].v[j] - mm) * LOG2E);
 			s += v[k].v[j];
 		}
-	s = ka::block_all(s, ka::sum_op{1.f});
+	s = TREE ? ka::block_all_tree(s, ka::sum_op{1.f}) : ka::block_all(s, ka::sum_op{1.f});
 	float inv = s > 0.f ? 1.f / s : 0.f;
 	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + r.off);
 #pragma unroll
@@ -485,7 +487,7 @@ __device__ __forceinline__ void sf_chunk(const vec_t<float, V> *__restrict__ xr,
 }
 
 // Looped: U = RBLOCK / (256 V) vectors a thread an iteration.
-template <int V, typename TO>
+template <int V, typename TO, bool TREE = true>
 __global__ void __launch_bounds__(SF_THREADS)
 softmax_looped_kernel(const float *__restrict__ x, TO *__restrict__ y, long long C, fast_div by_sq, float scale,
 		      mask_spec mk)
@@ -518,7 +520,7 @@ softmax_looped_kernel(const float *__restrict__ x, TO *__restrict__ y, long long
 #pragma unroll
 	for (int k = 1; k < U * V; k++)
 		a = op.combine(a, ka::online_t{m[k], s[k]});
-	a = ka::block_all(a, op);
+	a = TREE ? ka::block_all_tree(a, op) : ka::block_all(a, op);
 	float mm = a.m == -INFINITY ? 0.f : a.m, inv = a.s > 0.f ? 1.f / a.s : 0.f;
 	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + r.off);
 	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
@@ -540,6 +542,60 @@ softmax_looped_kernel(const float *__restrict__ x, TO *__restrict__ y, long long
 	}
 }
 
+// Looped with no mask, as Inductor emits it for bmm * scale, softmax, .to()
+// (triton_red_fused__softmax__to_copy_amax_mul_sub: no online softmax,
+// tools/torch_kernels.py --launches on the H200): a max loop, a loop
+// summing exp(x - max), then the write loop, the two later ones reading the
+// row again (mostly from L2): two exp an element in all, where the online
+// pass takes three.
+template <int V, typename TO>
+__global__ void __launch_bounds__(SF_THREADS)
+softmax_looped3_kernel(const float *__restrict__ x, TO *__restrict__ y, long long C, float scale)
+{
+	constexpr int U = SF_RBLOCK / (SF_THREADS * V);
+	const vec_t<float, V> *xr = reinterpret_cast<const vec_t<float, V> *>(x + (long long)blockIdx.x * C);
+	int nv = (int)(C / V);
+	float m = -INFINITY, s = 0.f;
+	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
+		vec_t<float, V> v[U];
+		sf_chunk<V, U>(xr, q0, nv, v);
+#pragma unroll
+		for (int u = 0; u < U; u++)
+#pragma unroll
+			for (int j = 0; j < V; j++)
+				if (q0 + u * SF_THREADS < nv)
+					m = ka::max_op().reduce(m, v[u].v[j] * scale, 0);
+	}
+	m = ka::block_all_tree(m, ka::max_op());
+	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
+		vec_t<float, V> v[U];
+		sf_chunk<V, U>(xr, q0, nv, v);
+#pragma unroll
+		for (int u = 0; u < U; u++)
+#pragma unroll
+			for (int j = 0; j < V; j++)
+				if (q0 + u * SF_THREADS < nv)
+					s += exp2f((v[u].v[j] * scale - m) * LOG2E);
+	}
+	s = ka::block_all_tree(s, ka::sum_op{1.f});
+	float inv = 1.f / s;
+	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + (long long)blockIdx.x * C);
+	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
+		vec_t<float, V> v[U];
+		sf_chunk<V, U>(xr, q0, nv, v);
+#pragma unroll
+		for (int u = 0; u < U; u++) {
+			if (q0 + u * SF_THREADS >= nv)
+				continue;
+			vec_t<TO, V> o;
+#pragma unroll
+			for (int j = 0; j < V; j++)
+				o.v[j] = from_f<TO>(exp2f((v[u].v[j] * scale - m) * LOG2E) * inv);
+			yr[q0 + u * SF_THREADS] = o;
+		}
+	}
+}
+
 // y = softmax(mask(x * scale), -1).to(TO) over R rows of C; Sq: the queries
 // a head (a row's query index is row % Sq).
 template <typename TO>
@@ -553,8 +609,12 @@ static inline int softmax_fused(const float *x, TO *y, long long R, long long C,
 		softmax_persistent_kernel<4, 1, TO><<<g, SF_THREADS, 0, st>>>(x, y, C, by_sq, scale, mk);
 	else if (C <= SF_PERSIST)
 		softmax_persistent_kernel<1, 4, TO><<<g, SF_THREADS, 0, st>>>(x, y, C, by_sq, scale, mk);
+	else if (vec && !mk.any())
+		softmax_looped3_kernel<4, TO><<<g, SF_THREADS, 0, st>>>(x, y, C, scale);
 	else if (vec)
 		softmax_looped_kernel<4, TO><<<g, SF_THREADS, 0, st>>>(x, y, C, by_sq, scale, mk);
+	else if (!mk.any())
+		softmax_looped3_kernel<1, TO><<<g, SF_THREADS, 0, st>>>(x, y, C, scale);
 	else
 		softmax_looped_kernel<1, TO><<<g, SF_THREADS, 0, st>>>(x, y, C, by_sq, scale, mk);
 	return ka::launch_status();

@@ -35,8 +35,9 @@
 //     reading the row again (from L2) and writing the outputs.
 //   - online_rows: Inductor's online softmax for a looped reduction: one
 //     pass keeping a running (max, sum of exp(x - max)) per element slot
-//     (two exp an element), one float4 load a thread an iteration, then a
-//     write pass (softmax, log_softmax: R0_BLOCK = 2048, 512 threads, x
+//     (two exp an element, Triton's exp2(x * log2 e)), one float4 load a thread an iteration, a
+//     block combine by shuffle trees (block_all_tree, as Triton reduces
+//     across warps), then a write pass (softmax, log_softmax: R0_BLOCK = 2048, 512 threads, x
 //     loaded evict_last in the first pass and evict_first in the second, as
 //     Inductor asks for a buffer a loop loads again), or only the loss
 //     lse - x[t] (cross-entropy).
@@ -56,6 +57,10 @@ namespace ka {
 
 // ---- shared pieces ----------------------------------------------------------
 
+// Triton lowers an fp32 exp(x) to ex2.approx(x * log2 e): Inductor's kernels'
+// exp is exp2f(x * LOG2E).
+static const float LOG2E = 1.4426950408889634f;
+
 // The op's accumulator combined over the whole block (blockDim.x threads, a
 // multiple of 32, at most 1024); every thread returns the same value.
 template <typename Op> __device__ typename Op::acc_t block_all(typename Op::acc_t a, Op op)
@@ -71,6 +76,29 @@ template <typename Op> __device__ typename Op::acc_t block_all(typename Op::acc_
 	a = red[0];
 	for (int w = 1; w < (int)(blockDim.x >> 5); w++)
 		a = op.combine(a, red[w]);
+	return a;
+}
+
+// The same combined as Triton's tl.reduce and ATen's blockReduce do it: a
+// shuffle tree within each warp, the warps' partials through shared memory,
+// then a shuffle tree over those in every warp (log2 steps, where block_all
+// combines the partials one after another in every thread: with 16 warps
+// that cost more than a softmax row of 4096 itself). Op::ident() pads the
+// lanes past the last warp.
+template <typename Op> __device__ typename Op::acc_t block_all_tree(typename Op::acc_t a, Op op)
+{
+	typedef typename Op::acc_t A;
+	__shared__ A red[32];
+	for (int o = 16; o > 0; o >>= 1)
+		a = op.combine(a, shfl(a, o));
+	__syncthreads(); // red[] may still be read by a previous call
+	if ((threadIdx.x & 31) == 0)
+		red[threadIdx.x >> 5] = a;
+	__syncthreads();
+	int lane = threadIdx.x & 31;
+	a = lane < (int)(blockDim.x >> 5) ? red[lane] : op.ident();
+	for (int o = 16; o > 0; o >>= 1)
+		a = op.combine(a, shfl(a, o));
 	return a;
 }
 
@@ -485,9 +513,10 @@ template <bool LAST, int VEC> __device__ __forceinline__ vec_t<float, VEC> ld_ev
 // x[t[row]] (no write pass; NaN for a target outside [0, C)). fp32; VEC
 // divides C; U vector loads a thread an iteration, all issued before their
 // uses, each into its own VEC slots (RBLOCK = U x VEC x threads). Softmax and
-// log_softmax load x with Inductor's eviction policies: evict_last in the
-// first loop (x is loaded again), evict_first in the second (its last use).
-template <int VEC, int U, int KIND>
+// log_softmax load x with Inductor's eviction policies when HINT: evict_last
+// in the first loop (x is loaded again), evict_first in the second (its last
+// use); plain loads otherwise.
+template <int VEC, int U, int KIND, bool HINT = KIND != ONLINE_XENT>
 __global__ void __launch_bounds__(1024)
 online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int64_t *__restrict__ t,
 		   long long C)
@@ -507,8 +536,8 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 #pragma unroll
 		for (int u = 0; u < U; u++)
 			if (q0 + (long long)u * blockDim.x < nv)
-				v[u] = KIND == ONLINE_XENT ? xr[q0 + (long long)u * blockDim.x]
-							   : ld_evict<true, VEC>(xr + q0 + (long long)u * blockDim.x);
+				v[u] = HINT ? ld_evict<true, VEC>(xr + q0 + (long long)u * blockDim.x)
+					    : xr[q0 + (long long)u * blockDim.x];
 #pragma unroll
 		for (int u = 0; u < U; u++) {
 			if (q0 + (long long)u * blockDim.x >= nv)
@@ -518,7 +547,7 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 				int k = u * VEC + j;
 				float mn = fmaxf(m[k], v[u].v[j]);
 				if (mn != -INFINITY) { // else nothing but -inf yet: (m, s) stays (-inf, 0)
-					s[k] = s[k] * expf(m[k] - mn) + expf(v[u].v[j] - mn);
+					s[k] = s[k] * exp2f((m[k] - mn) * LOG2E) + exp2f((v[u].v[j] - mn) * LOG2E);
 					m[k] = mn;
 				}
 			}
@@ -529,7 +558,7 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 #pragma unroll
 	for (int j = 1; j < U * VEC; j++)
 		a = op.combine(a, online_t{m[j], s[j]});
-	a = block_all(a, op);
+	a = block_all_tree(a, op);
 	if (KIND == ONLINE_XENT) {
 		if (threadIdx.x == 0) {
 			long long k = t[blockIdx.x];
@@ -540,10 +569,10 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 	float ls = logf(a.s);
 	V *yr = reinterpret_cast<V *>(y + (long long)blockIdx.x * C);
 	for (long long q = threadIdx.x; q < nv; q += blockDim.x) {
-		V v = ld_evict<false, VEC>(xr + q), o;
+		V v = HINT ? ld_evict<false, VEC>(xr + q) : xr[q], o;
 #pragma unroll
 		for (int j = 0; j < VEC; j++)
-			o.v[j] = KIND == ONLINE_LOG_SOFTMAX ? v.v[j] - a.m - ls : expf(v.v[j] - a.m) / a.s;
+			o.v[j] = KIND == ONLINE_LOG_SOFTMAX ? v.v[j] - a.m - ls : exp2f((v.v[j] - a.m) * LOG2E) / a.s;
 		yr[q] = o;
 	}
 }
@@ -552,14 +581,18 @@ online_rows_kernel(const float *__restrict__ x, float *__restrict__ y, const int
 // (triton_heuristics: XBLOCK = 1, R0_BLOCK = min(next_pow2(C), 2048),
 // num_warps = R0_BLOCK / 128 between 2 and 16): 512 threads from C = 2048 on,
 // one float4 a thread an iteration (R0_BLOCK / threads = 4). Cross-entropy
-// has no second pass: Inductor's looped reduction as it runs it, 256 threads
-// (num_warps = 8), RBLOCK = 2048 (two float4 a thread an iteration), 8 rows
-// an SM in flight. y: [R, C], or loss [R] with t.
+// has no second pass: Inductor's looped reduction as it launches it at
+// cross_entropy's benchmark shape (tools/torch_kernels.py --launches on the
+// H200: a block of 512 threads a row), two float4 a thread an iteration.
+// y: [R, C], or loss [R] with t. threads: a block's threads where a task's
+// notes say why it differs from that rule (0: the rule).
 template <int KIND>
-int online_rows(const float *x, float *y, const int64_t *t, long long R, long long C, cudaStream_t s)
+int online_rows(const float *x, float *y, const int64_t *t, long long R, long long C, cudaStream_t s,
+		unsigned threads = 0)
 {
-	unsigned threads = LOOP_THREADS;
-	if (KIND != ONLINE_XENT) {
+	if (!threads && KIND == ONLINE_XENT)
+		threads = 512;
+	if (!threads) {
 		long long r0 = 1;
 		while (r0 < C && r0 < 2048)
 			r0 <<= 1;
