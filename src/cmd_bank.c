@@ -14,6 +14,7 @@
 #include "bank.h"
 #include "bank_dup.h"
 #include "bank_export.h"
+#include "bank_grade.h"
 #include "bank_new.h"
 #include "bank_split.h"
 #include "bank_tol.h"
@@ -22,7 +23,7 @@
 #include "util.h"
 
 static const char bank_usage[] =
-	"usage: ka bank list|show|validate [--bank PATH] [--split S] [TASK...]\n"
+	"usage: ka bank list|show|validate [--bank PATH] [--split S] [--grade] [TASK...]\n"
 	"       ka bank split [--bank PATH] [--train-frac F] [--seed S]\n"
 	"       ka bank check-disjoint BANK_A BANK_B\n"
 	"       ka bank export --format jsonl [--bank PATH] -o OUT\n"
@@ -58,6 +59,15 @@ static const char bank_usage[] =
 	"  --split S     only the tasks of split S (train, dev or all) of splits.json\n"
 	"  --no-opencl   skip the OpenCL C compile;  --no-cuda  skip the CUDA compile\n"
 	"  --no-grader   calibrate without running solutions/opencl.c in the grader\n"
+	"  --grade       validate, then grade every task's solution with the full\n"
+	"                protocol on the device (its eager.cu and compiled.cu run\n"
+	"                beside it and are checked against gold) and print the\n"
+	"                calibration table: times, speedups, eager.cu / PyTorch eager\n"
+	"                and compiled.cu / torch.compile from the bank's calibration\n"
+	"                of this GPU; exit 1 unless every solution is ok\n"
+	"  --target T    with --grade: cuda (solutions/cuda.cu, the default) or opencl\n"
+	"  --json FILE   with --grade: one grade result a task, JSON lines\n"
+	"  --workdir DIR, --max-seconds S, --min-samples N, --max-samples N: as ka grade\n"
 	"\n"
 	"exit codes: 0 ok; 1 a task failed validation; 2 bad usage, unreadable bank,\n"
 	"or a task that does not load or whose reference does not compile.\n";
@@ -165,6 +175,8 @@ static void print_show(const struct ka_task *t)
 struct bank_args {
 	const char *bank, *split, *format, *out, *tier;
 	int no_opencl, no_cuda, write, no_grader, have_seed, have_frac;
+	int grade; /* validate --grade: bank_grade_run on the tasks that passed */
+	struct bank_grade_opts g;
 	uint64_t seed;
 	double train_frac;
 };
@@ -339,7 +351,10 @@ static int do_validate(const struct bank_args *a, const struct bank_list *tasks)
 	}
 	printf("validated %d task%s: %d passed, %d failed (%d bad input, %d degenerate)\n",
 	       tasks->n, tasks->n == 1 ? "" : "s", n_ok, n_bad + n_degen, n_bad, n_degen);
-	return n_bad ? KA_EXIT_USAGE : n_degen ? KA_EXIT_FAIL : KA_EXIT_OK;
+	int rc = n_bad ? KA_EXIT_USAGE : n_degen ? KA_EXIT_FAIL : KA_EXIT_OK;
+	if (!a->grade || rc)
+		return rc;
+	return bank_grade_run(&a->g, tasks);
 }
 
 #define BANK_TOOLS "split, check-disjoint, export, new, calibrate-tolerance, standardize"
@@ -361,7 +376,12 @@ int cmd_bank(int argc, char **argv)
 					     {"tier", required_argument, NULL, 't'},
 					     {"write", no_argument, NULL, 'W'},
 					     {"no-grader", no_argument, NULL, 'G'},
+					     {"grade", no_argument, NULL, 'g'},
+					     {"target", required_argument, NULL, 'T'},
+					     {"json", required_argument, NULL, 'j'},
+					     {"workdir", required_argument, NULL, 'w'},
 					     {"help", no_argument, NULL, 'h'},
+					     CLI_PROTOCOL_OPTIONS,
 					     {NULL, 0, NULL, 0}};
 	if (argc > 1 && !strcmp(argv[1], "standardize"))
 		return cmd_bank_standardize(argc - 1, argv + 1);
@@ -370,7 +390,9 @@ int cmd_bank(int argc, char **argv)
 		return KA_EXIT_OK;
 	}
 	struct bank_args a = {.seed = BANK_SPLIT_DEFAULT_SEED,
-			      .train_frac = BANK_SPLIT_DEFAULT_FRAC};
+			      .train_frac = BANK_SPLIT_DEFAULT_FRAC,
+			      .g = {.target = "cuda", .workdir = "out/.grade"}};
+	grade_protocol_default(&a.g.proto);
 	int c, rc;
 	optind = 1;
 	opterr = 0;
@@ -385,6 +407,16 @@ int cmd_bank(int argc, char **argv)
 		case 't': a.tier = optarg; break;
 		case 'W': a.write = 1; break;
 		case 'G': a.no_grader = 1; break;
+		case 'g': a.grade = 1; break;
+		case 'T': a.g.target = optarg; break;
+		case 'j': a.g.json = optarg; break;
+		case 'w':
+			a.g.workdir = optarg;
+			break;
+		CLI_PROTOCOL_CASES:
+			if ((rc = cli_protocol_option("bank", c, optarg, &a.g.proto)))
+				return rc;
+			break;
 		case 'F':
 			if ((rc = cli_opt_double("bank", "--train-frac", optarg, 0, 1, 1,
 						 &a.train_frac)))
@@ -419,6 +451,16 @@ int cmd_bank(int argc, char **argv)
 				       action, BANK_TOOLS);
 	if (!a.bank)
 		a.bank = bank_default_path();
+	a.g.bank = a.bank;
+	if ((rc = cli_protocol_check("bank", &a.g.proto)))
+		return rc;
+	if (strcmp(a.g.target, "cuda") && strcmp(a.g.target, "opencl"))
+		return cli_usage_error("bank", "--target must be cuda or opencl, not '%s'",
+				       a.g.target);
+	if (!a.grade && (a.g.json || strcmp(a.g.target, "cuda")))
+		return cli_usage_error("bank", "--target and --json go with --grade");
+	if (a.grade && strcmp(action, "validate"))
+		return cli_usage_error("bank", "--grade goes with validate, not %s", action);
 	int nargs = argc - optind;
 	char **args = argv + optind;
 	if (!strcmp(action, "split")) {

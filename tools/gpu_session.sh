@@ -15,7 +15,7 @@
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
 # rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), attncal (the
 # attention tasks: calibrate.py in their baseline_torch form, then bank_gpu.sh),
-# thrq (the 32-candidate throughput runs only), cuptidiag (tools/diag/cupti_*.cu), diag (tools/diag/hang_hunt.sh:
+# thrq (the 32-candidate throughput runs only), cuptidiag (tools/diag/cupti_*.cu), bankgrade (ka bank validate --grade, whole bank), diag (tools/diag/hang_hunt.sh:
 # the L1 track on CUDA three times with a watchdog that dumps compile
 # processes older than 20 s). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
@@ -195,6 +195,13 @@ if want edges; then stamp edges
 			--json "$OUT/edges-$(basename "$t").json" --workdir "$OUT/w" 2>&1 |
 			grep -E '^(verdict|detail|time|eager|compiled|seconds)|grader failure'
 	done
+fi
+# bankgrade: `ka bank validate --grade` on the whole bank (issues 13 to 15:
+# the calibration table of every task; $OUT/bankgrade.txt and .jsonl).
+if want bankgrade; then stamp bankgrade
+	timeout "$(left)" "$KA" bank validate --grade --max-seconds 1 --workdir "$OUT/w" \
+		--json "$OUT/bankgrade.jsonl" >"$OUT/bankgrade.txt" 2>&1
+	echo "exit $?"; grep -E "^\||^out of|solutions ok" "$OUT/bankgrade.txt" | tail -70
 fi
 # cuptidiag: the CUPTI diagnostics (tools/diag/cupti_*.cu; docs/PERF.md, "CUPTI").
 if want cuptidiag; then stamp cuptidiag
