@@ -14,13 +14,16 @@
 
 #define SOURCE_CAP (1 << 20)
 
-double bank_grade_ratio(double median_us, const json_t *cal_form)
+/* The ratio of a baseline's median (us) to the calibration's record
+ * {"median_us": ...}: 0 when either is missing or not a positive number. */
+static double cal_ratio(double median_us, const json_t *cal_form)
 {
 	double ref = json_number_value(json_object_get(cal_form, "median_us"));
 	return median_us > 0 && ref > 0 ? median_us / ref : 0;
 }
 
-int bank_grade_in_band(double eager_ratio, double compiled_ratio)
+/* 1 when both ratios are in the band. */
+static int in_band(double eager_ratio, double compiled_ratio)
 {
 	return eager_ratio >= BANK_BAND_LO && eager_ratio <= BANK_BAND_HI &&
 	       compiled_ratio >= BANK_BAND_LO && compiled_ratio <= BANK_BAND_HI;
@@ -61,6 +64,18 @@ static json_t *calibration_tasks(const char *bank, const char *gpu, json_t **roo
 	return *root ? json_object_get(*root, "tasks") : NULL;
 }
 
+/* A table cell of text: at most cap - 1 bytes of s, with '|' and line
+ * breaks made spaces so that a row stays one row. */
+static void cell(char *out, size_t cap, const char *s)
+{
+	size_t n = strnlen(s, cap - 1);
+	memcpy(out, s, n);
+	out[n] = 0;
+	for (char *c = out; *c; c++)
+		if (*c == '|' || *c == '\n' || *c == '\r')
+			*c = ' ';
+}
+
 static void fig_us(char *out, size_t cap, const struct grade_figure *f)
 {
 	if (f->valid)
@@ -95,14 +110,15 @@ static void grade_one(struct grade_session *s, const struct bank_grade_opts *o, 
 		      char *name, size_t name_cap)
 {
 	struct ka_err e;
-	char row[1024], detail[512] = "";
+	char row[1024], detail[512] = "", msg[400];
 	*ok = 0;
 	*er = *cr = 0;
 	*stale = 0;
 	snprintf(name, name_cap, "%s", dir);
 	struct ka_task *t = task_load(dir, &e);
 	if (!t) {
-		printf("| %s | bad task | %s |\n", dir, e.msg);
+		cell(msg, sizeof msg, e.msg);
+		printf("| %s | bad task | %s |\n", dir, msg);
 		return;
 	}
 	bank_trust(t);
@@ -112,13 +128,15 @@ static void grade_one(struct grade_session *s, const struct bank_grade_opts *o, 
 	char *src = NULL;
 	size_t len = 0;
 	if (util_read_file(path, SOURCE_CAP, &src, &len, &e)) {
-		printf("| %s | no solution | %s |\n", t->name, e.msg);
+		cell(msg, sizeof msg, e.msg);
+		printf("| %s | no solution | %s |\n", t->name, msg);
 		goto out;
 	}
 	struct grade_result r;
 	int x = grade_candidate(s, t, src, len, NULL, &r, &e);
 	if (x) {
-		printf("| %s | grader failure | %s |\n", t->name, e.msg);
+		cell(msg, sizeof msg, e.msg);
+		printf("| %s | grader failure | %s |\n", t->name, msg);
 		goto out;
 	}
 	*ok = r.verdict == VERDICT_OK;
@@ -130,10 +148,10 @@ static void grade_one(struct grade_session *s, const struct bank_grade_opts *o, 
 			cf = json_string_value(json_object_get(rec, "torch"));
 		*stale = !cf || !form || strcmp(cf, form);
 		if (!*stale) {
-			*er = bank_grade_ratio(r.eager_us.valid ? r.eager_us.median : 0,
-					       json_object_get(rec, "eager"));
-			*cr = bank_grade_ratio(r.compiled_us.valid ? r.compiled_us.median : 0,
-					       json_object_get(rec, "compiled"));
+			*er = cal_ratio(r.eager_us.valid ? r.eager_us.median : 0,
+					json_object_get(rec, "eager"));
+			*cr = cal_ratio(r.compiled_us.valid ? r.compiled_us.median : 0,
+					json_object_get(rec, "compiled"));
 		}
 	}
 	char tu[32], eu[32], cu[32], se[64], sc[64], re[16], rc[16];
@@ -144,8 +162,10 @@ static void grade_one(struct grade_session *s, const struct bank_grade_opts *o, 
 	fig_ci(sc, sizeof sc, &r.speedup_compiled);
 	ratio_str(re, sizeof re, *er, *stale);
 	ratio_str(rc, sizeof rc, *cr, *stale);
-	if (!*ok)
-		snprintf(detail, sizeof detail, " (%.400s)", r.detail);
+	if (!*ok) {
+		cell(msg, sizeof msg, r.detail);
+		snprintf(detail, sizeof detail, " (%s)", msg);
+	}
 	snprintf(row, sizeof row, "| %s | %s%s | %s | %s | %s | %s | %s | %s | %s |", t->name,
 		 verdict_name(r.verdict), detail, tu, eu, cu, se, sc, re, rc);
 	printf("%s\n", row);
@@ -197,7 +217,7 @@ int bank_grade_run(const struct bank_grade_opts *o, const struct bank_list *task
 		n_ok += ok;
 		if (er > 0 && cr > 0) {
 			n_cal++;
-			if (bank_grade_in_band(er, cr)) {
+			if (in_band(er, cr)) {
 				n_band++;
 			} else {
 				util_buf_printf(&out, "%s%s (%.3f, %.3f)", out.len ? ", " : "",

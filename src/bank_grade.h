@@ -24,13 +24,6 @@ struct bank_grade_opts {
 	struct grade_protocol proto;
 };
 
-/* The ratio of a baseline's median (us) to the calibration's record
- * {"median_us": ...}: 0 when either is missing or not a positive number. */
-double bank_grade_ratio(double median_us, const json_t *cal_form);
-
-/* 1 when both ratios are in the band (each 0: not counted, returns 0). */
-int bank_grade_in_band(double eager_ratio, double compiled_ratio);
-
 /* Grade the solution of every task of tasks (each already validated),
  * printing the table on stdout as each row is ready and writing o->json.
  * KA_EXIT_OK when every solution graded ok (its baselines checked against
