@@ -196,11 +196,15 @@ if want edges; then stamp edges
 			grep -E '^(verdict|detail|time|eager|compiled|seconds)|grader failure'
 	done
 fi
-# bankgrade: `ka bank validate --grade` on the whole bank (issues 13 to 15:
-# the calibration table of every task; $OUT/bankgrade.txt and .jsonl).
+# bankgrade: `ka bank validate --grade` (issues 13 to 15: the calibration
+# table; $OUT/bankgrade.txt and .jsonl) of BANKGRADE_TASKS (tier folders or task
+# names; default the whole bank, ~14 s a task: more than one call's 10
+# minutes, so bank/public/L1 in one call and "bank/public/L2 bank/public/L3"
+# in the next).
 if want bankgrade; then stamp bankgrade
+	# shellcheck disable=SC2086
 	timeout "$(left)" "$KA" bank validate --grade --max-seconds 1 --workdir "$OUT/w" \
-		--json "$OUT/bankgrade.jsonl" >"$OUT/bankgrade.txt" 2>&1
+		--json "$OUT/bankgrade.jsonl" ${BANKGRADE_TASKS:-} >"$OUT/bankgrade.txt" 2>&1
 	echo "exit $?"; grep -E "^\||^out of|solutions ok" "$OUT/bankgrade.txt" | tail -70
 fi
 # cuptidiag: the CUPTI diagnostics (tools/diag/cupti_*.cu; docs/PERF.md, "CUPTI").
