@@ -175,7 +175,7 @@ static void print_show(const struct ka_task *t)
 struct bank_args {
 	const char *bank, *split, *format, *out, *tier;
 	int no_opencl, no_cuda, write, no_grader, have_seed, have_frac;
-	int grade; /* validate --grade: bank_grade_run on the tasks that passed */
+	int grade; /* validate --grade: bank_grade_run once every task passed */
 	struct bank_grade_opts g;
 	uint64_t seed;
 	double train_frac;
