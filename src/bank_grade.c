@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bank_grade.h"
 #include "cli.h"
@@ -45,10 +46,8 @@ static json_t *calibration_tasks(const char *bank, const char *gpu, json_t **roo
 			  xasprintf("%s/calibration/%s.json", dirname(copy), name)};
 	*root = NULL;
 	for (int i = 0; i < 2 && !*root; i++) {
-		FILE *f = fopen(paths[i], "re");
-		if (!f)
+		if (access(paths[i], F_OK))
 			continue;
-		fclose(f);
 		json_error_t je;
 		*root = json_load_file(paths[i], 0, &je);
 		if (!*root || !json_is_object(json_object_get(*root, "tasks"))) {

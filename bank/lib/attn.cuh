@@ -424,7 +424,7 @@ __device__ __forceinline__ sf_row sf_row_of(const float *x, long long C, fast_di
 }
 
 // Persistent: PER vectors of V scores a thread, PER * V * 256 >= C.
-template <int V, int PER, typename TO, bool TREE = true>
+template <int V, int PER, typename TO>
 __global__ void __launch_bounds__(SF_THREADS)
 softmax_persistent_kernel(const float *__restrict__ x, TO *__restrict__ y, long long C, fast_div by_sq, float scale,
 			  mask_spec mk)
@@ -450,7 +450,7 @@ softmax_persistent_kernel(const float *__restrict__ x, TO *__restrict__ y, long 
 			v[k].v[j] = c >= r.lo && c <= r.hi ? v[k].v[j] * scale : -INFINITY;
 			m = fmaxf(m, v[k].v[j]);
 		}
-	m = TREE ? ka::block_all_tree(m, ka::max_op()) : ka::block_all(m, ka::max_op());
+	m = ka::block_all_tree(m, ka::max_op());
 	float mm = m == -INFINITY ? 0.f : m; // a fully masked row: zeros
 #pragma unroll
 	for (int k = 0; k < PER; k++)
@@ -459,7 +459,7 @@ softmax_persistent_kernel(const float *__restrict__ x, TO *__restrict__ y, long 
 			v[k].v[j] = exp2f((v[k].v[j] - mm) * LOG2E);
 			s += v[k].v[j];
 		}
-	s = TREE ? ka::block_all_tree(s, ka::sum_op{1.f}) : ka::block_all(s, ka::sum_op{1.f});
+	s = ka::block_all_tree(s, ka::sum_op{1.f});
 	float inv = s > 0.f ? 1.f / s : 0.f;
 	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + r.off);
 #pragma unroll
@@ -487,7 +487,7 @@ __device__ __forceinline__ void sf_chunk(const vec_t<float, V> *__restrict__ xr,
 }
 
 // Looped: U = RBLOCK / (256 V) vectors a thread an iteration.
-template <int V, typename TO, bool TREE = true>
+template <int V, typename TO>
 __global__ void __launch_bounds__(SF_THREADS)
 softmax_looped_kernel(const float *__restrict__ x, TO *__restrict__ y, long long C, fast_div by_sq, float scale,
 		      mask_spec mk)
@@ -520,7 +520,7 @@ softmax_looped_kernel(const float *__restrict__ x, TO *__restrict__ y, long long
 #pragma unroll
 	for (int k = 1; k < U * V; k++)
 		a = op.combine(a, ka::online_t{m[k], s[k]});
-	a = TREE ? ka::block_all_tree(a, op) : ka::block_all(a, op);
+	a = ka::block_all_tree(a, op);
 	float mm = a.m == -INFINITY ? 0.f : a.m, inv = a.s > 0.f ? 1.f / a.s : 0.f;
 	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + r.off);
 	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
@@ -553,47 +553,31 @@ __global__ void __launch_bounds__(SF_THREADS)
 softmax_looped3_kernel(const float *__restrict__ x, TO *__restrict__ y, long long C, float scale)
 {
 	constexpr int U = SF_RBLOCK / (SF_THREADS * V);
-	const vec_t<float, V> *xr = reinterpret_cast<const vec_t<float, V> *>(x + (long long)blockIdx.x * C);
-	int nv = (int)(C / V);
+	typedef vec_t<float, V> VF;
+	const VF *xr = reinterpret_cast<const VF *>(x + (long long)blockIdx.x * C);
+	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + (long long)blockIdx.x * C);
+	long long nv = C / V;
 	float m = -INFINITY, s = 0.f;
-	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
-		vec_t<float, V> v[U];
-		sf_chunk<V, U>(xr, q0, nv, v);
+	ka::row_vectors<U>(xr, nv, [&](const VF &v, long long) {
 #pragma unroll
-		for (int u = 0; u < U; u++)
-#pragma unroll
-			for (int j = 0; j < V; j++)
-				if (q0 + u * SF_THREADS < nv)
-					m = ka::max_op().reduce(m, v[u].v[j] * scale, 0);
-	}
+		for (int j = 0; j < V; j++)
+			m = ka::max_op().reduce(m, v.v[j] * scale, 0);
+	});
 	m = ka::block_all_tree(m, ka::max_op());
-	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
-		vec_t<float, V> v[U];
-		sf_chunk<V, U>(xr, q0, nv, v);
+	ka::row_vectors<U>(xr, nv, [&](const VF &v, long long) {
 #pragma unroll
-		for (int u = 0; u < U; u++)
-#pragma unroll
-			for (int j = 0; j < V; j++)
-				if (q0 + u * SF_THREADS < nv)
-					s += exp2f((v[u].v[j] * scale - m) * LOG2E);
-	}
+		for (int j = 0; j < V; j++)
+			s += exp2f((v.v[j] * scale - m) * LOG2E);
+	});
 	s = ka::block_all_tree(s, ka::sum_op{1.f});
 	float inv = 1.f / s;
-	vec_t<TO, V> *yr = reinterpret_cast<vec_t<TO, V> *>(y + (long long)blockIdx.x * C);
-	for (int q0 = threadIdx.x; q0 < nv; q0 += U * SF_THREADS) {
-		vec_t<float, V> v[U];
-		sf_chunk<V, U>(xr, q0, nv, v);
+	ka::row_vectors<U>(xr, nv, [&](const VF &v, long long q) {
+		vec_t<TO, V> o;
 #pragma unroll
-		for (int u = 0; u < U; u++) {
-			if (q0 + u * SF_THREADS >= nv)
-				continue;
-			vec_t<TO, V> o;
-#pragma unroll
-			for (int j = 0; j < V; j++)
-				o.v[j] = from_f<TO>(exp2f((v[u].v[j] * scale - m) * LOG2E) * inv);
-			yr[q0 + u * SF_THREADS] = o;
-		}
-	}
+		for (int j = 0; j < V; j++)
+			o.v[j] = from_f<TO>(exp2f((v.v[j] * scale - m) * LOG2E) * inv);
+		yr[q] = o;
+	});
 }
 
 // y = softmax(mask(x * scale), -1).to(TO) over R rows of C; Sq: the queries

@@ -35,9 +35,10 @@
 //     reading the row again (from L2) and writing the outputs.
 //   - online_rows: Inductor's online softmax for a looped reduction: one
 //     pass keeping a running (max, sum of exp(x - max)) per element slot
-//     (two exp an element, Triton's exp2(x * log2 e)), one float4 load a thread an iteration, a
-//     block combine by shuffle trees (block_all_tree, as Triton reduces
-//     across warps), then a write pass (softmax, log_softmax: R0_BLOCK = 2048, 512 threads, x
+//     (two exp an element, Triton's exp2(x * log2 e)), one float4 load a
+//     thread an iteration, a block combine by shuffle trees
+//     (block_all_tree, as Triton reduces across warps), then a write pass
+//     (softmax, log_softmax: R0_BLOCK = 2048, 512 threads, x
 //     loaded evict_last in the first pass and evict_first in the second, as
 //     Inductor asks for a buffer a loop loads again), or only the loss
 //     lse - x[t] (cross-entropy).
@@ -61,18 +62,33 @@ namespace ka {
 // exp is exp2f(x * LOG2E).
 static const float LOG2E = 1.4426950408889634f;
 
+// The op's accumulator combined over a warp by a shuffle tree; every lane
+// returns the same value.
+template <typename Op> __device__ typename Op::acc_t warp_all(typename Op::acc_t a, Op op)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		a = op.combine(a, shfl(a, o));
+	return a;
+}
+
+// Each warp's combined accumulator into red[warp] (blockDim.x threads, a
+// multiple of 32, at most 1024); on return every warp's entry is set.
+template <typename Op> __device__ void warp_partials(typename Op::acc_t a, Op op, typename Op::acc_t *red)
+{
+	a = warp_all(a, op);
+	__syncthreads(); // red[] may still be read by a previous call
+	if ((threadIdx.x & 31) == 0)
+		red[threadIdx.x >> 5] = a;
+	__syncthreads();
+}
+
 // The op's accumulator combined over the whole block (blockDim.x threads, a
 // multiple of 32, at most 1024); every thread returns the same value.
 template <typename Op> __device__ typename Op::acc_t block_all(typename Op::acc_t a, Op op)
 {
 	typedef typename Op::acc_t A;
 	__shared__ A red[32];
-	for (int o = 16; o > 0; o >>= 1)
-		a = op.combine(a, shfl(a, o));
-	__syncthreads(); // red[] may still be read by a previous call
-	if ((threadIdx.x & 31) == 0)
-		red[threadIdx.x >> 5] = a;
-	__syncthreads();
+	warp_partials(a, op, red);
 	a = red[0];
 	for (int w = 1; w < (int)(blockDim.x >> 5); w++)
 		a = op.combine(a, red[w]);
@@ -89,17 +105,9 @@ template <typename Op> __device__ typename Op::acc_t block_all_tree(typename Op:
 {
 	typedef typename Op::acc_t A;
 	__shared__ A red[32];
-	for (int o = 16; o > 0; o >>= 1)
-		a = op.combine(a, shfl(a, o));
-	__syncthreads(); // red[] may still be read by a previous call
-	if ((threadIdx.x & 31) == 0)
-		red[threadIdx.x >> 5] = a;
-	__syncthreads();
+	warp_partials(a, op, red);
 	int lane = threadIdx.x & 31;
-	a = lane < (int)(blockDim.x >> 5) ? red[lane] : op.ident();
-	for (int o = 16; o > 0; o >>= 1)
-		a = op.combine(a, shfl(a, o));
-	return a;
+	return warp_all(lane < (int)(blockDim.x >> 5) ? red[lane] : op.ident(), op);
 }
 
 // f(v, q) for each vector q = threadIdx.x + k * blockDim.x < nv of p, in

@@ -11,8 +11,10 @@
  * bank/lib/attn.cuh's fused softmax of the compiled attention (fp32 scores
  * to 16-bit probabilities, 256 threads) at sdpa_bf16_d128's scores (131072
  * rows of 2048: the looped kernel) and sdpa_f16_d64's (131072 of 1024: the
- * persistent one), its block combine by a tree or one warp after another,
- * and the unmasked looped one in three loops (softmax_looped3_kernel).
+ * persistent one), and the unmasked looped one in three loops
+ * (softmax_looped3_kernel). (The warp-by-warp block combine these kernels
+ * had before, timed beside them in docs/PERF.md, is in this probe and
+ * bank/lib/attn.cuh as of commit aefcfb5.)
  *
  * Build: nvcc -O3 -std=c++17 -arch=sm_90a -Ibank/lib -Iinclude \
  *          -o online_rows_probe tools/diag/online_rows_probe.cu -lcublas -lcublasLt
@@ -132,9 +134,9 @@ int main()
 	ka::fast_div by_sq = ka::make_fast_div(2048, AR);
 	__nv_bfloat16 *yb = (__nv_bfloat16 *)y;
 	run(
-		"sdpa_bf16_d128 looped, bf16, block combine by a tree",
+		"sdpa_bf16_d128 looped, bf16, online",
 		[&] {
-			attn::softmax_looped_kernel<4, __nv_bfloat16, true>
+			attn::softmax_looped_kernel<4, __nv_bfloat16>
 				<<<AR, attn::SF_THREADS>>>(x, yb, 2048, by_sq, scale, mk);
 		},
 		flush, flush_bytes);
@@ -145,26 +147,12 @@ int main()
 				<<<AR, attn::SF_THREADS>>>(x, yb, 2048, scale);
 		},
 		flush, flush_bytes);
-	run(
-		"sdpa_bf16_d128 looped, bf16, block combine warp by warp",
-		[&] {
-			attn::softmax_looped_kernel<4, __nv_bfloat16, false>
-				<<<AR, attn::SF_THREADS>>>(x, yb, 2048, by_sq, scale, mk);
-		},
-		flush, flush_bytes);
 	by_sq = ka::make_fast_div(1024, AR);
 	__half *yh = (__half *)y;
 	run(
-		"sdpa_f16_d64 persistent, f16, block combine by a tree",
+		"sdpa_f16_d64 persistent, f16",
 		[&] {
-			attn::softmax_persistent_kernel<4, 1, __half, true>
-				<<<AR, attn::SF_THREADS>>>(x, yh, 1024, by_sq, scale, mk);
-		},
-		flush, flush_bytes);
-	run(
-		"sdpa_f16_d64 persistent, f16, block combine warp by warp",
-		[&] {
-			attn::softmax_persistent_kernel<4, 1, __half, false>
+			attn::softmax_persistent_kernel<4, 1, __half>
 				<<<AR, attn::SF_THREADS>>>(x, yh, 1024, by_sq, scale, mk);
 		},
 		flush, flush_bytes);
