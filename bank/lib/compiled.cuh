@@ -28,7 +28,8 @@
 //     16-byte vector atomic a thread's 4 elements on sm_90, as Triton's).
 //   - generate: a pointwise kernel with no same-index input, y[i] = f(i)
 //     (the functor does its own, maybe indirect, loads): Inductor's kernel
-//     for an index expression such as embedding, one_hot or cat + slice.
+//     for an index expression such as embedding, one_hot or cat + slice;
+//     generate_spans when each thread's run of outputs reads whole vectors.
 //   - block_scan_rows: cumsum along rows, one block per row looping over the
 //     row in chunks with a carry (Inductor's scan kernel, tl.associative_scan
 //     in a reduction loop).
@@ -43,6 +44,30 @@ namespace ka {
 
 static const int PW_THREADS = 128; // num_warps = 4
 static const int PW_BLOCK = 1024;  // XBLOCK
+
+// Triton's fp32 `/`: PTX div.full.f32 (a reciprocal and a multiply, within
+// 2 ulp), where nvcc's `/` is the IEEE division (a subroutine with a slow
+// path). The emulator's host form is `/`.
+__device__ __forceinline__ float triton_div(float a, float b)
+{
+#ifdef KA_CUDA_EMU
+	return a / b;
+#else
+	float r;
+	asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+	return r;
+#endif
+}
+
+// Inductor's welford_reduce step (triton_helpers): var_op's, with Triton's
+// division; the combine (rare: once per lane at the end) stays var_op's.
+struct triton_welford_op : var_op {
+	__device__ welford_t reduce(welford_t a, float x, long long) const
+	{
+		float n = a.n + 1.f, d = x - a.mean, mean = a.mean + triton_div(d, n);
+		return welford_t{n, mean, a.m2 + d * (x - mean)};
+	}
+};
 
 // y[i] = f(x[i], i) for i in [0, n): vectors of V elements, 1024 per block.
 template <int V, typename Ti, typename To, typename F>
@@ -323,7 +348,11 @@ template <typename T> int tiled_transpose(const T *x, T *y, long long B, long lo
 
 // y[i] = f(i) for i in [0, n): the pointwise layout above (1024 elements
 // per block, 8 per thread), stored as 16-byte vectors when y is aligned.
-template <int V, typename To, typename F>
+// SPAN: f also gives V consecutive outputs at once, f.template span<V>(i0)
+// for i0 a multiple of V (n too), as vectors it loads whole: Triton's
+// vector loads, where its analysis proves an operand's offsets contiguous
+// and 16-byte aligned over a thread's V elements (generate_spans).
+template <int V, bool SPAN, typename To, typename F>
 __global__ void __launch_bounds__(PW_THREADS) generate_kernel(To *__restrict__ y, long long n, F f)
 {
 	long long b0 = (long long)blockIdx.x * PW_BLOCK;
@@ -332,9 +361,13 @@ __global__ void __launch_bounds__(PW_THREADS) generate_kernel(To *__restrict__ y
 		long long i0 = b0 + ((long long)g * PW_THREADS + threadIdx.x) * V;
 		if (i0 + V <= n) {
 			vec_t<To, V> r;
+			if constexpr (SPAN) {
+				r = f.template span<V>(i0);
+			} else {
 #pragma unroll
-			for (int j = 0; j < V; j++)
-				r.v[j] = f(i0 + j);
+				for (int j = 0; j < V; j++)
+					r.v[j] = f(i0 + j);
+			}
 			*reinterpret_cast<vec_t<To, V> *>(y + i0) = r;
 		} else {
 			for (long long i = i0; i < n && i < i0 + V; i++)
@@ -347,9 +380,22 @@ template <typename To, typename F> int generate(To *y, long long n, F f, cudaStr
 {
 	constexpr int V = 16 / sizeof(To) < 8 ? 16 / sizeof(To) : 8;
 	if (aligned16(y))
-		generate_kernel<V><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+		generate_kernel<V, false><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
 	else
-		generate_kernel<1><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+		generate_kernel<1, false><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+	return launch_status();
+}
+
+// generate with f.template span<V> where `spans` (the caller's proof that
+// every V-aligned run of V outputs has its operands' V values contiguous and
+// 16-byte aligned) holds and y is aligned; f(i) alone otherwise.
+template <typename To, typename F> int generate_spans(To *y, long long n, F f, bool spans, cudaStream_t s)
+{
+	constexpr int V = 16 / sizeof(To) < 8 ? 16 / sizeof(To) : 8;
+	if (spans && aligned16(y) && n % V == 0)
+		generate_kernel<V, true><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
+	else
+		return generate(y, n, f, s);
 	return launch_status();
 }
 

@@ -1,14 +1,64 @@
 // row_var, CUDA solution: torch.var(x, dim=-1).
 //
-// One warp per row, 8 rows per 256-thread block: each lane streams the row
-// with float4 loads (when C % 4 == 0 and x is 16-byte aligned; scalar loads
-// otherwise), keeping independent per-lane partial results, then a
-// warp-shuffle tree combines the lanes and lane 0 writes the row's output.
-// x is read from memory once (twice for the variance: a first pass for the mean, the second mostly from L1/L2), the minimum traffic.
+// Rows that fit in registers (C <= 8192, C % 4 == 0, x 16-byte aligned):
+// one 256-thread block a row, each thread loading its float4s of the row at
+// once and keeping them; the block sums them for the mean, then the squared
+// deviations from the registers: an exact two-pass variance with x read
+// from memory once. Other rows: one warp per row, 8 rows per 256-thread
+// block, a first pass for the mean and a second for the deviations (mostly
+// from L1/L2), a warp-shuffle tree combining the lanes.
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
 #include "ka_kernel.h"
+
+static const int THREADS = 256;
+
+// The sum of v over the block, to every thread; sm holds THREADS / 32 floats.
+__device__ __forceinline__ float block_sum(float v, float *sm)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	if ((threadIdx.x & 31) == 0)
+		sm[threadIdx.x >> 5] = v;
+	__syncthreads();
+	float t = 0.f;
+#pragma unroll
+	for (int w = 0; w < THREADS / 32; w++)
+		t += sm[w];
+	return t;
+}
+
+// y[r] for the row of block r, its C / 4 float4s (at most PER * THREADS) in registers.
+template <int PER>
+__global__ void __launch_bounds__(THREADS) held_row_kernel(const float *__restrict__ x, float *__restrict__ y, long long C)
+{
+	__shared__ float sm_sum[THREADS / 32], sm_dev[THREADS / 32];
+	const float4 *xr = reinterpret_cast<const float4 *>(x + (long long)blockIdx.x * C);
+	int nv = (int)(C / 4);
+	float4 v[PER];
+	float s = 0.f;
+#pragma unroll
+	for (int k = 0; k < PER; k++) {
+		int q = k * THREADS + threadIdx.x;
+		v[k] = q < nv ? __ldcs(xr + q) : make_float4(0.f, 0.f, 0.f, 0.f);
+	}
+#pragma unroll
+	for (int k = 0; k < PER; k++)
+		s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+	float m = block_sum(s, sm_sum) / (float)C;
+	float d = 0.f;
+#pragma unroll
+	for (int k = 0; k < PER; k++) {
+		if (k * THREADS + (int)threadIdx.x < nv) {
+			float a = v[k].x - m, b = v[k].y - m, c = v[k].z - m, e = v[k].w - m;
+			d += (a * a + b * b) + (c * c + e * e);
+		}
+	}
+	d = block_sum(d, sm_dev);
+	if (threadIdx.x == 0)
+		y[blockIdx.x] = d / (float)(C - 1);
+}
 
 static const int ROWS = 8;
 
@@ -68,11 +118,23 @@ extern "C" int ka_launch(const struct ka_args *a, cudaStream_t stream)
 	long long R = a->params[0], C = a->params[1];
 	const float *x = (const float *)a->inputs[0].ptr;
 	float *y = (float *)a->outputs[0].ptr;
-	dim3 block(32, ROWS);
-	unsigned grid = (unsigned)((R + ROWS - 1) / ROWS);
-	if (C % 4 == 0 && ((uintptr_t)x & 15) == 0)
-		rows_kernel<true><<<grid, block, 0, stream>>>(x, y, R, C);
-	else
-		rows_kernel<false><<<grid, block, 0, stream>>>(x, y, R, C);
+	bool vec = C % 4 == 0 && ((uintptr_t)x & 15) == 0;
+	long long nv = C / 4;
+	if (vec && nv <= THREADS)
+		held_row_kernel<1><<<(unsigned)R, THREADS, 0, stream>>>(x, y, C);
+	else if (vec && nv <= 2 * THREADS)
+		held_row_kernel<2><<<(unsigned)R, THREADS, 0, stream>>>(x, y, C);
+	else if (vec && nv <= 4 * THREADS)
+		held_row_kernel<4><<<(unsigned)R, THREADS, 0, stream>>>(x, y, C);
+	else if (vec && nv <= 8 * THREADS)
+		held_row_kernel<8><<<(unsigned)R, THREADS, 0, stream>>>(x, y, C);
+	else {
+		dim3 block(32, ROWS);
+		unsigned grid = (unsigned)((R + ROWS - 1) / ROWS);
+		if (vec)
+			rows_kernel<true><<<grid, block, 0, stream>>>(x, y, R, C);
+		else
+			rows_kernel<false><<<grid, block, 0, stream>>>(x, y, R, C);
+	}
 	return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
