@@ -62,11 +62,7 @@ __device__ __forceinline__ float triton_div(float a, float b)
 // Inductor's welford_reduce step (triton_helpers): var_op's, with Triton's
 // division; the combine (rare: once per lane at the end) stays var_op's.
 struct triton_welford_op : var_op {
-	__device__ welford_t reduce(welford_t a, float x, long long) const
-	{
-		float n = a.n + 1.f, d = x - a.mean, mean = a.mean + triton_div(d, n);
-		return welford_t{n, mean, a.m2 + d * (x - mean)};
-	}
+	__device__ welford_t reduce(welford_t a, float x, long long) const { return welford_step(a, x, triton_div); }
 };
 
 // y[i] = f(x[i], i) for i in [0, n): vectors of V elements, 1024 per block.
@@ -392,10 +388,9 @@ template <typename To, typename F> int generate(To *y, long long n, F f, cudaStr
 template <typename To, typename F> int generate_spans(To *y, long long n, F f, bool spans, cudaStream_t s)
 {
 	constexpr int V = 16 / sizeof(To) < 8 ? 16 / sizeof(To) : 8;
-	if (spans && aligned16(y) && n % V == 0)
-		generate_kernel<V, true><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
-	else
+	if (!spans || !aligned16(y) || n % V)
 		return generate(y, n, f, s);
+	generate_kernel<V, true><<<grid_for(n, PW_BLOCK), PW_THREADS, 0, s>>>(y, n, f);
 	return launch_status();
 }
 

@@ -302,13 +302,21 @@ __device__ __forceinline__ welford_t shfl(welford_t w, int o)
 {
 	return welford_t{shfl(w.n, o), shfl(w.mean, o), shfl(w.m2, o)};
 }
+// Welford's update of a by x, the mean's increment d / n computed as
+// div(d, n): the mirrored kernels differ only in that division (ATen's
+// WelfordOps divides, its layer norm multiplies by 1 / n, Triton's `/` is
+// div.full.f32).
+template <typename Div> __device__ __forceinline__ welford_t welford_step(welford_t a, float x, Div div)
+{
+	float n = a.n + 1.f, d = x - a.mean, mean = a.mean + div(d, n);
+	return welford_t{n, mean, a.m2 + d * (x - mean)};
+}
 struct var_op {
 	typedef welford_t acc_t;
 	__device__ welford_t ident() const { return welford_t{0.f, 0.f, 0.f}; }
 	__device__ welford_t reduce(welford_t a, float x, long long) const
 	{
-		float n = a.n + 1.f, d = x - a.mean, mean = a.mean + d / n;
-		return welford_t{n, mean, a.m2 + d * (x - mean)};
+		return welford_step(a, x, [](float d, float n) { return d / n; });
 	}
 	__device__ welford_t combine(welford_t a, welford_t b) const
 	{

@@ -141,8 +141,7 @@ static inline bool aligned_to(const void *p, size_t bytes) { return ((uintptr_t)
 struct ln_welford_op : var_op {
 	__device__ welford_t reduce(welford_t a, float x, long long) const
 	{
-		float n = a.n + 1.f, d = x - a.mean, mean = a.mean + d * (1.f / n);
-		return welford_t{n, mean, a.m2 + d * (x - mean)};
+		return welford_step(a, x, [](float d, float n) { return d * (1.f / n); });
 	}
 };
 
