@@ -242,8 +242,8 @@ static int run_text(const char *nvcc, const char *work, const char *name, const 
 
 /* One step's line of the driver's report. */
 struct step_result {
-	int code; /* -1: not run */
-	double ms, cpu_ms;
+	int code;		  /* -1: not run */
+	double ms, cpu_ms, at_ms; /* at: its start after the driver's */
 	int pch, forked;
 	char state, wchan[64]; /* its "stuck" line (at the deadline), else '?' */
 };
@@ -260,7 +260,7 @@ static int parse_results(const char *out, struct step_result *res, int n)
 	}
 	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		int k, code, pch, runs;
-		double ms, cpu;
+		double ms, cpu, at = -1;
 		long rss;
 		int forked = 0;
 		char st, w[64];
@@ -269,14 +269,16 @@ static int parse_results(const char *out, struct step_result *res, int n)
 			snprintf(res[k].wchan, sizeof res[k].wchan, "%s", w);
 			continue;
 		}
-		if (sscanf(l, "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf fork %d", &k,
-			   &code, &ms, &rss, &pch, &runs, &cpu, &forked) >= 7 &&
+		if (sscanf(l,
+			   "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf fork %d at %lf",
+			   &k, &code, &ms, &rss, &pch, &runs, &cpu, &forked, &at) >= 7 &&
 		    k >= 0 && k < n) {
 			res[k].code = code;
 			res[k].ms = ms;
 			res[k].pch = pch;
 			res[k].cpu_ms = cpu;
 			res[k].forked = forked;
+			res[k].at_ms = at;
 		}
 	}
 	for (int k = 0; k < n; k++)
@@ -570,6 +572,7 @@ static void fill_stats(const struct cudaplan *p, const struct step_result *res,
 	for (int k = 0; k < p->n && k < 24; k++) {
 		st->phase_ms[k] = res[k].code >= 0 ? res[k].ms : -1;
 		st->phase_cpu_ms[k] = res[k].code >= 0 ? res[k].cpu_ms : -1;
+		st->phase_at_ms[k] = res[k].code >= 0 ? res[k].at_ms : -1;
 		snprintf(st->phase_name[k], sizeof st->phase_name[k], "%s", p->ph[k].name);
 		st->steps += res[k].code >= 0;
 		st->pch |= res[k].pch;
@@ -583,8 +586,11 @@ static void trace(const struct cudasplit_stats *st, int code)
 	fprintf(stderr, "cudac split: status %d, precompiled prefix %s, %d steps forked\n", code,
 		st->pch ? "used" : "not used", st->forked);
 	for (int k = 0; k < 24 && st->phase_name[k][0]; k++)
-		fprintf(stderr, "  %-40s %8.1f ms wall %8.1f ms cpu\n", st->phase_name[k],
-			st->phase_ms[k], st->phase_cpu_ms[k]);
+		fprintf(stderr, "  %-40s %8.1f ms wall %8.1f ms cpu, from %6.1f to %6.1f ms\n",
+			st->phase_name[k], st->phase_ms[k], st->phase_cpu_ms[k], st->phase_at_ms[k],
+			st->phase_at_ms[k] + st->phase_ms[k]);
+	fprintf(stderr, "  driver run %.1f ms, split compile %.1f ms\n", st->driver_ms,
+		st->total_ms);
 }
 
 /* Prepare work for plan p and run it (fork_dir: the fork servers' folder,
@@ -618,6 +624,7 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 {
 	memset(rr, 0, sizeof *rr);
 	memset(st, 0, sizeof *st);
+	double t0 = util_now();
 	pthread_mutex_lock(&mu);
 	const struct cudaplan *p = get_plan(nvcc_argv, cache_dir, e);
 	const char *pch =
@@ -629,9 +636,11 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 	int forks =
 		cudafork_dir(p, nvcc_argv[0], driver_path(), cache_dir, fork_dir, sizeof fork_dir);
 	struct util_run_result drr = {0};
+	double t_drv = util_now();
 	if (run_plan(p, nvcc_argv[0], work, module_id, pch, forks ? fork_dir : NULL, limit_s, &drr,
 		     e))
 		return -1;
+	t_drv = util_now() - t_drv;
 	struct step_result res[CUDAPLAN_MAX];
 	int parsed = parse_results(drr.out.s, res, p->n);
 	if (drr.code != 124 && (parsed || (drr.code != 0 && drr.code != 1))) {
@@ -658,6 +667,8 @@ int cudasplit_compile(char *const *nvcc_argv, const char *cache_dir, const char 
 		drop_host_asm(work);
 	merge_deps(p, work);
 	fill_stats(p, res, st);
+	st->driver_ms = t_drv * 1000;
+	st->total_ms = (util_now() - t0) * 1000;
 	if (getenv("KA_CUDAC_TRACE"))
 		trace(st, rr->code);
 	util_run_result_free(&drr);

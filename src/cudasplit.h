@@ -30,6 +30,9 @@ struct cudasplit_stats {
 	int steps;		 /* phases run */
 	double phase_ms[24];	 /* each phase's wall time, in nvcc's order (-1: not run) */
 	double phase_cpu_ms[24]; /* and its user + system CPU time */
+	double phase_at_ms[24];	 /* and its start, after the driver's */
+	double driver_ms;	 /* the driver's run, jail included */
+	double total_ms;	 /* the whole split compile */
 	char phase_name[24][48];
 };
 

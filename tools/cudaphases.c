@@ -105,6 +105,7 @@ struct step {
 	int code;	  /* exit status, 128 + signal, -1 not run */
 	uint64_t cap;	  /* RLIMIT_AS of its current run */
 	double t0, secs;  /* start, total seconds of its runs */
+	double first;	  /* its first start, seconds after the driver's */
 	long rss_kb;	  /* peak resident memory of its last run */
 	double cpu;	  /* user + system seconds of its runs */
 	int runs, pch;	  /* times started; precompiled prefix used */
@@ -433,6 +434,8 @@ static double now_s(void)
 	return util_now();
 }
 
+static double driver_t0; /* when main started: the steps' "at" */
+
 /* In the forked child: output to the log, no other descriptor, own process
  * group, memory cap, the step's environment (for a server: the shim
  * preloaded), its fork server when it has one, then exec. Never returns. */
@@ -479,6 +482,8 @@ static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 		cap = p->mem;
 	s->cap = cap;
 	s->t0 = now_s();
+	if (!s->runs)
+		s->first = s->t0 - driver_t0;
 	s->runs++;
 	fflush(NULL);
 	pid_t pid = fork();
@@ -694,6 +699,7 @@ int main(int argc, char **argv)
 	struct ka_err e;
 	char *text = NULL;
 	size_t len = 0;
+	driver_t0 = now_s();
 	struct plan *p = calloc(1, sizeof *p);
 	if (argc != 2 || !p) {
 		fprintf(stderr, "usage: ka-cudaphases PLAN\n");
@@ -731,9 +737,9 @@ int main(int argc, char **argv)
 	int ok = 1;
 	for (int k = 0; k < p->n; k++) {
 		const struct step *s = &p->s[k];
-		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d\n", k,
-		       s->code, s->secs * 1000, s->rss_kb, s->pch, s->runs, s->cpu * 1000,
-		       s->forked);
+		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d at %.0f\n",
+		       k, s->code, s->secs * 1000, s->rss_kb, s->pch, s->runs, s->cpu * 1000,
+		       s->forked, s->first * 1000);
 		ok &= s->code == 0;
 	}
 	free(text);
