@@ -613,6 +613,18 @@ int cudac_compile(const char *src, size_t len, const struct cudac_opts *o, struc
 		rc = 0;
 		goto out;
 	}
+	/* The host object as the compiler left it, before either linker (nvcc's
+	 * ld.bfd, the split path's gold) made anything of it. */
+	char *obj = xasprintf("%s/" KEEP_DIR "/candidate.o", work);
+	struct ka_err oe;
+	int obj_bad = elf_check_object(obj, &oe);
+	free(obj);
+	if (obj_bad) {
+		r->verdict = VERDICT_FORBIDDEN;
+		snprintf(r->detail, sizeof r->detail, "the host object: %s", oe.msg);
+		rc = 0;
+		goto out;
+	}
 	char *built = xasprintf("%s/candidate.so", work);
 	if (target_object_too_big(built, why, sizeof why)) {
 		/* Not kept: the cache holds its verdict, not its bytes. */

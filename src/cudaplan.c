@@ -357,6 +357,16 @@ int cudaplan_find(const struct cudaplan *p, enum cudaphase_kind k)
 	return -1;
 }
 
+void cudaplan_fuse_ld(struct cudaplan *p, const char *name)
+{
+	int i = cudaplan_find(p, CUDAPHASE_LINK);
+	if (i < 0)
+		return;
+	char word[64];
+	snprintf(word, sizeof word, "-fuse-ld=%s", name);
+	insert_word(&p->ph[i], 1, word);
+}
+
 static int count(const struct cudaplan *p, enum cudaphase_kind k)
 {
 	int n = 0;

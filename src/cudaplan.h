@@ -111,4 +111,9 @@ char *cudaplan_pch_text(const struct cudaplan *p, const char *work, const char *
 /* The index of the first step of kind k, or -1. */
 int cudaplan_find(const struct cudaplan *p, enum cudaphase_kind k);
 
+/* The link step links with the linker `-fuse-ld=name` names (the host
+ * compiler's driver runs ld.<name>) instead of the default ld.bfd; the
+ * caller checks that ld.<name> exists. A no-op without a link step. */
+void cudaplan_fuse_ld(struct cudaplan *p, const char *name);
+
 #endif

@@ -194,6 +194,13 @@ static const struct cudaplan *get_plan(char *const *nvcc_argv, const char *cache
 	if (!driver_path()) {
 		ka_err_set(&pe, "ka-cudaphases is not beside %s", util_exe_dir());
 	} else if (read_plan(nvcc_argv, cache_dir, s, &pe) == 0) {
+		/* gold links a candidate's two objects in about a third of
+		 * ld.bfd's time, on the compile's critical path (docs/compile.md,
+		 * section 3, item 8); the host object was checked to hold only
+		 * what a compiler writes, so the verdict does not depend on it */
+		char ld[PATH_MAX];
+		if (util_which("ld.gold", ld, sizeof ld) == 0)
+			cudaplan_fuse_ld(&s->plan, "gold");
 		s->ok = 1;
 		return &s->plan;
 	}

@@ -298,6 +298,82 @@ int elf_section(const char *path, const char *name, uint8_t **data, size_t *len,
 	return rc;
 }
 
+/* ---- relocatable objects ---- */
+
+#define ET_REL_ 1
+
+/* Section types a compiler and assembler write into an x86-64 object. */
+static int object_type_ok(uint32_t t)
+{
+	switch (t) {
+	case 0:	 /* SHT_NULL */
+	case 1:	 /* SHT_PROGBITS */
+	case 2:	 /* SHT_SYMTAB */
+	case 3:	 /* SHT_STRTAB */
+	case 4:	 /* SHT_RELA */
+	case 7:	 /* SHT_NOTE */
+	case 8:	 /* SHT_NOBITS */
+	case 9:	 /* SHT_REL */
+	case 14: /* SHT_INIT_ARRAY */
+	case 15: /* SHT_FINI_ARRAY */
+	case 16: /* SHT_PREINIT_ARRAY */
+	case 17: /* SHT_GROUP */
+	case 18: /* SHT_SYMTAB_SHNDX */
+	case 0x70000001: /* SHT_X86_64_UNWIND */ return 1;
+	}
+	return 0;
+}
+
+/* Names of what a linker makes for a shared object (an input section so
+ * named would be merged into, or clash with, the linker's own, each linker
+ * its own way). */
+static const char *const linker_names[] = {
+	".dynamic",	".dynsym",	  ".dynstr",	    ".hash",	     ".gnu.hash",
+	".gnu.version", ".gnu.version_d", ".gnu.version_r", ".interp",	     ".got",
+	".got.plt",	".plt",		  ".plt.got",	    ".plt.sec",	     ".rela.dyn",
+	".rela.plt",	".rel.dyn",	  ".rel.plt",	    ".eh_frame_hdr", ".note.gnu.build-id",
+	NULL,
+};
+
+int elf_check_object_mem(const uint8_t *data, size_t len, struct ka_err *e)
+{
+	struct elf_img im;
+	if (img_open(&im, data, len, "object", e))
+		return -1;
+	if (im.type != ET_REL_ || im.machine != EM_X86_64_)
+		return ka_err_set(e, "not an x86-64 relocatable object (type %u, machine %u)",
+				  im.type, im.machine);
+	for (unsigned i = 1; i < im.shnum; i++) {
+		struct elf_shdr s;
+		if (img_shdr(&im, i, &s, "object", e))
+			return -1;
+		const char *n = sec_name(&im, &s);
+		if (!n)
+			return ka_err_set(e, "section %u has no readable name", i);
+		if (!object_type_ok(s.type))
+			return ka_err_set(e,
+					  "section %u (%.64s) is of type %#x, which only a linker "
+					  "makes or no compiler writes",
+					  i, n, s.type);
+		for (int k = 0; linker_names[k]; k++)
+			if (!strcmp(n, linker_names[k]))
+				return ka_err_set(e, "section %u is named %s, a linker's own", i,
+						  n);
+	}
+	return 0;
+}
+
+int elf_check_object(const char *path, struct ka_err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (util_read_file(path, ELF_MAX_FILE, &buf, &len, e))
+		return -1;
+	int rc = elf_check_object_mem((const uint8_t *)buf, len, e);
+	free(buf);
+	return rc;
+}
+
 /* ---- cubins ---- */
 
 void elf_kernels_free(struct elf_kernels *ks)

@@ -56,6 +56,18 @@ int elf_section(const char *path, const char *name, uint8_t **data, size_t *len,
 int elf_section_mem(const uint8_t *img, size_t img_len, const char *name, uint8_t **data,
 		    size_t *len, struct ka_err *e);
 
+/* Whether the x86-64 relocatable object at path (a candidate's host object,
+ * before any link) holds only what a compiler emits, so that what the link
+ * makes of it cannot depend on the linker: every section of a type a
+ * compiler writes (code and data, symbol and string tables, relocations,
+ * notes, groups, init/fini arrays, unwind tables), none of a type only a
+ * linker makes (dynamic symbols, dynamic table, hash tables, symbol
+ * versions, or any other), and none named as a linker's own output
+ * (.dynsym, .dynamic, .got, .plt, .interp, ...). 0, or -1 with e naming the
+ * first section that fails or why the file cannot be read. */
+int elf_check_object(const char *path, struct ka_err *e);
+int elf_check_object_mem(const uint8_t *data, size_t len, struct ka_err *e);
+
 /* One kernel parameter: bytes [offset, offset+size) of the parameter space. */
 struct elf_param {
 	uint32_t offset;

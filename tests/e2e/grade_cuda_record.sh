@@ -45,6 +45,34 @@ for sol in $(for t in $(bank_tasks); do echo "$t/solutions/cuda.cu"; done); do
 		echo "FAIL grade_cuda_record/solution_$name: got '${got:-none}': $(tail -c 500 "$tmp/sol.log" | tr '\n' ' ')"
 	fi
 done
+# The host object may hold only what a compiler writes (docs/cuda-target.md
+# step 5), whichever compile path and linker: bent_dynsym.cu with its
+# section (type 11, a second dynamic symbol table) swapped for another of
+# the class (a dynamic table, a GNU hash table, a data section named as a
+# linker's .dynstr) is forbidden on both paths, for the host object.
+bent=tests/data/grade_cuda/bent_dynsym.cu
+while read -r name section; do
+	line='__asm__(".section '"$section"'\n.balign 8\n.quad 0, 0\n.previous\n");'
+	LINE=$line awk 'NR == 5 { print ENVIRON["LINE"]; next } NR != 6' "$bent" >"$tmp/$name.cu"
+	if cmp -s "$bent" "$tmp/$name.cu"; then
+		echo "FAIL grade_cuda_record/bent_$name: the edit of $bent changed nothing"
+		continue
+	fi
+	for path in split nvcc; do
+		KA_CUDA_COMPILER=$path "$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale \
+			--kernel "$tmp/$name.cu" --record-only tests/data/cuda/h200_device.json \
+			--workdir "$tmp/work" --json "$tmp/$name.json" >"$tmp/$name.log" 2>&1
+		got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], d.get("detail", ""))' "$tmp/$name.json" 2>/dev/null)
+		case "$got" in
+		"forbidden the host object: "*) echo "PASS grade_cuda_record/bent_${name}_$path" ;;
+		*) echo "FAIL grade_cuda_record/bent_${name}_$path: want forbidden for the host object, got '${got:-none}': $(tail -c 300 "$tmp/$name.log" | tr '\n' ' ')" ;;
+		esac
+	done
+done <<'EOF2'
+dynamic .bent,\"aw\",@6
+gnu_hash .bent,\"a\",@0x6ffffff6
+dynstr_name .dynstr,\"a\",@progbits
+EOF2
 # Several candidates in one session, compiled ahead: with --jobs 1 a child
 # process compiles them one after another while the grader grades, the grader
 # waiting only for its own candidate's compile; --jobs 0 compiles each in its

@@ -64,6 +64,14 @@ static const char *ka_test_name;
 
 #define CHECK_STR(got, want) CHECK_EQ_STR(got, want)
 
+#define CHECK_STR_CONTAINS(got, part)                                                              \
+	do {                                                                                       \
+		const char *ka_g_ = (got), *ka_p_ = (part);                                        \
+		if (!ka_g_ || !ka_p_ || !strstr(ka_g_, ka_p_))                                     \
+			KA_TEST_FAIL_("%s contains %s: got \"%s\", want a part \"%s\"", #got,      \
+				      #part, ka_g_ ? ka_g_ : "(null)", ka_p_ ? ka_p_ : "(null)");  \
+	} while (0)
+
 #define CHECK_NEAR(got, want, tol)                                                                 \
 	do {                                                                                       \
 		double ka_g_ = (double)(got), ka_w_ = (double)(want), ka_t_ = (double)(tol);       \

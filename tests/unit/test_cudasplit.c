@@ -136,6 +136,18 @@ static void test_plan_nvcc13(void)
 	CHECK(t && strstr(t, "step cpp candidate.cpp4.ii\n") && strstr(t, "step cudafe++\n") &&
 	      !strstr(t, "cicc") && strstr(t, "dep 0\n"));
 	free(t);
+	/* the linker: the link step alone gets -fuse-ld, right after the driver */
+	int argc_ln = p.ph[ln].argc;
+	CHECK(!has_arg(&p.ph[ln], "-fuse-ld=gold"));
+	cudaplan_fuse_ld(&p, "gold");
+	CHECK_EQ_STR(p.ph[ln].argv[1], "-fuse-ld=gold");
+	CHECK_EQ_INT(p.ph[ln].argc, argc_ln + 1);
+	CHECK(p.ph[ln].argv[p.ph[ln].argc] == NULL);
+	for (int k = 0; k < p.n; k++)
+		CHECK(k == ln || !has_arg(&p.ph[k], "-fuse-ld=gold"));
+	t = cudaplan_text(&p, "/w", NULL, NULL, 1, 1u << 30, 60, -1, &e);
+	CHECK(t && strstr(t, "step link\n") && strstr(t, "arg -fuse-ld=gold\n"));
+	free(t);
 	cudaplan_free(&p);
 }
 

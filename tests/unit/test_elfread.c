@@ -161,6 +161,74 @@ static void test_fatbin_corrupted(void)
 	free(fb);
 }
 
+/* An object cc makes of text, in dir; its bytes in *d (caller frees). */
+static int cc_object(const char *dir, const char *name, const char *text, char **d, size_t *n)
+{
+	char *src = xasprintf("%s/%s.c", dir, name), *obj = xasprintf("%s/%s.o", dir, name);
+	char *cmd = xasprintf("cc -O2 -fPIC -w -c -o %s %s 2>/dev/null", obj, src);
+	struct ka_err e;
+	int rc = util_write_file(src, text, strlen(text), &e) || system(cmd) != 0 ||
+		 util_read_file(obj, ELF_MAX_FILE, d, n, &e);
+	free(src);
+	free(obj);
+	free(cmd);
+	return rc ? -1 : 0;
+}
+
+/* A host object holds only what a compiler writes: a plain one (code,
+ * data, an init array, unwind tables) passes; one section
+ * of a type only a linker makes, of an unknown type, or named as a
+ * linker's own fails, naming it; an executable and cut copies fail. */
+static void test_object_sections(void)
+{
+	char dir[] = "/tmp/ka-test-obj-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	static const char plain[] =
+		"#include <stdio.h>\n"
+		"int v[4] = {1, 2, 3, 4}; static int z[64];\n"
+		"__attribute__((constructor)) static void init(void) { z[0] = v[1]; }\n"
+		"inline int f(int x) { return x + z[x & 63]; }\n"
+		"int g(int x) { printf(\"%d\", f(x)); return v[x & 3]; }\n";
+	static const struct {
+		const char *name, *asm_text, *want;
+	} bad[] = {
+		{"dynsym", ".section .b,\\\"a\\\",@11\\n.zero 24", "type 0xb"},
+		{"dynamic", ".section .b,\\\"aw\\\",@6\\n.quad 0, 0", "type 0x6"},
+		{"hash", ".section .b,\\\"a\\\",@5\\n.long 0, 0", "type 0x5"},
+		{"gnu_hash", ".section .b,\\\"a\\\",@0x6ffffff6\\n.long 0", "type 0x6ffffff6"},
+		{"versym", ".section .b,\\\"a\\\",@0x6fffffff\\n.short 0", "type 0x6fffffff"},
+		{"unknown", ".section .b,\\\"a\\\",@0x60000123\\n.byte 0", "type 0x60000123"},
+		{"dynstr_name", ".section .dynstr,\\\"a\\\",@progbits\\n.asciz \\\"x\\\"",
+		 "named .dynstr"},
+		{"got_name", ".section .got,\\\"aw\\\",@progbits\\n.quad 0", "named .got"},
+	};
+	char *d = NULL;
+	size_t n = 0;
+	struct ka_err e;
+	if (cc_object(dir, "plain", plain, &d, &n)) {
+		printf("SKIP test_object_sections: cc cannot compile here\n");
+		util_rmtree(dir);
+		return;
+	}
+	CHECK_EQ_INT(elf_check_object_mem((const uint8_t *)d, n, &e), 0);
+	for (size_t cut = 0; cut < n; cut += n / 7 + 1)
+		CHECK_EQ_INT(elf_check_object_mem((const uint8_t *)d, cut, &e), -1);
+	free(d);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *text =
+			xasprintf("%s__asm__(\"%s\\n.previous\\n\");\n", plain, bad[i].asm_text);
+		CHECK_EQ_INT(cc_object(dir, bad[i].name, text, &d, &n), 0);
+		CHECK_EQ_INT(elf_check_object_mem((const uint8_t *)d, n, &e), -1);
+		CHECK_STR_CONTAINS(e.msg, bad[i].want);
+		free(d);
+		free(text);
+	}
+	CHECK_EQ_INT(elf_check_object("/proc/self/exe", &e), -1);
+	CHECK_STR_CONTAINS(e.msg, "not an x86-64 relocatable object");
+	CHECK_EQ_INT(elf_check_object("/nonexistent/x.o", &e), -1);
+	util_rmtree(dir);
+}
+
 int main(void)
 {
 	struct ka_err e;
@@ -192,6 +260,7 @@ int main(void)
 	RUN(test_section_of_self);
 	RUN(test_truncated);
 	RUN(test_corrupted);
+	RUN(test_object_sections);
 	free(self);
 	TEST_EXIT();
 }
