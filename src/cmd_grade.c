@@ -258,6 +258,7 @@ struct grade_pool {
 	const size_t *lens;
 	struct grade_session *sess[32];
 	int n_sess;
+	int precompiled; /* pool_compile_ahead compiles the candidates */
 	FILE *jf;
 	pid_t ahead_pid; /* the child compiling ahead, or -1 */
 	int ahead_fd;	 /* its reports (one int per compiled candidate), or -1 */
@@ -286,6 +287,7 @@ static void pool_add(struct grade_pool *p, const struct grade_result *r)
 	s->verify_s += r->verify_s;
 	s->device_wait_s += r->device_wait_s;
 	s->setup_s += r->setup_s;
+	s->ahead_s += r->ahead_s;
 	s->protocol_s += r->protocol_s;
 	s->stats_s += r->stats_s;
 	s->other_s += r->other_s;
@@ -399,6 +401,7 @@ static void pool_compile_ahead(struct grade_pool *p)
 	}
 	p->ahead_pid = pid;
 	p->ahead_fd = fds[0];
+	p->precompiled = 1;
 	if (pthread_create(&p->ahead_reader, NULL, ahead_read, p) == 0) {
 		p->ahead_reading = 1;
 	} else { /* no reader: wait for the whole batch, as one report */
@@ -429,6 +432,8 @@ static void pool_run(struct grade_pool *p)
 	pthread_t th[32];
 	void *args[32][2];
 	int started = 0;
+	for (int k = 0; p->precompiled && k < p->n_sess; k++)
+		grade_session_precompiled(p->sess[k]);
 	for (int k = 0; k < p->n_sess; k++) {
 		args[k][0] = p;
 		args[k][1] = p->sess[k];
@@ -466,6 +471,7 @@ static void print_profile(const struct grade_pool *p, double wall)
 	ROW("  waiting for another grader", s->device_wait_s);
 	ROW("  other (none of the above)", s->other_s);
 	ROW("total", s->total_s);
+	ROW("gold ahead (beside the compile)", s->ahead_s);
 #undef ROW
 	printf("  parallelism: %.2f grades in flight on average\n",
 	       wall > 0 ? s->total_s / wall : 0);

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The shim's variable naming the stub a forked cicc marks written
+ * (tools/forkshim.h, FORKSHIM_ENV_STUB; the shim is not part of ka). */
+#define STUB_ENV "KA_FORK_STUB"
+
 #define MAX_WORDS 400
 
 /* ---- words of one dryrun line ---- */
@@ -143,8 +147,8 @@ static int kind_of(char *const *w, int n)
 	return -1;
 }
 
-static const char *const kind_names[] = {"cpp",	      "cudafe++", "cicc",    "ptxas",
-					 "fatbinary", "as",	  "host cc", "link"};
+static const char *const kind_names[] = {"cpp", "cudafe++", "cicc", "ptxas",  "fatbinary",
+					 "as",	"host cc",  "link", "host as"};
 
 static void add_word(struct cudaphase *ph, const char *word)
 {
@@ -315,6 +319,8 @@ static int host_deps(struct cudaplan *p, struct ka_err *e)
 		return ka_err_set(e, "the host compile's input or stub is not found");
 	if (add_dep(h, stub_step, e) || add_dep(&p->ph[as], fb, e))
 		return -1;
+	p->stub_step = stub_step;
+	p->stub = after(p->ph[stub_step].argv, p->ph[stub_step].argc, "--stub_file_name");
 	return 0;
 }
 
@@ -345,6 +351,65 @@ static int add_fatbin_object(struct cudaplan *p, struct ka_err *e)
 			return 0;
 		}
 	return ka_err_set(e, "the link does not name the host object");
+}
+
+/* The host compile as two steps: `-c -save-temps -o X.o` made the driver
+ * run the preprocessor (its output unused), the compiler (X.s, which the
+ * assembler scan reads) and `as --64 -o X.o X.s`; now the compile is `-S
+ * -o X.s` and the new step `host as` runs that same assembler command.
+ * The .s is the same file (the compiler reads cudafe++'s output directly
+ * instead of its own preprocessed copy: test_cudasplit checks the bytes
+ * and the logs). Only for the command ka's flags make: -m64, no assembler
+ * options; anything else keeps the one step. 0, or -1 with e. */
+static int split_host_asm(struct cudaplan *p, struct ka_err *e)
+{
+	int cc = cudaplan_find(p, CUDAPHASE_HOSTCC), ln = cudaplan_find(p, CUDAPHASE_LINK);
+	struct cudaphase *h = &p->ph[cc];
+	const char *obj = after(h->argv, h->argc, "-o");
+	size_t ol = obj ? strlen(obj) : 0;
+	if (!obj || ol < 3 || strcmp(obj + ol - 2, ".o") || !has_word(h->argv, h->argc, "-c") ||
+	    !has_word(h->argv, h->argc, "-save-temps") || !has_word(h->argv, h->argc, "-m64") ||
+	    has_word(h->argv, h->argc, "-S") || has_word(h->argv, h->argc, "-pipe"))
+		return 0;
+	for (int k = 1; k < h->argc; k++)
+		if (!strncmp(h->argv[k], "-Wa,", 4) || !strcmp(h->argv[k], "-Xassembler") ||
+		    !strncmp(h->argv[k], "-save-temps=", 12))
+			return 0;
+	if (p->n == CUDAPLAN_MAX)
+		return ka_err_set(e, "too many steps");
+	char *o = xstrdup(obj), *sfile = xasprintf("%.*s.s", (int)(ol - 2), obj);
+	for (int k = h->argc - 1; k >= 1; k--) {
+		if (!strcmp(h->argv[k], "-save-temps")) {
+			drop_word(h, k);
+		} else if (!strcmp(h->argv[k], "-c")) {
+			free(h->argv[k]);
+			h->argv[k] = xstrdup("-S");
+		} else if (!strcmp(h->argv[k - 1], "-o") && !strcmp(h->argv[k], o)) {
+			free(h->argv[k]);
+			h->argv[k] = xstrdup(sfile);
+		}
+	}
+	/* the new step at cc + 1: later indices move up by one */
+	memmove(&p->ph[cc + 2], &p->ph[cc + 1], (size_t)(p->n - cc - 1) * sizeof p->ph[0]);
+	p->n++;
+	ln += ln > cc;
+	for (int i = 0; i < p->n; i++)
+		for (int d = 0; i != cc + 1 && d < p->ph[i].n_deps; d++)
+			p->ph[i].deps[d] += p->ph[i].deps[d] > cc;
+	struct cudaphase *as = &p->ph[cc + 1];
+	memset(as, 0, sizeof *as);
+	as->kind = CUDAPHASE_HOSTAS;
+	const char *argv[] = {"as", "--64", "-o", o, sfile, NULL};
+	for (int k = 0; argv[k]; k++)
+		add_word(as, argv[k]);
+	name_step(as);
+	as->deps[as->n_deps++] = cc;
+	for (int d = 0; d < p->ph[ln].n_deps; d++)
+		if (p->ph[ln].deps[d] == cc)
+			p->ph[ln].deps[d] = cc + 1;
+	free(o);
+	free(sfile);
+	return 0;
 }
 
 /* ---- the plan ---- */
@@ -452,7 +517,7 @@ int cudaplan_parse(const char *dryrun, const char *src_dir, struct cudaplan *p, 
 	for (int j = 0; j < p->n; j++)
 		if (file_deps(p, j, e))
 			return -1;
-	return host_deps(p, e) || check_deps_found(p, e) ? -1 : 0;
+	return host_deps(p, e) || check_deps_found(p, e) || split_host_asm(p, e) ? -1 : 0;
 }
 
 void cudaplan_free(struct cudaplan *p)
@@ -536,6 +601,8 @@ static void fork_name(const struct cudaplan *p, int i, char *out, size_t cap)
 		h = util_hash64(p->env[k], strlen(p->env[k]) + 1, h);
 	if (ph->senv)
 		h = util_hash64(ph->senv, strlen(ph->senv) + 1, h);
+	if (p->stub && i == p->stub_step) /* its server makes the stub's .ready (step_text) */
+		h = util_hash64(STUB_ENV, sizeof STUB_ENV, h);
 	for (int k = 0; k < ph->argc; k++) {
 		const char *w = ph->argv[k];
 		if (!strncmp(w, p->src_dir, dl) && w[dl] == '/')
@@ -568,6 +635,18 @@ static void step_text(const struct cudaplan *p, int i, const int *index, const s
 	if (ph->kind == CUDAPHASE_HOSTCC && o->pch_prefix) {
 		util_buf_printf(b, "pchprefix %s\n", o->pch_prefix);
 		put(b, "pchinput", ph->input, p, o->work);
+	}
+	/* The early stub: a forked cicc marks its stub written (the shim), and
+	 * the host compile may start then (ka-cudaphases confirms it). */
+	if (p->stub && (o->fork_dir || o->serve)) {
+		if (i == p->stub_step) {
+			char *env = xasprintf("%s=%s", STUB_ENV, p->stub);
+			put(b, "senv", env, p, o->work);
+			free(env);
+		} else if (ph->kind == CUDAPHASE_HOSTCC && o->fork_dir) {
+			util_buf_printf(b, "early %d\n", index[p->stub_step]);
+			put(b, "earlyfile", p->stub, p, o->work);
+		}
 	}
 	if (in && (o->fork_dir || o->serve)) {
 		fork_name(p, i, name, sizeof name);
@@ -662,7 +741,7 @@ char *cudaplan_pch_text(const struct cudaplan *p, const char *work, const char *
 	util_buf_printf(&b, "step precompile\nlog logs/0.log\n");
 	for (int k = 0; k < ph->argc; k++) {
 		const char *a = ph->argv[k];
-		if (!strcmp(a, "-c") || !strcmp(a, "-save-temps"))
+		if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-save-temps"))
 			continue;
 		if (k > 0 && !strcmp(ph->argv[k - 1], "-o"))
 			a = gch;

@@ -17,7 +17,14 @@
  *  - cudafe++ gets GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (transparent huge
  *    pages for its heap: a third of its time was page faults);
  *  - the host compile may read cudafe++'s output through a precompiled
- *    prefix (ka-cudaphases' pchprefix).
+ *    prefix (ka-cudaphases' pchprefix);
+ *  - the host compile writes its assembler file (-S, as -save-temps kept it)
+ *    and a step of its own assembles it, as the compiler's driver would
+ *    have: the driver's separate preprocessor run, which -save-temps asks
+ *    for, goes (docs/compile.md, section 3, item 9);
+ *  - with fork servers, the host compile may start once the stub's cicc
+ *    has written the stub, before that cicc ends (ka-cudaphases' early, the
+ *    shim's KA_FORK_STUB: docs/compile.md, section 7.5).
  *
  * Every other argument is nvcc's, so every phase reads and writes what it
  * would under nvcc, and the plan order is nvcc's order (the first failing
@@ -44,8 +51,9 @@ enum cudaphase_kind {
 	CUDAPHASE_PTXAS,  /* ptxas */
 	CUDAPHASE_FATBIN, /* fatbinary */
 	CUDAPHASE_AS,	  /* as: fatbin.s -> fatbin.o (added) */
-	CUDAPHASE_HOSTCC, /* host compiler -c on cudafe++'s output */
+	CUDAPHASE_HOSTCC, /* host compiler -c on cudafe++'s output (-S: host as) */
 	CUDAPHASE_LINK,	  /* host compiler -shared */
+	CUDAPHASE_HOSTAS, /* as: the host compile's .s -> .o (added) */
 };
 
 struct cudaphase {
@@ -68,6 +76,8 @@ struct cudaplan {
 	char *fatbin;	      /* owned; fatbinary's --create file */
 	char *fatbin_c;	      /* owned; the wrapper the host code #includes */
 	char *src_dir;	      /* owned; the folder the dryrun ran in */
+	int stub_step;	      /* the cicc that writes the host code's stub */
+	const char *stub;     /* its --stub_file_name (an argv entry of it) */
 };
 
 /* Parse dryrun (nvcc --dryrun's stderr, run in folder src_dir) into p. 0, or

@@ -251,7 +251,7 @@ static int run_text(const char *nvcc, const char *work, const char *name, const 
 struct step_result {
 	int code;		  /* -1: not run */
 	double ms, cpu_ms, at_ms; /* at: its start after the driver's */
-	int pch, forked;
+	int pch, forked, early;
 	char state, wchan[64]; /* its "stuck" line (at the deadline), else '?' */
 };
 
@@ -269,7 +269,7 @@ static int parse_results(const char *out, struct step_result *res, int n)
 		int k, code, pch, runs;
 		double ms, cpu, at = -1;
 		long rss;
-		int forked = 0;
+		int forked = 0, early = 0;
 		char st, w[64];
 		if (sscanf(l, "stuck %d %c %63s", &k, &st, w) == 3 && k >= 0 && k < n) {
 			res[k].state = st;
@@ -277,14 +277,16 @@ static int parse_results(const char *out, struct step_result *res, int n)
 			continue;
 		}
 		if (sscanf(l,
-			   "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf fork %d at %lf",
-			   &k, &code, &ms, &rss, &pch, &runs, &cpu, &forked, &at) >= 7 &&
+			   "step %d code %d ms %lf rss %ld pch %d runs %d cpu %lf fork %d at %lf "
+			   "early %d",
+			   &k, &code, &ms, &rss, &pch, &runs, &cpu, &forked, &at, &early) >= 7 &&
 		    k >= 0 && k < n) {
 			res[k].code = code;
 			res[k].ms = ms;
 			res[k].pch = pch;
 			res[k].cpu_ms = cpu;
 			res[k].forked = forked;
+			res[k].early = early;
 			res[k].at_ms = at;
 		}
 	}
@@ -584,14 +586,17 @@ static void fill_stats(const struct cudaplan *p, const struct step_result *res,
 		st->steps += res[k].code >= 0;
 		st->pch |= res[k].pch;
 		st->forked += res[k].forked;
+		st->early += res[k].early;
 	}
 }
 
 /* KA_CUDAC_TRACE: each phase's time on stderr. */
 static void trace(const struct cudasplit_stats *st, int code)
 {
-	fprintf(stderr, "cudac split: status %d, precompiled prefix %s, %d steps forked\n", code,
-		st->pch ? "used" : "not used", st->forked);
+	fprintf(stderr,
+		"cudac split: status %d, precompiled prefix %s, %d steps forked, %d started "
+		"early\n",
+		code, st->pch ? "used" : "not used", st->forked, st->early);
 	for (int k = 0; k < 24 && st->phase_name[k][0]; k++)
 		fprintf(stderr, "  %-40s %8.1f ms wall %8.1f ms cpu, from %6.1f to %6.1f ms\n",
 			st->phase_name[k], st->phase_ms[k], st->phase_cpu_ms[k], st->phase_at_ms[k],

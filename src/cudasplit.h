@@ -27,6 +27,8 @@
 struct cudasplit_stats {
 	int pch;		 /* the host compile read the precompiled prefix */
 	int forked;		 /* phases a fork server ran (cudafork.h) */
+	int early;		 /* phases that stand on an early start (the host
+				  * compile on the early stub: docs/compile.md 7.5) */
 	int steps;		 /* phases run */
 	double phase_ms[24];	 /* each phase's wall time, in nvcc's order (-1: not run) */
 	double phase_cpu_ms[24]; /* and its user + system CPU time */

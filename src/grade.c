@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmp.h"
@@ -25,6 +27,7 @@
 #include "target.h"
 
 #define GRADE_MAX_SHAPES (KA_MAX_SHAPES + 1)
+#define AHEAD_NICE 10 /* the gold ahead's threads (ahead_main) */
 #define GRADE_SLOT_EAGER 14
 #define GRADE_SLOT_COMPILED 15
 #define GRADE_BOOT_REPS 1000
@@ -44,7 +47,8 @@ struct grade_session {
 	char *workdir;
 	char *recorder;
 	int test_grade;
-	int cpu_device; /* the kernels run on the parent's cores (PoCL) */
+	int cpu_device;	 /* the kernels run on the parent's cores (PoCL) */
+	int precompiled; /* grade_session_precompiled: no gold ahead */
 	double peak_bw, peak_flops;
 	double window_ns;     /* subtracted from every timed call (CUDA's calibration) */
 	struct devlock *lock; /* shared with the other sessions on this device */
@@ -239,6 +243,11 @@ int grade_compiles_ahead(const struct grade_session *s)
 	return s->ops->precompile != NULL;
 }
 
+void grade_session_precompiled(struct grade_session *s)
+{
+	s->precompiled = 1;
+}
+
 int grade_warm(const struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 	       struct ka_err *e)
 {
@@ -324,8 +333,8 @@ static int shape_init(const struct ka_task *t, const struct ka_shape *sh, int sl
 static void shape_free(struct shape_state *st)
 {
 	for (int i = 0; i < KA_MAX_TENSORS; i++) {
-		free(st->host_in[i]);
-		free(st->gold[i]);
+		util_free_unforked(st->host_in[i]);
+		util_free_unforked(st->gold[i]);
 	}
 }
 
@@ -645,9 +654,21 @@ struct grade_run {
 	double t_timing;		/* when the timing phase began */
 	struct call_ctx *prev; /* the call pipeline: answered, not yet verified (or NULL) */
 	char *devgold;	       /* the task's device gold module (devgold.h) */
-	int devgold_state;     /* 0 not built yet, 1 built, -1 not available */
-	int task_fault;	       /* the -1 is the task's: its baseline, derived from a
-				* ref.c that is not trusted bank code, failed */
+	/* The gold ahead (ahead_start): each shape's first correctness call,
+	 * built before the compile with a call number reserved for it, its
+	 * CPU half (inputs, their hash, gold) computed on a thread of its own
+	 * while the candidate compiles. */
+	struct call_ctx *ahead[GRADE_MAX_SHAPES];
+	uint64_t ahead_base; /* the first reserved call number */
+	int ahead_threads;   /* OpenMP threads of the ahead thread's gold */
+	int main_threads;    /* the grade's own (the check plans are made with it) */
+	int ahead_started;
+	int ahead_stop; /* (atomic) the grade ended early: stop after this call */
+	pthread_t ahead_th;
+	double ahead_s;	   /* the thread's wall time */
+	int devgold_state; /* 0 not built yet, 1 built, -1 not available */
+	int task_fault;	   /* the -1 is the task's: its baseline, derived from a
+			    * ref.c that is not trusted bank code, failed */
 };
 
 struct call_ctx;
@@ -664,6 +685,8 @@ static void grade_run_free(struct grade_run *gr)
 	free(gr->spans);
 	free(gr->tb[0]);
 	free(gr->tb[1]);
+	for (int i = 0; i < GRADE_MAX_SHAPES; i++)
+		call_free(gr->ahead[i]);
 	gold_close(gr->g);
 	free(gr->devgold);
 	target_compiled_free(&gr->cc);
@@ -704,6 +727,16 @@ struct call_ctx {
 	int baseline;		 /* the trusted baseline called (0, 1), or -1 */
 	struct grade_result own; /* a baseline call's verdict lands here, never
 				  * in the grade's result */
+	double at[3];		 /* KA_GRADE_TRACE: built, issued, collected */
+	int reserved;		 /* c->call was set by the caller (ahead_main) */
+	int built;		 /* the request is built (ahead: before the compile) */
+	/* The CPU half of the checks, computed ahead (cpu_half): the inputs'
+	 * CPU hashes, and the gold's outcome, taken where call_gold would
+	 * have computed it. */
+	int cpu_done;
+	uint64_t cpu_hash[KA_MAX_TENSORS];
+	int gold_rc;
+	struct ka_err gold_e;
 };
 
 /* A call for the grade gr of slot at shape st, verified or not, timed or
@@ -744,7 +777,7 @@ static void host_inputs_fill(struct call_ctx *c)
 	struct shape_state *st = c->st;
 	for (int k = 0; k < t->n_inputs; k++) {
 		if (!st->host_in[k])
-			st->host_in[k] = xmalloc(st->bytes[k] ? st->bytes[k] : 1);
+			st->host_in[k] = util_alloc_unforked(st->bytes[k]);
 		gen_fill(st->host_in[k], t->inputs[k].dtype, st->numel[k], c->req.in[k].key,
 			 &c->st->gp[k]);
 		c->inputs[k] = st->host_in[k];
@@ -860,7 +893,8 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 	const struct gen_params *gp = st->gp;
 	struct run_call_req *req = &c->req;
 	double t0 = util_now();
-	c->call = s->calls++;
+	if (!c->reserved) /* ahead calls come with their number */
+		c->call = s->calls++;
 	uint64_t thash = task_hash(t);
 	req->slot = c->slot;
 	req->n_inputs = t->n_inputs;
@@ -924,7 +958,9 @@ static int call_build_request(struct call_ctx *c, struct ka_err *e)
 		/* Trusted baseline: the runner's own checks suffice; return nothing. */
 		req->sample = 1;
 	}
-	c->gr->r->protocol_s += util_now() - t0;
+	c->at[0] = util_now();
+	c->gr->r->protocol_s += c->at[0] - t0;
+	c->built = 1;
 	return 0;
 }
 
@@ -968,6 +1004,7 @@ static int call_issue(struct call_ctx *c, struct ka_err *e)
 		return -1;
 	}
 	c->issued = 1;
+	c->at[1] = util_now();
 	g->protocol_s += c->res.send_s;
 	return 0;
 }
@@ -983,7 +1020,8 @@ static int call_collect(struct call_ctx *c, struct ka_err *e)
 	int rc = runclient_call_finish(s->rc, &c->req, &c->res, e);
 	devlock_release(s->lock);
 	c->issued = 0;
-	g->runner_s += util_now() - w0 - c->res.parse_s - c->res.phase_wait_s;
+	c->at[2] = util_now();
+	g->runner_s += c->at[2] - w0 - c->res.parse_s - c->res.phase_wait_s;
 	g->device_wait_s += c->res.phase_wait_s;
 	g->protocol_s += c->res.parse_s;
 	if (rc < 0)
@@ -1080,6 +1118,18 @@ static int input_modified(struct call_ctx *c, int k)
 	return 1;
 }
 
+/* The CPU's side of the generator check: the call's whole inputs as the
+ * CPU generates them (verified calls that are not lazy) and, where the
+ * check is made (call_integrity), their hashes into c->cpu_hash. */
+static void cpu_inputs(struct call_ctx *c)
+{
+	const struct ka_task *t = c->gr->t;
+	if (c->verify && !c->lazy)
+		host_inputs_fill(c);
+	for (int k = 0; c->verify && !c->timed && !c->lazy && k < t->n_inputs; k++)
+		c->cpu_hash[k] = gen_hash(c->st->host_in[k], c->st->bytes[k]);
+}
+
 /* Step 3b: the integrity checks on the buffers: the generator agrees with
  * the CPU, no canary changed, no input changed, every output element was
  * written. 0, 1 (verdict), or -1 with e (generator divergence). */
@@ -1091,14 +1141,14 @@ static int call_integrity(struct call_ctx *c, struct ka_err *e)
 	/* Inputs as the CPU generates them; the runner's hash of what it generated
 	 * must agree (else the generator diverged: a grader bug, not a verdict).
 	 * Trusted baselines' calls skip this CPU work. */
-	if (c->verify && !c->lazy)
-		host_inputs_fill(c);
+	if (!c->cpu_done)
+		cpu_inputs(c);
 	/* The generator check is made on every untimed call (all of the
 	 * correctness phase) but those the session checked already at this
 	 * task and shape (lazy: gen_checked); timed calls skip the CPU hash,
 	 * since a divergence would show as wrong gold there anyway. */
 	for (int k = 0; c->verify && !c->timed && !c->lazy && k < t->n_inputs; k++)
-		if (gen_hash(st->host_in[k], st->bytes[k]) != res->in_hash_before[k])
+		if (c->cpu_hash[k] != res->in_hash_before[k])
 			return ka_err_set(e,
 					  "%s: input %s at %s: device-generated bytes differ from "
 					  "the CPU generator (grader bug)",
@@ -1149,8 +1199,7 @@ static int call_gold(struct call_ctx *c, struct ka_err *e)
 		if (!st->gold[j]) {
 			size_t ne = (size_t)(st->numel[t->n_inputs + j] ? st->numel[t->n_inputs + j]
 									: 1);
-			st->gold[j] = xmalloc(ne * sizeof(double));
-			memset(st->gold[j], 0, ne * sizeof(double));
+			st->gold[j] = util_alloc_unforked(ne * sizeof(double)); /* zeroed */
 		}
 	int gx = 1;
 	if (c->lazy) {
@@ -1306,19 +1355,44 @@ static void call_note_check(const struct call_ctx *c)
 						   devgold_check_name(c->check)));
 }
 
+/* KA_GRADE_TRACE=1: one line per call on stderr, milliseconds after the
+ * grade's start: when it was built, issued and collected, how long the
+ * runner took from issue to reply, and the parent's verification from vt0
+ * for vms (docs/grader.md, "Where a grade's time goes"). */
+static void call_trace(const struct call_ctx *c, double vt0, double vms)
+{
+	static int on = -1;
+	if (on < 0)
+		on = getenv("KA_GRADE_TRACE") && strcmp(getenv("KA_GRADE_TRACE"), "0");
+	if (!on)
+		return;
+	double t0 = c->gr->t0;
+	fprintf(stderr,
+		"ka-trace: call %llu %s%s %s slot %d check %s: built %.2f issued %.2f collected "
+		"%.2f (runner %.2f) verified %.2f for %.2f ms\n",
+		(unsigned long long)c->call, c->phase, c->timed ? " timed" : "", c->st->name,
+		c->slot, c->verify ? devgold_check_name(c->check) : "runner", (c->at[0] - t0) * 1e3,
+		(c->at[1] - t0) * 1e3, (c->at[2] - t0) * 1e3, (c->at[2] - c->at[1]) * 1e3,
+		(vt0 - t0) * 1e3, vms);
+}
+
 /* Steps 3b to 5: the parent's checks of an answered call. 0, 1 (c->r
  * holds the verdict) or -1 with e. */
 static int call_verify(struct call_ctx *c, struct ka_err *e)
 {
 	double t0 = util_now();
 	int x = call_integrity(c, e);
-	if (!x && c->verify)
+	if (!x && c->verify && c->cpu_done && (x = c->gold_rc) < 0)
+		*e = c->gold_e;
+	else if (!x && c->verify && !c->cpu_done)
 		x = call_gold(c, e);
 	if (!x && c->dres_set)
 		x = device_verdict(c, &c->dres, e);
 	if (!x && c->verify)
 		x = call_compare(c, e);
-	c->gr->r->verify_s += util_now() - t0;
+	double t1 = util_now();
+	c->gr->r->verify_s += t1 - t0;
+	call_trace(c, t0, (t1 - t0) * 1e3);
 	return x;
 }
 
@@ -1389,7 +1463,7 @@ static void call_drain(struct call_ctx *c)
  * first call in order that has one), or -1 with e. */
 static int pipe_push(struct grade_run *gr, struct call_ctx *c, struct ka_err *e)
 {
-	int x = call_build_request(c, e), v = 0;
+	int x = c->built ? 0 : call_build_request(c, e), v = 0;
 	if (!x)
 		call_note_check(c);
 	if (!x && pipe_overlaps(gr, c)) {
@@ -1444,6 +1518,109 @@ static int baseline_call(struct grade_run *gr, int b, int check, double *ns, str
 	if (!x && ns)
 		*ns = c->time_ns;
 	return x;
+}
+
+/* ---- the gold ahead ----
+ *
+ * The parent has nothing to do while the candidate compiles, and the first
+ * correctness call of a shape needs nothing of the candidate on the CPU:
+ * its keys, whole inputs, their hash and its gold follow from the call
+ * number alone. So each shape's first correctness call is built before the
+ * compile, under a call number reserved for it, and a thread computes its
+ * CPU half meanwhile (at the benchmark shape of L1 row_sum, 67 M input
+ * elements generated, hashed and summed: 75 ms of 16 cores on the H200
+ * host, most of the correctness phase). The calls are the same calls in the
+ * same order; only when the CPU work is done changes, and each outcome is
+ * taken where it was (call_verify). Not on a CPU device (the compile would
+ * share the kernels' cores), nor with fewer than 8 threads (several graders
+ * on a machine: the few threads it could have would take longer than the
+ * grade's own), nor when the candidates were compiled ahead (no compile to
+ * hide behind), unless KA_GOLD_AHEAD=1 (=0: never). */
+
+/* One shape's first correctness call, built, its CPU half computed. 0, or
+ * -1 (nothing kept: the correctness phase builds the call again and meets
+ * the error there). */
+static int ahead_call(struct grade_run *gr, int i)
+{
+	struct shape_state *st = &gr->shapes[i];
+	struct call_ctx *c = call_new(gr, st, st->slot, 1, 0, "correctness");
+	struct ka_err e;
+	c->reserved = 1;
+	c->call = gr->ahead_base + (uint64_t)i;
+	/* The build's time overlaps the compile: not the parent's protocol
+	 * time (no other phase writes it meanwhile). Its check plan (full or
+	 * sampled, by the gold's cost on the cores it may use) is made with
+	 * the grade's own thread count, so it is the plan a build after the
+	 * compile would make; the gold then leaves the compile 3 cores. */
+	double p0 = gr->r->protocol_s;
+	omp_set_num_threads(gr->main_threads);
+	int x = call_build_request(c, &e);
+	omp_set_num_threads(gr->ahead_threads);
+	gr->r->protocol_s = p0;
+	if (x) {
+		call_free(c);
+		return -1;
+	}
+	cpu_inputs(c);
+	c->gold_rc = call_gold(c, &c->gold_e);
+	c->cpu_done = 1;
+	gr->ahead[i] = c;
+	return 0;
+}
+
+static void *ahead_main(void *arg)
+{
+	struct grade_run *gr = arg;
+	double t0 = util_now();
+	/* Idle cores only: the compile's steps come first. The OpenMP threads
+	 * this thread starts inherit its nice value (Linux: per thread). */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AHEAD_NICE);
+	omp_set_num_threads(gr->main_threads);
+	struct ka_err e;
+	gr->g = gold_open(gr->t, &e);
+	for (int i = 0;
+	     gr->g && i < gr->n_shapes && !__atomic_load_n(&gr->ahead_stop, __ATOMIC_RELAXED); i++)
+		if (ahead_call(gr, i))
+			break;
+	gr->ahead_s = util_now() - t0;
+	return NULL;
+}
+
+/* Start the gold ahead for gr (its shapes set), where it applies. */
+static void ahead_start(struct grade_run *gr)
+{
+	struct grade_session *s = gr->s;
+	int n = omp_get_max_threads();
+	/* KA_GOLD_AHEAD: 0 never, 1 always (the tests, on PoCL), else auto */
+	const char *env = getenv("KA_GOLD_AHEAD");
+	int force = env && !strcmp(env, "1");
+	if (!s->rc || (env && !strcmp(env, "0")) ||
+	    (!force && (s->cpu_device || s->precompiled || n < 8)))
+		return;
+	/* Half the grade's threads less the compile's 3 steps at once
+	 * (src/cudasplit.c): a core's two hardware threads share it, and on
+	 * the H200 host all 16 beside the compile made it 10 to 40% slower. */
+	gr->main_threads = n;
+	gr->ahead_threads = n / 2 - 3 > 1 ? n / 2 - 3 : 1;
+	gr->ahead_base = s->calls;
+	s->calls += (uint64_t)gr->n_shapes;
+	gr->ahead_started = !pthread_create(&gr->ahead_th, NULL, ahead_main, gr);
+}
+
+/* Wait for the gold ahead: before the correctness phase (the wait is the
+ * parent's verification time), or, stop, at the grade's end (it stops at
+ * its next call; nothing of it is needed). */
+static void ahead_join(struct grade_run *gr, int stop)
+{
+	if (!gr->ahead_started)
+		return;
+	double t0 = util_now();
+	__atomic_store_n(&gr->ahead_stop, stop, __ATOMIC_RELAXED);
+	pthread_join(gr->ahead_th, NULL);
+	gr->ahead_started = 0;
+	if (!stop)
+		gr->r->verify_s += util_now() - t0;
+	gr->r->ahead_s = gr->ahead_s;
 }
 
 /* ---- the grade's steps ---- */
@@ -1617,16 +1794,25 @@ static int grade_correctness(struct grade_run *gr, struct ka_err *e)
 {
 	struct grade_result *r = gr->r;
 	double tcor = util_now();
-	gr->g = gold_open(gr->t, e);
-	r->setup_s += util_now() - tcor;
+	ahead_join(gr, 0);
+	double tg = util_now();
+	if (!gr->g) /* no gold ahead, or it failed: here, with the error */
+		gr->g = gold_open(gr->t, e);
+	r->setup_s += util_now() - tg;
 	if (!gr->g)
 		return -1;
 	int x = 0;
 	for (int i = 0; !x && i < gr->n_shapes; i++) {
 		struct shape_state *st = &gr->shapes[i];
 		int calls = i == gr->n_shapes - 1 ? 1 : gr->s->proto.checks_per_shape;
-		for (int k = 0; !x && k < calls; k++)
-			x = pipe_push(gr, call_new(gr, st, st->slot, 1, 0, "correctness"), e);
+		for (int k = 0; !x && k < calls; k++) {
+			struct call_ctx *c = k == 0 ? gr->ahead[i] : NULL;
+			if (c)
+				gr->ahead[i] = NULL;
+			else
+				c = call_new(gr, st, st->slot, 1, 0, "correctness");
+			x = pipe_push(gr, c, e);
+		}
 	}
 	if (!x)
 		x = pipe_flush(gr, e);
@@ -1876,16 +2062,20 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	r->test_grade = s->test_grade;
 	struct grade_run gr = {.s = s, .t = t, .r = r, .t0 = util_now()};
 	gr.shapes = xcalloc(GRADE_MAX_SHAPES, sizeof *gr.shapes);
-	/* Each step: 0 goes on, 1 ends with r final, -1 ends with e. */
-	int x = grade_compile(&gr, src, len, e);
+	/* Each step: 0 goes on, 1 ends with r final, -1 ends with e. The
+	 * shapes come first: the gold ahead works on them during the compile. */
+	int x = grade_shapes(&gr, bench_override, e);
 	if (!x)
-		x = grade_shapes(&gr, bench_override, e);
+		ahead_start(&gr);
+	if (!x)
+		x = grade_compile(&gr, src, len, e);
 	if (!x)
 		x = grade_record(&gr, e);
 	if (!x)
 		x = grade_correctness(&gr, e);
 	if (!x)
 		x = grade_timing(&gr, e);
+	ahead_join(&gr, 1); /* still running when the grade ended before correctness */
 	r->total_s = util_now() - gr.t0;
 	r->other_s = r->total_s - r->compile_s - r->record_s - r->setup_s - r->protocol_s -
 		     r->runner_s - r->verify_s - r->stats_s - r->device_wait_s;
@@ -1951,13 +2141,13 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 					    "throttle_reasons", (json_int_t)r->throttle_reasons)
 				: json_null());
 	json_object_set_new(j, "seconds",
-			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+			    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
 				      "compile", r->compile_s, "record", r->record_s, "load",
 				      r->load_s, "correctness", r->correct_s, "timing", r->timing_s,
-				      "total", r->total_s, "runner", r->runner_s, "verify",
-				      r->verify_s, "device_wait", r->device_wait_s, "setup",
-				      r->setup_s, "protocol", r->protocol_s, "stats", r->stats_s,
-				      "other", r->other_s));
+				      "total", r->total_s, "ahead", r->ahead_s, "runner",
+				      r->runner_s, "verify", r->verify_s, "device_wait",
+				      r->device_wait_s, "setup", r->setup_s, "protocol",
+				      r->protocol_s, "stats", r->stats_s, "other", r->other_s));
 	json_object_set(j, "device", s->device);
 	json_object_set_new(j, "protocol", grade_protocol_json(&s->proto));
 	return j;

@@ -84,6 +84,11 @@ const json_t *grade_session_device(const struct grade_session *s);
 /* Whether grade_warm has anything to do for s's target. */
 int grade_compiles_ahead(const struct grade_session *s);
 
+/* Say that the candidates s grades from now on were compiled ahead
+ * (grade_precompile in another process): their compiles are cache hits, so
+ * the gold ahead, which works beside a grade's compile, is not used. */
+void grade_session_precompiled(struct grade_session *s);
+
 /* Compile ahead into s's caches, safe from any thread while s grades:
  * candidate src (len bytes) of task t, or with src NULL t's trusted baselines
  * (and, for a trusted task on a runner with the device check, its device
@@ -138,6 +143,8 @@ struct grade_result {
 	/* The rest of the parent's time in the correctness and timing phases,
 	 * so that the phases add up (docs/grade-result.md, "seconds"): */
 	double setup_s;	   /* opening the gold, finding and loading the baselines */
+	double ahead_s;	   /* the gold ahead's thread (grade.c), during the compile:
+			    * not the parent's time, not in total_s's sum */
 	double protocol_s; /* each call's request built (keys, poison, sampled
 			    * items) and serialised, its reply parsed */
 	double stats_s;	   /* the stop rule, the bounds, medians and bootstrap CIs */

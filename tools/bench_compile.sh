@@ -108,6 +108,23 @@ warm_in_process() {
 			"$OUT/$3-warm.jsonl.cpu" "$OUT/$3-warm2.jsonl.cpu" 2>/dev/null || echo "?")"
 }
 
+# settle: wait (at most BENCH_SETTLE_S, default 60 s) until the machine is
+# quiet: at most 3 runnable tasks (/proc/loadavg's fourth field, counting
+# this shell and its two `cut`s) three seconds running. On the H200 on 2026-12-04 a run started
+# right after throughput runs measured everything ~40% slower, nvcc too.
+settle() {
+	local quiet=0 waited=0 r
+	while [ "$quiet" -lt 3 ] && [ "$waited" -lt "${BENCH_SETTLE_S:-60}" ]; do
+		r=$(cut -d' ' -f4 /proc/loadavg | cut -d/ -f1)
+		if [ "$r" -le 3 ]; then quiet=$((quiet + 1)); else quiet=0; fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	echo "$waited"
+}
+SETTLED=$(settle)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+
 rows=()
 for t in $TASKS; do
 	for path in ${BENCH_PATHS:-nvcc split split+fork}; do
@@ -148,7 +165,7 @@ done
 
 {
 	echo "Compile latency, $(date -u +%Y-%m-%d), $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)),"
-	echo "load average $(cut -d' ' -f1-3 /proc/loadavg), grades: $MODE, warm figures the median of $REPS."
+	echo "load average $LOAD0 at the start (after waiting ${SETTLED} s for a quiet machine), $(cut -d' ' -f1-3 /proc/loadavg) at the end, grades: $MODE, warm figures the median of $REPS."
 	echo "Command: tools/bench_compile.sh (make bench)."
 	echo
 	echo "split: without the fork servers (KA_CUDA_FORKSRV=off); split+fork: warm inside one process whose servers are up, CPU per variant."

@@ -35,6 +35,18 @@
  *                 input F starts with: tools/forkshim.c); when there is no
  *                 such server, it refuses, or the forked run fails, the step
  *                 runs as usual (a failure is always a plain run's)
+ *   early K       with earlyfile F: the step may start before step K (one
+ *   earlyfile F   of its deps, a cicc that writes F, the host code's stub)
+ *                 has ended, as soon as F.ready exists (the fork shim makes
+ *                 it once the tool has written all of F: tools/forkshim.c);
+ *                 F's bytes at that start are kept, and when step K ends the
+ *                 early run stands only if K succeeded and F still holds
+ *                 exactly those bytes (then the tool wrote nothing more and
+ *                 the step read what a start after K would have read); else
+ *                 it is killed or its result dropped, and it runs again as
+ *                 usual. Its steps after wait for that confirmation, and so
+ *                 does its failure: a verdict never rests on an early run
+ *                 that K's end did not confirm
  *   arg A         the next argument (argv[0] first: a path or a name on PATH)
  *
  * A serving plan (docs/compile.md, section 7) starts the fork servers: it
@@ -57,11 +69,13 @@
  * ones after it are killed; the steps before it still run, so the first
  * failing step in plan order is exactly the one a sequential run would stop
  * at. On stdout, one line per step:
- *   step K code C ms M rss KB pch P runs R cpu MS fork F
+ *   step K code C ms M rss KB pch P runs R cpu MS fork F at A early E
  * (C: exit status, 128 + signal, or -1 when it did not run; M: wall
  * milliseconds; KB: peak resident memory; P: 1 when the precompiled prefix
  * was used; R: runs; MS: user + system CPU milliseconds, the forked child's
- * included; F: 1 when a fork server ran it). Exit status: 0
+ * included; F: 1 when a fork server ran it; A: its first start, milliseconds
+ * after this program's; E: 1 when its result stands on an early start).
+ * Exit status: 0
  * when every step succeeded, 1 when one failed, 124 past the limit, 2 for a
  * bad plan or a failure of this program. Trusted code: it runs only the
  * programs the plan names. */
@@ -78,6 +92,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "forkshim.h"
@@ -111,6 +126,16 @@ struct step {
 	int runs, pch;	  /* times started; precompiled prefix used */
 	int forked;	  /* a fork server ran it */
 	int rerun, alone; /* waits for a run alone; runs alone now */
+	/* early start (the plan's early/earlyfile) */
+	int early_dep;	  /* the dep it may start before, or -1 */
+	char *early_file; /* the file whose ".ready" allows it */
+	char *snap;	  /* early_file's bytes at the early start */
+	size_t snap_len;
+	struct stat snap_st; /* and its inode, size and time then */
+	int early_tried;     /* started early once (never twice) */
+	int spec;	     /* the current run started early, not confirmed yet */
+	int held;	     /* that run ended: its outcome waits for the confirmation */
+	int early;	     /* the result stands on a confirmed early start */
 };
 
 struct plan {
@@ -153,6 +178,7 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 	if (!strcmp(key, "step")) {
 		if (p->n >= MAX_STEPS)
 			return ka_err_set(e, "more than %d steps", MAX_STEPS);
+		p->s[p->n].early_dep = -1;
 		p->s[p->n++].name = val;
 		return 0;
 	}
@@ -163,6 +189,13 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 		if (k < 0 || k >= p->n - 1 || cur->n_deps >= MAX_DEPS)
 			return ka_err_set(e, "step %d: dep %s", p->n - 1, val);
 		cur->deps[cur->n_deps++] = k;
+		return 0;
+	}
+	if (!strcmp(key, "early")) {
+		int k = atoi(val);
+		if (k < 0 || k >= p->n - 1)
+			return ka_err_set(e, "step %d: early %s", p->n - 1, val);
+		cur->early_dep = k;
 		return 0;
 	}
 	if (!strcmp(key, "senv"))
@@ -179,6 +212,7 @@ static int plan_line(struct plan *p, const char *key, char *val, struct ka_err *
 		      : !strcmp(key, "forksock")  ? &cur->fork_sock
 		      : !strcmp(key, "forkinput") ? &cur->fork_input
 		      : !strcmp(key, "serve")	  ? &cur->serve
+		      : !strcmp(key, "earlyfile") ? &cur->early_file
 						  : NULL;
 	if (!slot)
 		return ka_err_set(e, "unknown key '%s'", key);
@@ -210,6 +244,13 @@ static int plan_parse(char *text, struct plan *p, struct ka_err *e)
 		    ((s->fork_sock || s->serve) != !!s->fork_input))
 			return ka_err_set(e, "step %d (%s): half a fork server", i, s->name);
 		p->serving |= s->serve != NULL;
+		int dep = 0;
+		for (int d = 0; d < s->n_deps; d++)
+			dep |= s->deps[d] == s->early_dep;
+		if ((s->early_dep >= 0) != (s->early_file != NULL) || (s->early_dep >= 0 && !dep))
+			return ka_err_set(e,
+					  "step %d (%s): early needs earlyfile and one of its deps",
+					  i, s->name);
 	}
 	if (p->serving && (!p->shim || !p->sentinel))
 		return ka_err_set(e, "a serving plan without shim or sentinel");
@@ -480,6 +521,13 @@ static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 		return -1;
 	if (s->serve)
 		cap = p->mem;
+	/* A mark is this run's: any older one (a folder run again) goes. */
+	for (int j = 0; j < p->n; j++)
+		if (p->s[j].early_dep == k) {
+			char ready[4096];
+			snprintf(ready, sizeof ready, "%s.ready", p->s[j].early_file);
+			unlink(ready);
+		}
 	s->cap = cap;
 	s->t0 = now_s();
 	if (!s->runs)
@@ -557,12 +605,112 @@ static int ready(const struct plan *p, int k)
 	const struct step *s = &p->s[k];
 	for (int d = 0; d < s->n_deps; d++) {
 		const struct step *t = &p->s[s->deps[d]];
+		if (t->spec) /* an early run, not confirmed yet */
+			return 0;
 		if (t->st == ST_SKIP || (t->st == ST_DONE && t->code != 0 && !t->rerun))
 			return -1;
 		if (t->st != ST_DONE || t->rerun)
 			return 0;
 	}
 	return 1;
+}
+
+/* ---- early starts (the plan's early/earlyfile) ---- */
+
+/* 1 when waiting step k may start early now: every dep is done but its
+ * early dep, which runs, and that one's file is ready. */
+static int early_ready(const struct plan *p, int k)
+{
+	const struct step *s = &p->s[k];
+	if (s->early_dep < 0 || s->early_tried || s->runs)
+		return 0;
+	const struct step *e = &p->s[s->early_dep];
+	if (e->st != ST_RUN || e->rerun || e->alone)
+		return 0;
+	for (int d = 0; d < s->n_deps; d++) {
+		const struct step *t = &p->s[s->deps[d]];
+		if (s->deps[d] != s->early_dep &&
+		    (t->spec || t->st != ST_DONE || t->code != 0 || t->rerun))
+			return 0;
+	}
+	char ready_path[4096];
+	snprintf(ready_path, sizeof ready_path, "%s.ready", s->early_file);
+	return access(ready_path, F_OK) == 0;
+}
+
+/* 1 while some step could still start early: run() then polls. */
+static int early_pending(const struct plan *p, int first_fail)
+{
+	for (int k = 0; k < p->n && k < first_fail; k++) {
+		const struct step *s = &p->s[k];
+		if (s->st == ST_WAIT && s->early_dep >= 0 && !s->early_tried && !s->runs &&
+		    p->s[s->early_dep].st == ST_RUN)
+			return 1;
+	}
+	return 0;
+}
+
+/* Drop step k's early run: killed and reaped when it runs, back to
+ * waiting, as if it had never started. */
+static void early_drop(struct plan *p, int k, int *running)
+{
+	struct step *s = &p->s[k];
+	if (s->st == ST_RUN) {
+		kill(-s->pid, SIGKILL);
+		int st;
+		while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		s->secs += now_s() - s->t0;
+		(*running)--;
+	}
+	s->st = ST_WAIT;
+	s->code = -1;
+	s->spec = s->held = 0;
+}
+
+/* 1 when file path is unchanged since step s's early start: the same
+ * inode, size and modification time, and exactly the same bytes (nothing
+ * wrote it since: not even a rewrite with the same bytes). */
+static int unchanged(const char *path, const struct step *s)
+{
+	struct stat st;
+	char *t = NULL;
+	size_t len = 0;
+	if (stat(path, &st) != 0 || st.st_ino != s->snap_st.st_ino ||
+	    st.st_dev != s->snap_st.st_dev || st.st_size != s->snap_st.st_size ||
+	    st.st_mtim.tv_sec != s->snap_st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != s->snap_st.st_mtim.tv_nsec ||
+	    util_read_file(path, 64u << 20, &t, &len, NULL))
+		return 0;
+	int same = len == s->snap_len && (len == 0 || !memcmp(t, s->snap, len));
+	free(t);
+	return same;
+}
+
+static void after_end(struct plan *p, int k, int *first_fail);
+
+/* Step k ended: every early run that waited on it stands (k succeeded and
+ * the file is the bytes it started on) or is dropped. */
+static void early_settle(struct plan *p, int k, int *first_fail, int *running)
+{
+	for (int j = 0; j < p->n; j++) {
+		struct step *s = &p->s[j];
+		if (!s->spec || s->early_dep != k)
+			continue;
+		int stands = p->s[k].code == 0 && unchanged(s->early_file, s);
+		free(s->snap);
+		s->snap = NULL;
+		if (!stands) {
+			early_drop(p, j, running);
+			continue;
+		}
+		s->spec = 0;
+		s->early = 1;
+		if (s->held) {
+			s->held = 0;
+			after_end(p, j, first_fail);
+		}
+	}
 }
 
 /* Start what can start; returns the number running, or -1 with e. */
@@ -584,13 +732,21 @@ static int launch(struct plan *p, int first_fail, int *running, struct ka_err *e
 		return *running;
 	}
 	for (int k = 0; k < p->n && *running < p->jobs && k < first_fail; k++) {
-		if (p->s[k].st != ST_WAIT)
+		struct step *s = &p->s[k];
+		if (s->st != ST_WAIT)
 			continue;
 		int r = ready(p, k);
 		if (r < 0)
-			p->s[k].st = ST_SKIP;
-		if (r <= 0)
+			s->st = ST_SKIP;
+		if (r < 0 || (r == 0 && !early_ready(p, k)))
 			continue;
+		if (r == 0) { /* early: on the file's bytes as they are now */
+			s->early_tried = 1;
+			if (stat(s->early_file, &s->snap_st) != 0 ||
+			    util_read_file(s->early_file, 64u << 20, &s->snap, &s->snap_len, NULL))
+				continue; /* then it starts as usual */
+			s->spec = 1;
+		}
 		if (start(p, k, p->mem / (uint64_t)p->jobs, e))
 			return -1;
 		(*running)++;
@@ -648,6 +804,22 @@ static void kill_all(struct plan *p, int *running)
 	}
 }
 
+/* What the end of step k means for the rest: a failure (in plan order
+ * before any other) stops every step after it, unless memory could explain
+ * it (then it runs again alone). */
+static void after_end(struct plan *p, int k, int *first_fail)
+{
+	struct step *s = &p->s[k];
+	if (s->code == 0 || k > *first_fail || s->serve)
+		return;
+	if (memory_could_explain(p, s)) {
+		s->rerun = 1;
+		return;
+	}
+	*first_fail = k;
+	kill_after(p, k);
+}
+
 /* Run the plan to its end (or to the deadline: *timed_out); 0, or -1 with e
  * (this program's failure). */
 static int run(struct plan *p, int *timed_out, struct ka_err *e)
@@ -665,7 +837,13 @@ static int run(struct plan *p, int *timed_out, struct ka_err *e)
 			break;
 		int st = 0;
 		struct rusage ru;
-		pid_t pid = wait4(-1, &st, 0, &ru);
+		/* while a step waits for a file to start early, look every 0.5 ms */
+		int poll = early_pending(p, first_fail);
+		pid_t pid = wait4(-1, &st, poll ? WNOHANG : 0, &ru);
+		if (pid == 0) {
+			nanosleep(&(struct timespec){0, 500000}, NULL);
+			continue;
+		}
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -681,15 +859,12 @@ static int run(struct plan *p, int *timed_out, struct ka_err *e)
 		if (k < 0)
 			continue;
 		running--;
-		struct step *s = &p->s[k];
-		if (s->code == 0 || k > first_fail || s->serve)
-			continue;
-		if (memory_could_explain(p, s)) {
-			s->rerun = 1;
+		if (p->s[k].spec) { /* an early run's outcome waits for its dep */
+			p->s[k].held = 1;
 			continue;
 		}
-		first_fail = k;
-		kill_after(p, first_fail);
+		early_settle(p, k, &first_fail, &running);
+		after_end(p, k, &first_fail);
 	}
 	return 0;
 }
@@ -737,9 +912,11 @@ int main(int argc, char **argv)
 	int ok = 1;
 	for (int k = 0; k < p->n; k++) {
 		const struct step *s = &p->s[k];
-		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d at %.0f\n",
+		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d at %.0f "
+		       "early "
+		       "%d\n",
 		       k, s->code, s->secs * 1000, s->rss_kb, s->pch, s->runs, s->cpu * 1000,
-		       s->forked, s->first * 1000);
+		       s->forked, s->first * 1000, s->early);
 		ok &= s->code == 0;
 	}
 	free(text);

@@ -27,6 +27,13 @@
  * step's log): "served", or "refused: " and why. Without KA_FORK_INPUT the
  * shim changes nothing.
  *
+ * The early stub (forkshim.h, KA_FORK_STUB): when the tool removes its
+ * front end's temporary file (cicc's "*.lgenfe.bc", after it wrote the
+ * host stub and before NVVM), the shim flushes the stub's stream and
+ * creates the stub's ".ready" file. That only lets ka-cudaphases start the
+ * host compile sooner: it keeps the stub's bytes of that moment and the
+ * early run stands only if cicc ends well with exactly those bytes.
+ *
  * Trusted code; it never sees the candidate's bytes but to compare the
  * prefix. Built without sanitizers (it lives inside NVIDIA's binaries). */
 #include <dirent.h>
@@ -90,9 +97,15 @@ static void note(const char *fmt, ...)
 	va_end(ap);
 }
 
+static FILE *stub;	/* KA_FORK_STUB's stream, once opened */
+static int stub_marked; /* its .ready is made */
+
 static FILE *watch(FILE *f, const char *path)
 {
 	const char *want = getenv(FORKSHIM_ENV_INPUT);
+	const char *stub_name = getenv(FORKSHIM_ENV_STUB);
+	if (f && !stub && stub_name && !strcmp(path, stub_name))
+		stub = f;
 	struct stat st;
 	if (f && !in && want && !strcmp(path, want) && fstat(fileno(f), &st) == 0 &&
 	    st.st_size > 0) {
@@ -116,6 +129,43 @@ FILE *fopen64(const char *path, const char *mode)
 	if (!real_fopen64)
 		real_fopen64 = next("fopen64");
 	return watch(real_fopen64(path, mode), path);
+}
+
+/* ---- the early stub ---- */
+
+/* The tool removes path: after cicc's front end, its ".lgenfe.bc". */
+static void removing(const char *path)
+{
+	const char *suffix = ".lgenfe.bc";
+	size_t n = strlen(path), sl = strlen(suffix);
+	if (!stub || stub_marked || n < sl || strcmp(path + n - sl, suffix))
+		return;
+	stub_marked = 1;
+	if (fflush(stub) != 0)
+		return;
+	char ready[4096];
+	snprintf(ready, sizeof ready, "%s%s", getenv(FORKSHIM_ENV_STUB), FORKSHIM_READY_SUFFIX);
+	int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+int remove(const char *path)
+{
+	static int (*real)(const char *);
+	if (!real)
+		real = next("remove");
+	removing(path);
+	return real(path);
+}
+
+int unlink(const char *path)
+{
+	static int (*real)(const char *);
+	if (!real)
+		real = next("unlink");
+	removing(path);
+	return real(path);
 }
 
 /* Any other way of reading or moving in the input before the server

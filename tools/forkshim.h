@@ -19,6 +19,14 @@
 #define FORKSHIM_ENV_INPUT "KA_FORK_INPUT"
 #define FORKSHIM_ENV_SOCK "KA_FORK_SOCK"
 
+/* The early stub (docs/compile.md, section 7.5): the file, as the tool
+ * names it, that a cicc writes the host code's stub into. Once the tool's
+ * front end has ended (it removes its temporary ".lgenfe.bc" file) the
+ * shim flushes that file and creates FILE.ready, so that the host compile
+ * can start while cicc still optimises the device code. */
+#define FORKSHIM_ENV_STUB "KA_FORK_STUB"
+#define FORKSHIM_READY_SUFFIX ".ready"
+
 struct forkshim_req {
 	uint32_t magic, version;
 	uint64_t as_cap;		     /* RLIMIT_AS of the step (soft = hard) */

@@ -61,6 +61,9 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
         print("IMPLAUSIBLE", f, r.get("shape"), r.get("detail"), json.dumps(r.get("evidence")))
 PY
 fi
+# comp right after the tier, before any throughput run (a loaded machine
+# measured every compile ~40% slower on 2026-12-04)
+if want comp; then stamp comp; BENCH_TASKS=${BENCH_TASKS:-"L1/row_sum L2/gemm_bias_gelu_bf16"} timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
 prof() { # task tag
 	local tag=$(basename $1)-$2
 	KA_RUNNER_PROFILE=1 KA_RUNNER_LOG=1 "$KA" grade --target cuda --task bank/public/$1 \
@@ -145,7 +148,6 @@ if want thrjobs; then stamp thrjobs
 		rm -rf "$dir"
 	done
 fi
-if want comp; then stamp comp; BENCH_TASKS=${BENCH_TASKS:-"L1/row_sum L2/gemm_bias_gelu_bf16"} timeout $(left) bash tools/bench_compile.sh "$OUT/comp" 2>&1 | tail -8; fi
 if want rsi; then stamp rsi; python3 tools/rsi_gpu_bench.py --help >/dev/null 2>&1 && timeout $(left) python3 tools/rsi_gpu_bench.py ${RSI_ARGS:-} --out "$OUT/rsi.json" 2>&1 | tail -12; fi
 if want front; then stamp front; timeout $(left) bash tools/frontier_gpu.sh "$OUT/front" 2>&1 | tail -25; fi
 # tierfast: the GPU tier without cuda_split.sh (146 s; it checks only the
@@ -213,5 +215,26 @@ if want cuptidiag; then stamp cuptidiag
 	timeout 60 "$OUT/cupti_names" unload 400 2>&1 | tail -2
 	timeout 60 "$OUT/cupti_nodes" 300 2>&1 | tail -2
 	rm -f "$OUT"/cupti_names "$OUT"/cupti_nodes
+fi
+# wprof: where a warm L1 grade's time goes (issue 23): WPROF_N (default 7)
+# fresh row_sum variants graded one after another by one process whose fork
+# servers start at once, with --profile, the per-call trace (KA_GRADE_TRACE),
+# the runner's per-call profile and the compile trace; once for each value
+# of KA_GOLD_AHEAD in WPROF_AHEAD (default "auto"; "0 1" compares); the grade
+# JSONs in $OUT/wprof-VALUE.
+if want wprof; then
+	for a in ${WPROF_AHEAD:-auto}; do stamp "wprof KA_GOLD_AHEAD=$a"
+		d="$OUT/wprof-$a"; mkdir -p "$d"; args=()
+		for i in $(seq 1 "${WPROF_N:-7}"); do
+			sed "1i // wprof $i $RANDOM$RANDOM" bank/public/L1/row_sum/solutions/cuda.cu >"$d/v$i.cu"
+			args+=(--kernel "$d/v$i.cu")
+		done
+		KA_GOLD_AHEAD=$a KA_CUDA_FORKSRV=on KA_CUDAC_TRACE=1 KA_GRADE_TRACE=1 KA_RUNNER_PROFILE=1 KA_RUNNER_LOG=1 \
+			timeout $(left) "$KA" grade --target cuda --task bank/public/L1/row_sum "${args[@]}" --jobs 0 \
+			--graders 1 --max-seconds 1 --profile --workdir "$OUT/w" --json "$d/grades.jsonl" >"$d/out.txt" 2>"$d/err.txt"
+		sed -n '/^profile/,$p' "$d/out.txt" | grep -E "compile|record|correct|timing|total|ahead"
+		python3 -c 'import json,sys
+for l in open(sys.argv[1]): r = json.loads(l); print(r["verdict"], " ".join("%s %.3f" % (k, v) for k, v in r["seconds"].items() if k in ("compile", "record", "correctness", "timing", "total", "ahead", "verify")))' "$d/grades.jsonl"
+	done
 fi
 if want diag; then stamp diag; timeout $(left) bash tools/diag/hang_hunt.sh "$OUT/hang" 2>&1 | tail -40; fi

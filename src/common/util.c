@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
@@ -55,6 +56,28 @@ void *xcalloc(size_t n, size_t size)
 	if (!p)
 		oom();
 	return p;
+}
+
+/* The mapping starts with one page that holds its length. */
+#define UNFORKED_HEAD 4096
+
+void *util_alloc_unforked(size_t n)
+{
+	size_t len = UNFORKED_HEAD + (n ? n : 1);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		oom();
+	madvise(m, len, MADV_DONTFORK); /* best effort: else just inherited */
+	*(size_t *)m = len;
+	return (char *)m + UNFORKED_HEAD;
+}
+
+void util_free_unforked(void *p)
+{
+	if (!p)
+		return;
+	void *m = (char *)p - UNFORKED_HEAD;
+	munmap(m, *(size_t *)m);
 }
 
 void *xrealloc(void *p, size_t n)

@@ -30,6 +30,14 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A large buffer of n zeroed bytes that no child process inherits
+ * (MADV_DONTFORK): a fork copies the page tables of everything the parent
+ * touched (10 ms a fork for 256 MiB on this project's machine), and the
+ * grader's children exec at once. Aborts on exhaustion like xmalloc; free
+ * with util_free_unforked (NULL is a no-op). Never touch it in a child. */
+void *util_alloc_unforked(size_t n);
+void util_free_unforked(void *p);
+
 /* Read a whole file of at most cap bytes into a NUL-terminated buffer the
  * caller frees. Returns 0, or -1 with e set (missing, unreadable, too big). */
 int util_read_file(const char *path, size_t cap, char **out, size_t *len, struct ka_err *e);

@@ -23,7 +23,13 @@
 #    exclusive lock the dead call had (a second copy of the solution keeps
 #    the other grader busy). Whether the wrong timed call of
 #    timed_wrong_then_crash.c is drained with a crash depends on where the
-#    random warm-up puts it in a block, so that is not asserted.
+#    random warm-up puts it in a block, so that is not asserted;
+#  - mode ahead: --pipeline on with the gold ahead forced (KA_GOLD_AHEAD=1:
+#    each shape's first correctness call built and its CPU half computed
+#    while the candidate compiles, docs/grader.md "The gold ahead"), plus a
+#    candidate that does not compile: the same verdicts, phases, shapes and
+#    evidence, compile_error for the broken one, and the solution's result
+#    says the ahead thread ran (seconds.ahead > 0; 0 in the other modes).
 set -u
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
@@ -39,10 +45,13 @@ sed -e '/if (c == 11) r = -12345.0f;/d' -e 's/c >= 12/c >= 11/' $D/timed_wrong_t
 if grep -q 'c == 11' "$tmp/timed_crash.c" || ! grep -q 'c >= 11' "$tmp/timed_crash.c"; then
 	echo "FAIL grade_pipeline/timed_crash_source: the edits of timed_wrong_then_crash.c did not apply"
 fi
-for mode in on off on2; do
+printf 'this is not OpenCL C {\n' >"$tmp/broken.c"
+for mode in on off on2 ahead; do
 	extra=()
+	pl=${mode%2} ahead=0
 	[ $mode = on2 ] && extra=(--graders 2 --kernel "$tmp/timed_crash.c" --kernel $T/solutions/opencl.c)
-	KA_CALL_TRACE="$tmp/$mode.trace" "$KA" grade --task $T --target opencl --pipeline ${mode%2} --kernel $D/late_wrong_then_crash.c \
+	[ "$mode" = ahead ] && pl=on ahead=1 extra=(--kernel "$tmp/broken.c")
+	KA_GOLD_AHEAD=$ahead KA_CALL_TRACE="$tmp/$mode.trace" "$KA" grade --task $T --target opencl --pipeline "$pl" --kernel $D/late_wrong_then_crash.c \
 		--kernel $D/timed_wrong_then_crash.c --kernel $T/solutions/opencl.c "${extra[@]}" \
 		--max-seconds 10 --workdir "$tmp/w" --json "$tmp/$mode.jsonl" >"$tmp/$mode.log" 2>&1
 	rc=$?
@@ -77,10 +86,17 @@ check("timed_order",
       ("wrong_answer", "timing", r.get("bench_shape"), -12345.0),
       (r.get("verdict"), r.get("phase"), r.get("shape"), r.get("detail")))
 r = rows.get("opencl.c", {})
+pl = "on" if mode == "ahead" else mode.rstrip("2")
 check("after_crash_ok",
       r.get("verdict") == "ok" and r.get("time_us") is not None and
-      r.get("protocol", {}).get("pipeline") == mode.rstrip("2"),
+      r.get("protocol", {}).get("pipeline") == pl,
       (r.get("verdict"), r.get("detail"), r.get("protocol", {}).get("pipeline")))
+ahead = r.get("seconds", {}).get("ahead")
+check("ahead_ran", (ahead > 0) if mode == "ahead" else ahead == 0, ahead)
+if mode == "ahead":
+    r = rows.get("broken.c", {})
+    check("broken_compile_error", (r.get("verdict"), r.get("phase")) == ("compile_error", "compile"),
+          (r.get("verdict"), r.get("phase"), r.get("detail")))
 if mode == "on2":
     r = rows.get("timed_crash.c", {})
     check("timed_crash",

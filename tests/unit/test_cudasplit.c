@@ -98,11 +98,12 @@ static void test_plan_nvcc13(void)
 					    "fatbinary",
 					    "as",
 					    "host cc",
+					    "host as",
 					    "link",
 					    NULL};
 	for (int i = 0; order[i]; i++)
 		CHECK_EQ_STR(i < p.n ? p.ph[i].name : "", order[i]);
-	CHECK_EQ_INT(p.n, 12);
+	CHECK_EQ_INT(p.n, 13);
 	int fe = find_named(&p, "cudafe++"), c90 = find_named(&p, "cicc compute_90"),
 	    c90a = find_named(&p, "cicc compute_90a"), px = find_named(&p, "ptxas sm_90a"),
 	    fb = find_named(&p, "fatbinary"), as = find_named(&p, "as"),
@@ -113,7 +114,14 @@ static void test_plan_nvcc13(void)
 	CHECK(depends(&p, px, c90a) && depends(&p, fb, px) && depends(&p, fb, c90) &&
 	      depends(&p, as, fb));
 	CHECK(depends(&p, cc, fe) && depends(&p, cc, c90a) && !depends(&p, cc, fb));
-	CHECK(depends(&p, ln, cc) && depends(&p, ln, as));
+	/* the host compile writes X.s, host as makes X.o from it, the link
+	 * reads that */
+	int has = find_named(&p, "host as");
+	CHECK(has_arg(&p.ph[cc], "-S") && !has_arg(&p.ph[cc], "-c") &&
+	      !has_arg(&p.ph[cc], "-save-temps") && has_arg(&p.ph[cc], "keep/candidate.s"));
+	CHECK(depends(&p, has, cc) && has_arg(&p.ph[has], "keep/candidate.o") &&
+	      has_arg(&p.ph[has], "keep/candidate.s"));
+	CHECK(depends(&p, ln, has) && depends(&p, ln, as) && !depends(&p, ln, cc));
 	/* the changes: module id, fat binary object, dependency lists */
 	CHECK(!has_arg(&p.ph[fe], "--gen_module_id_file"));
 	CHECK_EQ_STR(p.module_id_file, "keep/candidate.module_id");
@@ -361,6 +369,114 @@ static void test_driver_memory_rerun(void)
 	CHECK_EQ_INT(run_driver(plan, &out), 1);
 	CHECK_EQ_INT(step_code(out, 0, &runs, NULL), 1);
 	CHECK_EQ_INT(runs, 1);
+	free(out);
+}
+
+/* Step k's "early" field (-99 when none). */
+static int step_early(const char *out, int k)
+{
+	char key[32];
+	snprintf(key, sizeof key, "step %d code ", k);
+	const char *l = strstr(out, key), *x = l ? strstr(l, " early ") : NULL;
+	const char *nl = l ? strchr(l, '\n') : NULL;
+	int v = -99;
+	if (x && (!nl || x < nl))
+		sscanf(x, " early %d", &v);
+	return v;
+}
+
+static char *tmp_text(const char *name)
+{
+	char *p = xasprintf("%s/%s", tmp, name), *t = NULL;
+	size_t n = 0;
+	if (util_read_file(p, 4096, &t, &n, NULL))
+		t = NULL;
+	free(p);
+	return t;
+}
+
+/* The early start (docs/compile.md 7.5): a step with early/earlyfile
+ * starts once its dep made FILE.ready, and stands only if that dep ends
+ * well with FILE as it was. */
+static void test_driver_early(void)
+{
+	static const char *const files[] = {"f",     "f.ready",	  "out", "r.done",
+					    "w.saw", "after.out", NULL};
+	struct {
+		const char *writer, *reader;
+		int status, w_code, r_code, r_runs, r_early, after_code;
+		const char *out; /* the reader's out at the end, or NULL: none */
+	} cases[] = {
+		/* confirmed: the reader ran while the writer still did */
+		{"printf A > f; touch f.ready; sleep 0.4; [ -e r.done ] && touch w.saw; exit 0",
+		 "cat f > out; touch r.done", 0, 0, 0, 1, 1, 0, "A"},
+		/* the file grew after the mark: dropped, run again on all of it */
+		{"printf A > f; touch f.ready; sleep 0.4; printf B >> f", "cat f > out", 0, 0, 0, 2,
+		 0, 0, "AB"},
+		/* the writer failed after the mark: its failure, nothing after it
+		 * (what the dropped run wrote stays: src/cudasplit.c removes the
+		 * host compile's .s when a step before it failed) */
+		{"printf A > f; touch f.ready; sleep 0.4; exit 4", "cat f > out", 1, 4, -1, 1, 0,
+		 -1, "A"},
+		/* rewritten with the same bytes after the mark: dropped too */
+		{"printf A > f; touch f.ready; sleep 0.4; printf A > f", "cat f > out", 0, 0, 0, 2,
+		 0, 0, "A"},
+		/* a mark older than the writer's run is not its mark */
+		{"sleep 0.2; printf A > f; sleep 0.2", "cat f > out", 0, 0, 0, 1, 0, 0, "A"},
+		/* an early failure on a stale file is not a failure */
+		{"printf A > f; touch f.ready; sleep 0.4; printf B >> f",
+		 "grep -q B f && touch out", 0, 0, 0, 2, 0, 0, ""},
+		/* an early failure on the final file is the step's failure */
+		{"printf A > f; touch f.ready; sleep 0.4", "exit 5", 1, 0, 5, 1, 1, -1, NULL},
+		/* no mark: the reader waits for the writer's end */
+		{"printf A > f; sleep 0.2", "cat f > out", 0, 0, 0, 1, 0, 0, "A"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (int f = 0; files[f]; f++) {
+			char *q = xasprintf("%s/%s", tmp, files[f]);
+			unlink(q);
+			free(q);
+		}
+		char *plan = xasprintf(
+			"jobs 3\nmem 1073741824\n"
+			"step w\nlog logs/w.log\narg /bin/sh\narg -c\narg %s\n"
+			"step r\nlog logs/r.log\ndep 0\nearly 0\nearlyfile f\narg "
+			"/bin/sh\narg -c\narg %s\n" SH("after", "cat out > after.out") "dep 1\n",
+			cases[i].writer, cases[i].reader);
+		char *out = NULL;
+		int runs = -1;
+		if (i == 4) { /* a stale mark and file from an earlier run */
+			char *f = xasprintf("%s/f", tmp), *m = xasprintf("%s/f.ready", tmp);
+			util_write_file(f, "old", 3, NULL);
+			util_write_file(m, "", 0, NULL);
+			free(f);
+			free(m);
+		}
+		printf("# early case %zu\n", i);
+		CHECK_EQ_INT(run_driver(plan, &out), cases[i].status);
+		CHECK_EQ_INT(step_code(out, 0, NULL, NULL), cases[i].w_code);
+		CHECK_EQ_INT(step_code(out, 1, &runs, NULL), cases[i].r_code);
+		CHECK_EQ_INT(runs, cases[i].r_runs);
+		CHECK_EQ_INT(step_early(out, 1), cases[i].r_early);
+		CHECK_EQ_INT(step_code(out, 2, NULL, NULL), cases[i].after_code);
+		char *got = tmp_text("out");
+		if (cases[i].out)
+			CHECK(got && !strcmp(got, cases[i].out));
+		else
+			CHECK(got == NULL);
+		if (i == 0)
+			CHECK(exists("w.saw"));
+		free(got);
+		free(out);
+		free(plan);
+	}
+	/* early names one of the step's deps, with its file */
+	char *out = NULL;
+	CHECK_EQ_INT(run_driver("jobs 3\n" SH("a", "true") SH("b", "true") "early 0\n", &out), 2);
+	free(out);
+	CHECK_EQ_INT(run_driver("jobs 3\n" SH("a", "true") SH("b", "true") "early 0\nearlyfile f\n",
+				&out),
+		     2);
 	free(out);
 }
 
@@ -698,7 +814,7 @@ static void forked_pass(const char *const *srcs, const size_t *lens, struct cuda
 			       .libs = libs,
 			       .compiler = "split"};
 	struct cudac_result *r = xcalloc((size_t)n_fx, sizeof *r);
-	int *rc = xcalloc((size_t)n_fx, sizeof *rc), ok = 0, compiled = 0;
+	int *rc = xcalloc((size_t)n_fx, sizeof *rc), ok = 0, compiled = 0, early = 0;
 	struct ka_err *e = xcalloc((size_t)n_fx, sizeof *e);
 	cudac_compile_many(n_fx, srcs, lens, &o, 2, r, rc, e);
 	for (int i = 0; i < n_fx; i++) {
@@ -706,14 +822,17 @@ static void forked_pass(const char *const *srcs, const size_t *lens, struct cuda
 		compare_forked(&fx[i], &split[i], rc_split[i], &r[i], rc[i]);
 		ok += !ka_test_failed;
 		compiled += r[i].verdict == VERDICT_OK;
+		early += r[i].stats.early;
 		if (ka_test_failed)
 			printf("# ^ %s (forked)\n", fx[i].name);
 		cudac_result_free(&r[i]);
 	}
 	int served = served_count(cache) - before;
 	printf("# forked pass: %d of %d fixtures the same; the servers served %d phases for %d "
-	       "compiled fixtures\n",
-	       ok, n_fx, served, compiled);
+	       "compiled fixtures, %d host compiles stood on the early stub\n",
+	       ok, n_fx, served, compiled, early);
+	/* (how many start early depends on the machine's load: test_early_stub
+	 * checks that it happens) */
 	ka_test_failed = ok != n_fx || served < 3 * compiled;
 	free(r);
 	free(rc);
@@ -895,20 +1014,27 @@ static int plan_index(const char *folder, const char *name)
 	return k;
 }
 
-/* 1 when file rel is the same in folders a and b. */
-static int same_file(const char *a, const char *b, const char *rel)
+/* 1 when the files a/ra and b/rb exist, are not empty and hold the same
+ * bytes. */
+static int same_bytes(const char *a, const char *ra, const char *b, const char *rb)
 {
-	char *pa = xasprintf("%s/%s", a, rel), *pb = xasprintf("%s/%s", b, rel);
+	char *pa = xasprintf("%s/%s", a, ra), *pb = xasprintf("%s/%s", b, rb);
 	size_t na = 0, nb = 0;
 	char *ta = slurp(pa, &na), *tb = slurp(pb, &nb);
-	int same = ta && tb && na == nb && !memcmp(ta, tb, na);
+	int same = ta && tb && na == nb && na > 0 && !memcmp(ta, tb, na);
 	if (!same)
-		printf("# %s differs between %s and %s\n", rel, a, b);
+		printf("# %s and %s differ (or one is missing or empty)\n", pa, pb);
 	free(ta);
 	free(tb);
 	free(pa);
 	free(pb);
 	return same;
+}
+
+/* 1 when file rel is the same in folders a and b. */
+static int same_file(const char *a, const char *b, const char *rel)
+{
+	return same_bytes(a, rel, b, rel);
 }
 
 /* The products of a compile folder: the same in a and b. */
@@ -1182,6 +1308,140 @@ static void test_fork_driver(void)
 	free(inc);
 }
 
+/* The arguments of step name in folder/phases.plan into argv (at most cap,
+ * NULL-terminated; the strings point into *text, which the caller frees). */
+#define MAX_ARGS_T 256
+static int step_args(const char *folder, const char *name, char **text, char **argv, int cap)
+{
+	char *path = xasprintf("%s/phases.plan", folder), *key = xasprintf("step %s\n", name);
+	size_t n = 0;
+	*text = slurp(path, &n);
+	char *at = *text ? strstr(*text, key) : NULL;
+	int argc = 0;
+	if (at)
+		at += strlen(key);
+	while (at && *at && strncmp(at, "step ", 5) && argc < cap - 1) {
+		char *nl = strchr(at, '\n');
+		if (nl)
+			*nl = 0;
+		if (!strncmp(at, "arg ", 4))
+			argv[argc++] = at + 4;
+		at = nl ? nl + 1 : NULL;
+	}
+	argv[argc] = NULL;
+	free(path);
+	free(key);
+	return argc;
+}
+
+/* A kept compile folder of its own (cache folder name) for test, or NULL
+ * with a SKIP line: the servers never served here. */
+static char *kept_for(const char *test, const char *name)
+{
+	char *cache = xasprintf("%s/%s", tmp, name), *inc = xasprintf("%s/include", root);
+	char *w = servers_ok ? kept_compile(cache, inc) : NULL;
+	if (!w)
+		printf("SKIP %s: no kept compile here\n", test);
+	free(cache);
+	free(inc);
+	return w;
+}
+
+/* The host compile as two steps (cudaplan's split_host_asm: -S, then as)
+ * makes the same assembler file and object as the one `-c -save-temps`
+ * command nvcc runs. */
+static void test_host_asm(void)
+{
+	char *w = kept_for("test_host_asm", "cache-kept-asm");
+	if (!w)
+		return;
+	char *t1 = NULL, *t2 = NULL, *cc[MAX_ARGS_T], *as[16], *one[MAX_ARGS_T + 2];
+	int n = step_args(w, "host cc", &t1, cc, MAX_ARGS_T),
+	    m = step_args(w, "host as", &t2, as, 16);
+	CHECK(n > 4 && m == 5);
+	int k1 = 0, s_at = -1;
+	for (int k = 0; k < n; k++) {
+		if (!strcmp(cc[k], "-S")) {
+			one[k1++] = "-c";
+			one[k1++] = "-save-temps";
+			s_at = k;
+			continue;
+		}
+		one[k1++] = k > 0 && !strcmp(cc[k - 1], "-o") ? "keep/one.o" : cc[k];
+	}
+	one[k1] = NULL;
+	CHECK(s_at > 0 && !strcmp(as[0], "as") && !strcmp(as[3], "keep/candidate.o"));
+	struct ka_err e;
+	char *out = NULL;
+	CHECK_EQ_INT(util_run(cc, w, 120, 1 << 16, &out, NULL, NULL, &e), 0);
+	free(out);
+	CHECK_EQ_INT(util_run(as, w, 120, 1 << 16, &out, NULL, NULL, &e), 0);
+	free(out);
+	CHECK_EQ_INT(util_run(one, w, 120, 1 << 16, &out, NULL, NULL, &e), 0);
+	free(out);
+	CHECK(same_bytes(w, "keep/candidate.s", w, "keep/one.s"));
+	CHECK(same_bytes(w, "keep/candidate.o", w, "keep/one.o"));
+	free(t1);
+	free(t2);
+	free(w);
+}
+
+/* A forked cicc marks its stub written before it ends (the shim's early
+ * stub, docs/compile.md 7.5), and a step on it starts early and stands:
+ * the kept folder's plan cut to its cicc compute_90a (its input is there
+ * already) and a step that copies the stub as it found it. */
+static void test_early_stub(void)
+{
+	char *w = kept_for("test_early_stub", "cache-kept-stub");
+	if (!w)
+		return;
+	char *path = xasprintf("%s/phases.plan", w);
+	size_t n = 0;
+	char *t = slurp(path, &n);
+	struct util_buf b;
+	util_buf_init(&b);
+	const char *first = t ? strstr(t, "\nstep ") : NULL;
+	const char *blk = t ? strstr(t, "\nstep cicc compute_90a\n") : NULL;
+	const char *end = blk ? strstr(blk + 1, "\nstep ") : NULL;
+	char stub[512] = "";
+	CHECK(first && blk && end);
+	if (first && blk && end) {
+		util_buf_printf(&b, "%.*s\n", (int)(first - t), t);
+		for (const char *l = blk + 1; l < end;) {
+			const char *nl = strchr(l, '\n');
+			int len = (int)(nl - l);
+			if (strncmp(l, "dep ", 4))
+				util_buf_printf(&b, "%.*s\n", len, l);
+			if (!strncmp(l, "senv KA_FORK_STUB=", 18))
+				snprintf(stub, sizeof stub, "%.*s", len - 18, l + 18);
+			l = nl + 1;
+		}
+		util_buf_printf(&b,
+				"step probe\nlog logs/probe.log\ndep 0\nearly 0\nearlyfile %s\n"
+				"arg /bin/sh\narg -c\narg cp %s early.stub\n",
+				stub, stub);
+	}
+	CHECK(stub[0] != 0);
+	char *plan = util_buf_take(&b), *cut = xasprintf("%s/early.plan", w);
+	util_write_file(cut, plan, strlen(plan), NULL);
+	char *argv[] = {driver, cut, NULL}, *out = NULL;
+	struct ka_err e;
+	CHECK_EQ_INT(util_run(argv, w, 120, 1 << 16, &out, NULL, NULL, &e), 0);
+	int forked;
+	CHECK_EQ_INT(step_forked(out ? out : "", 0, &forked), 0);
+	CHECK_EQ_INT(forked, 1);
+	CHECK_EQ_INT(step_early(out ? out : "", 1), 1);
+	if (step_early(out ? out : "", 1) != 1)
+		printf("# %s", out ? out : "");
+	CHECK(stub[0] && same_bytes(w, "early.stub", w, stub));
+	free(out);
+	free(plan);
+	free(cut);
+	free(t);
+	free(path);
+	free(w);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof root, "%s", util_data_root());
@@ -1202,6 +1462,7 @@ int main(void)
 		RUN(test_driver_order_and_failure);
 		RUN(test_driver_memory_rerun);
 		RUN(test_driver_prefix);
+		RUN(test_driver_early);
 	}
 	if (!cudac_nvcc_version(NULL) || access(driver, X_OK) != 0) {
 		printf("SKIP test_same_verdicts: nvcc or ka-cudaphases missing\n");
@@ -1220,6 +1481,8 @@ int main(void)
 		add_bank("L3/sdpa_bf16_d128");
 		RUN(test_same_verdicts);
 		RUN(test_fork_driver);
+		RUN(test_host_asm);
+		RUN(test_early_stub);
 		RUN(test_time_limit_names_step);
 		free(secret);
 		for (int i = 0; i < n_fx; i++)
