@@ -32,7 +32,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A large buffer of n zeroed bytes that no child process inherits
  * (MADV_DONTFORK): a fork copies the page tables of everything the parent
- * touched (10 ms a fork for 256 MiB on this project's machine), and the
+ * touched (fork + exec: 14.5 ms with 256 MiB, 0.9 ms with it not inherited,
+ * tools/diag/fork_cost.c on this project's 2-core machine), and the
  * grader's children exec at once. Aborts on exhaustion like xmalloc; free
  * with util_free_unforked (NULL is a no-op). Never touch it in a child. */
 void *util_alloc_unforked(size_t n);
