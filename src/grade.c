@@ -27,7 +27,8 @@
 #include "target.h"
 
 #define GRADE_MAX_SHAPES (KA_MAX_SHAPES + 1)
-#define AHEAD_NICE 10 /* the gold ahead's threads (ahead_main) */
+#define AHEAD_NICE 10	     /* the gold ahead's threads (ahead_main) */
+#define AHEAD_MIN_THREADS 16 /* a grade with fewer has no gold ahead (ahead_start) */
 #define GRADE_SLOT_EAGER 14
 #define GRADE_SLOT_COMPILED 15
 #define GRADE_BOOT_REPS 1000
@@ -1532,10 +1533,11 @@ static int baseline_call(struct grade_run *gr, int b, int check, double *ns, str
  * host, most of the correctness phase). The calls are the same calls in the
  * same order; only when the CPU work is done changes, and each outcome is
  * taken where it was (call_verify). Not on a CPU device (the compile would
- * share the kernels' cores), nor with fewer than 8 threads (several graders
- * on a machine: the few threads it could have would take longer than the
- * grade's own), nor when the candidates were compiled ahead (no compile to
- * hide behind), unless KA_GOLD_AHEAD=1 (=0: never). */
+ * share the kernels' cores), nor with fewer than 16 threads (several graders
+ * on a machine: with the few threads it could have, 1 to 5 at 8 to 15, the
+ * 75 ms of 16 cores above would take longer than the compile, and the
+ * grade would wait longer than it would have taken with its own), nor when the candidates were
+ * compiled ahead (no compile to hide behind), unless KA_GOLD_AHEAD=1 (=0: never). */
 
 /* One shape's first correctness call, built, its CPU half computed. 0, or
  * -1 (nothing kept: the correctness phase builds the call again and meets
@@ -1595,7 +1597,7 @@ static void ahead_start(struct grade_run *gr)
 	const char *env = getenv("KA_GOLD_AHEAD");
 	int force = env && !strcmp(env, "1");
 	if (!s->rc || (env && !strcmp(env, "0")) ||
-	    (!force && (s->cpu_device || s->precompiled || n < 8)))
+	    (!force && (s->cpu_device || s->precompiled || n < AHEAD_MIN_THREADS)))
 		return;
 	/* Half the grade's threads less the compile's 3 steps at once
 	 * (src/cudasplit.c): a core's two hardware threads share it, and on
