@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmp.h"
@@ -666,7 +664,6 @@ struct grade_run {
 	int ahead_started;
 	int ahead_stop; /* (atomic) the grade ended early: stop after this call */
 	pthread_t ahead_th;
-	double ahead_s;	   /* the thread's wall time */
 	int devgold_state; /* 0 not built yet, 1 built, -1 not available */
 	int task_fault;	   /* the -1 is the task's: its baseline, derived from a
 			    * ref.c that is not trusted bank code, failed */
@@ -731,9 +728,9 @@ struct call_ctx {
 	double at[3];		 /* KA_GRADE_TRACE: built, issued, collected */
 	int reserved;		 /* c->call was set by the caller (ahead_main) */
 	int built;		 /* the request is built (ahead: before the compile) */
-	/* The CPU half of the checks, computed ahead (cpu_half): the inputs'
-	 * CPU hashes, and the gold's outcome, taken where call_gold would
-	 * have computed it. */
+	/* The CPU half of the checks, computed ahead (ahead_call: cpu_inputs
+	 * and call_gold): the inputs' CPU hashes, and the gold's outcome,
+	 * taken where call_gold would have computed it (call_verify). */
 	int cpu_done;
 	uint64_t cpu_hash[KA_MAX_TENSORS];
 	int gold_rc;
@@ -1383,10 +1380,11 @@ static int call_verify(struct call_ctx *c, struct ka_err *e)
 {
 	double t0 = util_now();
 	int x = call_integrity(c, e);
-	if (!x && c->verify && c->cpu_done && (x = c->gold_rc) < 0)
-		*e = c->gold_e;
-	else if (!x && c->verify && !c->cpu_done)
-		x = call_gold(c, e);
+	if (!x && c->verify) {
+		x = c->cpu_done ? c->gold_rc : call_gold(c, e);
+		if (x < 0 && c->cpu_done)
+			*e = c->gold_e;
+	}
 	if (!x && c->dres_set)
 		x = device_verdict(c, &c->dres, e);
 	if (!x && c->verify)
@@ -1533,11 +1531,12 @@ static int baseline_call(struct grade_run *gr, int b, int check, double *ns, str
  * host, most of the correctness phase). The calls are the same calls in the
  * same order; only when the CPU work is done changes, and each outcome is
  * taken where it was (call_verify). Not on a CPU device (the compile would
- * share the kernels' cores), nor with fewer than 16 threads (several graders
- * on a machine: with the few threads it could have, 1 to 5 at 8 to 15, the
- * 75 ms of 16 cores above would take longer than the compile, and the
- * grade would wait longer than it would have taken with its own), nor when the candidates were
- * compiled ahead (no compile to hide behind), unless KA_GOLD_AHEAD=1 (=0: never). */
+ * share the kernels' cores), nor with fewer than 16 threads (several
+ * graders on a machine: with the 1 to 5 threads it could have at 8 to 15,
+ * the 75 ms of 16 cores above would outlast the compile, and the grade
+ * would wait longer than its own threads would have taken), nor when the
+ * candidates were compiled ahead (no compile to hide behind), unless
+ * KA_GOLD_AHEAD=1 (=0: never). */
 
 /* One shape's first correctness call, built, its CPU half computed. 0, or
  * -1 (nothing kept: the correctness phase builds the call again and meets
@@ -1576,7 +1575,7 @@ static void *ahead_main(void *arg)
 	double t0 = util_now();
 	/* Idle cores only: the compile's steps come first. The OpenMP threads
 	 * this thread starts inherit its nice value (Linux: per thread). */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), AHEAD_NICE);
+	util_background_priority(AHEAD_NICE);
 	omp_set_num_threads(gr->main_threads);
 	struct ka_err e;
 	gr->g = gold_open(gr->t, &e);
@@ -1584,7 +1583,7 @@ static void *ahead_main(void *arg)
 	     gr->g && i < gr->n_shapes && !__atomic_load_n(&gr->ahead_stop, __ATOMIC_RELAXED); i++)
 		if (ahead_call(gr, i))
 			break;
-	gr->ahead_s = util_now() - t0;
+	gr->r->ahead_s = util_now() - t0; /* read after the join */
 	return NULL;
 }
 
@@ -1622,7 +1621,6 @@ static void ahead_join(struct grade_run *gr, int stop)
 	gr->ahead_started = 0;
 	if (!stop)
 		gr->r->verify_s += util_now() - t0;
-	gr->r->ahead_s = gr->ahead_s;
 }
 
 /* ---- the grade's steps ---- */

@@ -507,6 +507,13 @@ static void child_exec(const struct step *s, const char *shim)
 	_exit(127);
 }
 
+/* The mark that lets step s start early (the shim's FILE.ready), in buf. */
+static const char *ready_path(const struct step *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%s", s->early_file, FORKSHIM_READY_SUFFIX);
+	return buf;
+}
+
 /* Start step k with memory cap; 0, or -1 with e. */
 static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 {
@@ -525,8 +532,7 @@ static int start(struct plan *p, int k, uint64_t cap, struct ka_err *e)
 	for (int j = 0; j < p->n; j++)
 		if (p->s[j].early_dep == k) {
 			char ready[4096];
-			snprintf(ready, sizeof ready, "%s.ready", p->s[j].early_file);
-			unlink(ready);
+			unlink(ready_path(&p->s[j], ready, sizeof ready));
 		}
 	s->cap = cap;
 	s->t0 = now_s();
@@ -633,9 +639,8 @@ static int early_ready(const struct plan *p, int k)
 		    (t->spec || t->st != ST_DONE || t->code != 0 || t->rerun))
 			return 0;
 	}
-	char ready_path[4096];
-	snprintf(ready_path, sizeof ready_path, "%s.ready", s->early_file);
-	return access(ready_path, F_OK) == 0;
+	char ready[4096];
+	return access(ready_path(s, ready, sizeof ready), F_OK) == 0;
 }
 
 /* 1 while some step could still start early: run() then polls. */
@@ -912,9 +917,8 @@ int main(int argc, char **argv)
 	int ok = 1;
 	for (int k = 0; k < p->n; k++) {
 		const struct step *s = &p->s[k];
-		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d at %.0f "
-		       "early "
-		       "%d\n",
+		printf("step %d code %d ms %.0f rss %ld pch %d runs %d cpu %.0f fork %d "
+		       "at %.0f early %d\n",
 		       k, s->code, s->secs * 1000, s->rss_kb, s->pch, s->runs, s->cpu * 1000,
 		       s->forked, s->first * 1000, s->early);
 		ok &= s->code == 0;
