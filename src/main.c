@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "--track") || !strncmp(c, "--track=", 8)) {
 		/* SIGTERM like SIGINT: a clean stop, exit 128 + the signal. */
 		rundir_signals_install();
-		return cmd_track(argc, argv);
+		return rundir_exit_code(cmd_track(argc, argv));
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(c, commands[i].name))

@@ -269,6 +269,7 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		util_child_detach_signals();
 		if (dup2(to[0], 0) < 0 || dup2(from[1], 1) < 0 || dup2(er[1], 2) < 0)
 			_exit(127);
 		close_range(3, ~0u, 0);
@@ -279,6 +280,7 @@ static int spawn(struct runclient *rc, struct ka_err *e)
 	close(to[0]);
 	close(from[1]);
 	close(er[1]);
+	setpgid(pid, pid); /* as the child does: no window where a group signal reaches it */
 	rc->pid = pid;
 	rc->to_fd = to[1];
 	rc->from_fd = from[0];

@@ -288,6 +288,17 @@ void util_background_priority(int inc)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), inc);
 }
 
+void util_child_detach_signals(void)
+{
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	setpgid(0, 0);
+	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+		sigaction(stops[i], &sa, NULL);
+}
+
 void util_iso_now(char *buf, size_t cap)
 {
 	time_t now = time(NULL);
@@ -422,7 +433,7 @@ static void run_child_exec(char *const argv[], const struct util_run_opts *o, ch
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(127);
-	setpgid(0, 0);
+	util_child_detach_signals();
 	int in = o->stdin_fd > 0 ? o->stdin_fd : open("/dev/null", O_RDONLY);
 	if (in >= 0)
 		dup2(in, 0);

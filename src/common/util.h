@@ -76,6 +76,16 @@ double util_now(void);
  * only costs speed. */
 void util_background_priority(int inc);
 
+/* In a child between fork and exec (async-signal-safe): its own process
+ * group, and SIGINT, SIGTERM, SIGHUP and SIGQUIT ignored (inherited across
+ * exec). A stop meant for a run (Ctrl-C in a terminal reaches the whole
+ * foreground group; Slurm signals every process of a job) then reaches ka
+ * alone, which finishes the steps under way and stops; its helpers
+ * (compilers, recorder, runner) never die of it mid-grade, which would read
+ * as the candidate's failure. They still die with ka (PR_SET_PDEATHSIG) and
+ * by ka's SIGKILL on a timeout. */
+void util_child_detach_signals(void);
+
 /* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (ISO 8601, the form
  * scorecards and manifests carry) in buf (cap >= 21 bytes). */
 void util_iso_now(char *buf, size_t cap);

@@ -536,7 +536,7 @@ static void child_run(const char *dir, const char *clc, const char *nvcc, double
 	/* This child is the gold's confinement: the gold runs here, not in a
 	 * ka-goldbox (which the lockdown could not start). */
 	gold_run_here();
-	setpgid(0, 0);
+	util_child_detach_signals();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rundir.h"
 #include "stats.h"
 
 #define UNIT_SAMPLE (-1)
@@ -279,12 +280,24 @@ int round_grade_code(struct journal *j, struct grade_session *s, int start_id,
 		free(res);
 		return 0;
 	}
+	if (rundir_stop_signal())
+		return ka_err_set(e,
+				  "stopped by signal %d before grading %s; the same command "
+				  "resumes the run",
+				  rundir_stop_signal(), t->name);
 	struct grade_result r;
 	memset(&r, 0, sizeof r);
 	int x = grade_candidate(s, t, src, strlen(src), NULL, &r, e);
 	if (x) { /* -2: the task is broken, nothing to journal for the sample */
 		grade_result_free(&r);
 		return x;
+	}
+	if (!rundir_grade_stands(r.verdict == VERDICT_OK)) {
+		grade_result_free(&r);
+		return ka_err_set(e,
+				  "stopped by signal %d while grading %s (not journaled); "
+				  "the same command resumes the run",
+				  rundir_stop_signal(), t->name);
 	}
 	*fresh = 1;
 	snprintf(g->verdict, sizeof g->verdict, "%s", verdict_name(r.verdict));

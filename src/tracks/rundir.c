@@ -154,11 +154,17 @@ void rundir_signals_install(void)
 	sa.sa_flags = SA_RESETHAND;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 int rundir_stop_signal(void)
 {
 	return (int)stop_signal;
+}
+
+int rundir_grade_stands(int ok)
+{
+	return ok || !rundir_stop_signal();
 }
 
 int rundir_exit_code(int rc)

@@ -35,13 +35,22 @@ void rundir_close(struct rundir *d);
  * none can be named. */
 void rundir_args_diff(const char *old_json, const char *new_json, char *msg, size_t cap);
 
-/* Handle SIGINT and SIGTERM alike: the first sets a flag the pipeline reads
- * (no new request, no new grade; what is under way finishes and is
- * journaled), a second ends the process at once. Call once, at start. */
+/* Handle SIGINT, SIGTERM and SIGHUP alike: the first sets a flag the
+ * pipeline reads (no new request, no new grade; what is under way finishes
+ * and is journaled), a second ends the process at once. Call once, at start.
+ * ka's helpers ignore these signals (util_child_detach_signals), so a stop
+ * sent to the whole group or job reaches ka alone. */
 void rundir_signals_install(void);
 
-/* The stop signal received (SIGINT, SIGTERM), or 0. */
+/* The stop signal received (SIGINT, SIGTERM, SIGHUP), or 0. */
 int rundir_stop_signal(void);
+
+/* Whether a grade that just ended (ok: its verdict was ok) is journaled: 1,
+ * except for a failed grade once a stop signal has arrived. A helper that a
+ * stop killed anyway (one that restored the signal, or a stop that came as
+ * SIGKILL to some processes first) reads as the candidate's fault; such a
+ * grade is dropped and runs again when the run resumes. */
+int rundir_grade_stands(int ok);
 
 /* rc, or 128 + the stop signal when one was received (130 for SIGINT, 143
  * for SIGTERM). */

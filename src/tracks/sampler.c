@@ -374,6 +374,8 @@ static void grade_one(struct worker *w, struct grade_item *it)
 		goto out;
 	}
 	double dt = util_now() - t0;
+	if (!rundir_grade_stands(res.verdict == VERDICT_OK))
+		goto out; /* not journaled: graded again when the run resumes */
 	json_t *rj = grade_result_json(w->s, t, &res);
 	text = json_dumps(rj, JSON_COMPACT);
 	json_decref(rj);

@@ -137,6 +137,60 @@ result sigterm_stop "$rc $integ" "143 ok"
 run "$tmp/o3" "$tmp/bank" 3
 result sigterm_resume "$? $(nreq) $(sort "$tmp/requests" | uniq -d | wc -l | tr -d ' ')" "0 3 0"
 
+# 3b. A stop that reaches more than ka, during a timed grade (each grade times
+#     for about 2 s, so one is under way when the signal comes):
+#  - SIGINT to the whole process group, as Ctrl-C in a terminal sends it:
+#    the helpers ignore it, so the grade under way finishes ok and is
+#    journaled, and the run stops (exit 130);
+#  - SIGTERM to ka and SIGKILL to its runner (a stop that reached a helper
+#    anyway): the grade under way fails, and that failure is not journaled
+#    (a killed runner is not the candidate's fault); the run stops (143).
+#  Either way every journaled verdict is ok, and the same command completes
+#  the run with every verdict ok and no request sent twice.
+rm -f "$tmp/requests"
+TIMED=(--track capability --api-model "cmd:sh $tmp/model.sh" --bank "$tmp/bank" --k 3
+	--target opencl --max-seconds 2 --min-samples 400 --max-samples 500 --concurrency 1 --quiet)
+verdicts() { # journal: the verdicts, sorted, joined by commas
+	python3 -c 'import sqlite3, sys
+print(",".join(sorted(v for (v,) in sqlite3.connect(sys.argv[1]).execute("SELECT verdict FROM grades"))))' "$1"
+}
+under_way() { # out: until one grade is journaled and the next one has run 1 s
+	for _ in $(seq 600); do
+		[ -f "$tmp/$1/journal.sqlite" ] &&
+			[ "$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM grades").fetchone()[0])' "$tmp/$1/journal.sqlite" 2>/dev/null)" -ge 1 ] && break
+		sleep 0.1
+	done
+	sleep 1
+}
+for how in group_sigint runner_killed; do
+	rm -f "$tmp/requests"
+	# setsid: ka leads its own group (a script's background job has none)
+	setsid "$KA" "${TIMED[@]}" --out "$tmp/o3$how" >"$tmp/stdout" 2>"$tmp/stderr" &
+	pid=$!
+	under_way "o3$how"
+	if [ "$how" = group_sigint ]; then
+		kill -INT -- "-$pid"
+		want=130
+	else
+		runner=
+		for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
+			[ "$(cat /proc/"$c"/comm 2>/dev/null)" = ka-run-opencl ] && runner=$c
+		done
+		kill -TERM "$pid"
+		sleep 0.2
+		[ -n "$runner" ] && kill -KILL "$runner"
+		want=143
+	fi
+	wait "$pid"
+	rc=$?
+	v=$(verdicts "$tmp/o3$how/journal.sqlite")
+	# the grade under way: journaled (ok) after SIGINT, dropped after the kill
+	[ "$how" = group_sigint ] && wv=ok,ok || wv=ok
+	result "${how}_stop" "$rc $v" "$want $wv"
+	"$KA" "${TIMED[@]}" --out "$tmp/o3$how" >"$tmp/stdout" 2>"$tmp/stderr"
+	result "${how}_resume" "$? $(verdicts "$tmp/o3$how/journal.sqlite") $(sort "$tmp/requests" | uniq -d | wc -l | tr -d ' ')" "0 ok,ok,ok 0"
+done
+
 # 4. NUL bytes and replies over the cap: the sample's outcome, recorded once
 #    (no_code with the evidence), never requested again.
 rm -f "$tmp/requests"

@@ -44,7 +44,18 @@ def verdicts(s):
     return [(t["name"], t["tier"], [(x["sample"], x["verdict"]) for x in t["samples"]]) for t in s["tasks"]]
 problems = []
 if verdicts(a) != verdicts(b):
-    problems.append("verdicts differ")
+    # Name each sample whose verdict differs, with its phase and detail, so a
+    # failure says what went wrong and where.
+    def by_sample(s):
+        return {(t["name"], x["sample"]): x for t in s["tasks"] for x in t["samples"]}
+    sa, sb = by_sample(a), by_sample(b)
+    diff = []
+    for key in sorted(set(sa) | set(sb)):
+        x, y = sa.get(key, {}), sb.get(key, {})
+        if x.get("verdict") != y.get("verdict"):
+            diff.append(f"{key[0]}#{key[1]}: {x.get('verdict')} vs {y.get('verdict')} "
+                        f"({str(y.get('detail', x.get('detail', '')))[:200]})")
+    problems.append("verdicts differ: " + " | ".join(diff[:4]))
 for key in ("track", "model", "k", "seed", "target", "bank"):
     if a[key] != b[key]:
         problems.append(f"{key}: {a[key]} != {b[key]}")

@@ -165,8 +165,16 @@ static void test_run_status(void)
 	T_EQ(len, 8);
 	T_EQ(trunc, 0);
 	free(out);
-	char *a2[] = {"/bin/sh", "-c", "kill -TERM $$", NULL};
-	T_EQ(util_run(a2, NULL, 10, 1024, &out, NULL, NULL, &e), 128 + SIGTERM);
+	char *a2[] = {"/bin/sh", "-c", "kill -USR1 $$", NULL};
+	T_EQ(util_run(a2, NULL, 10, 1024, &out, NULL, NULL, &e), 128 + SIGUSR1);
+	free(out);
+	/* a stop signal meant for the run does not reach a helper
+	 * (util_child_detach_signals): its own group, the four ignored */
+	char *stops[] = {"/bin/sh", "-c",
+			 "kill -TERM $$; kill -INT $$; kill -HUP $$; kill -QUIT $$; "
+			 "[ \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ ] && exit 5; exit 6",
+			 NULL};
+	T_EQ(util_run(stops, NULL, 10, 1024, &out, NULL, NULL, &e), 5);
 	free(out);
 	char *a3[] = {"/nonexistent/prog", NULL};
 	T_EQ(util_run(a3, NULL, 10, 1024, &out, NULL, NULL, &e), 127);
