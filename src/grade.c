@@ -1028,6 +1028,7 @@ static int call_collect(struct call_ctx *c, struct ka_err *e)
 		enum verdict v = c->res.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
 								    : verdict_of(c->res.verdict);
 		set_verdict(c->r, v, c->phase, c->st->name, "%s", c->res.detail);
+		c->r->killed_outside |= c->res.killed_outside;
 		return 1;
 	}
 	/* The window's own cost comes off; never more than half a call. */
@@ -1402,7 +1403,10 @@ static int call_outcome(struct call_ctx *c, int x, struct ka_err *e)
 	if (c->baseline < 0 || x <= 0)
 		return x;
 	struct grade_run *gr = c->gr;
-	gr->task_fault = !gr->t->trusted; /* derived from a model's ref.c */
+	/* a runner killed from outside: neither the task's fault nor the grader's */
+	gr->r->killed_outside |= c->own.killed_outside;
+	gr->task_fault =
+		!gr->t->trusted && !c->own.killed_outside; /* derived from a model's ref.c */
 	return ka_err_set(e, "%s: trusted baseline '%s' %s at %s: %s: %.300s", gr->t->name,
 			  gr->base[c->baseline].name,
 			  c->verify ? "is not correct" : "failed while timing", gr->bench->name,
@@ -1741,6 +1745,7 @@ static int record_take(struct grade_run *gr, struct shape_state *st, struct reco
 			    ls.status == RUNCLIENT_TIMEOUT ? VERDICT_TIMEOUT
 							   : verdict_of(ls.verdict),
 			    "load", st->name, "%s", ls.detail);
+		r->killed_outside |= ls.killed_outside;
 		return 1;
 	}
 	return 0;
@@ -1868,7 +1873,8 @@ static int load_baselines(struct grade_run *gr, struct ka_err *e)
 		if (x)
 			return -1;
 		if (ls.status != RUNCLIENT_OK) {
-			gr->task_fault = !gr->t->trusted;
+			gr->r->killed_outside |= ls.killed_outside;
+			gr->task_fault = !gr->t->trusted && !ls.killed_outside;
 			return ka_err_set(e, "%s: trusted baseline '%s' failed to load: %s: %s",
 					  gr->t->name, gr->base[b].name, ls.verdict, ls.detail);
 		}
@@ -2054,8 +2060,10 @@ void grade_thread_share(int n_graders)
 	omp_set_num_threads(n > 0 ? n : 1);
 }
 
-int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
-		    const char *bench_override, struct grade_result *r, struct ka_err *e)
+/* One grade of the candidate: grade_candidate's contract, without the
+ * second grade. */
+static int grade_once(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
+		      const char *bench_override, struct grade_result *r, struct ka_err *e)
 {
 	memset(r, 0, sizeof *r);
 	r->verdict = VERDICT_OK;
@@ -2090,6 +2098,23 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 	}
 	grade_run_free(&gr);
 	return x < 0 ? x : 0;
+}
+
+int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
+		    const char *bench_override, struct grade_result *r, struct ka_err *e)
+{
+	int x = grade_once(s, t, src, len, bench_override, r, e);
+	if (x == -2 || !r->killed_outside || (x == 0 && r->verdict == VERDICT_OK))
+		return x;
+	char why[sizeof r->regraded];
+	snprintf(why, sizeof why,
+		 "the first grade's %s rested on the runner's death by a SIGKILL that ka did not "
+		 "send, no evidence about the candidate: %.400s",
+		 x ? "grader failure" : verdict_name(r->verdict), x ? e->msg : r->detail);
+	grade_result_free(r);
+	x = grade_once(s, t, src, len, bench_override, r, e);
+	snprintf(r->regraded, sizeof r->regraded, "%s", why);
+	return x;
 }
 
 void grade_result_free(struct grade_result *r)
@@ -2133,6 +2158,7 @@ json_t *grade_result_json(const struct grade_session *s, const struct ka_task *t
 	json_object_set_new(j, "speedup_compiled", figure_json(&r->speedup_compiled));
 	json_object_set_new(j, "cupti_span_us", figure_json(&r->cupti_span_us));
 	json_object_set_new(j, "cupti_host_openings", json_integer(r->cupti_host_openings));
+	json_object_set_new(j, "regraded", r->regraded[0] ? json_string(r->regraded) : json_null());
 	json_object_set_new(j, "window_overhead_us", json_real(s->window_ns * 1e-3));
 	json_object_set_new(
 		j, "clocks_seen",

@@ -53,6 +53,7 @@ struct runclient {
 
 	bool alive;
 	pid_t pid;
+	int died_of; /* the signal that ended the runner, ka not its sender; or 0 */
 	int to_fd, from_fd, err_fd;
 	pthread_t log_thread;
 	bool echo_log;
@@ -191,6 +192,7 @@ static void reap(struct runclient *rc, double grace_s, char *why, size_t cap)
 	pid_t r;
 	while ((r = waitpid(rc->pid, &status, WNOHANG)) == 0 && util_now() < until)
 		usleep(2000);
+	rc->died_of = r == rc->pid && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	if (r == 0) {
 		kill(rc->pid, SIGKILL);
 		while (waitpid(rc->pid, &status, 0) < 0 && errno == EINTR)
@@ -211,6 +213,7 @@ static void kill_runner(struct runclient *rc)
 	if (rc->alive) {
 		kill(rc->pid, SIGKILL);
 		reap(rc, 5, NULL, 0);
+		rc->died_of = 0; /* ka's own kill */
 	}
 }
 
@@ -466,6 +469,7 @@ static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
 	json_t *req = load_request(slot, s);
 	if (!req)
 		return ka_err_set(e, "runclient: the plan of slot %d is not JSON", slot);
+	st->killed_outside = false;
 	struct proto_msg m;
 	char why[256] = "";
 	int r = exchange(rc, req, rc->load_timeout, &m, why, sizeof why);
@@ -480,6 +484,7 @@ static int send_load(struct runclient *rc, int slot, const struct saved_load *s,
 		/* The compiler crashed on this source. */
 		status_set(ST(st), RUNCLIENT_VERDICT, verdict_name(VERDICT_COMPILE_ERROR),
 			   "the runner %s while loading", why);
+		st->killed_outside = rc->died_of == SIGKILL;
 		return 0;
 	}
 	if (r)
@@ -957,6 +962,7 @@ int runclient_call_finish(struct runclient *rc, const struct run_call_req *req,
 	if (r == -3) {
 		status_set(ST(res), RUNCLIENT_VERDICT, verdict_name(VERDICT_RUNTIME_FAULT),
 			   "the runner %s during the call", why);
+		res->killed_outside = rc->died_of == SIGKILL;
 		return 0;
 	}
 	r = runclient_parse_call(req, &rc->slot[req->slot].ts, &m, res, e);

@@ -42,6 +42,10 @@ struct run_status {
 	enum runclient_status status;
 	char verdict[32];
 	char detail[RUN_DETAIL_MAX];
+	/* The verdict comes from the runner's death by a SIGKILL that ka did
+	 * not send (the OOM killer, a person): no evidence about the
+	 * candidate, who cannot send it (grade_candidate grades once more). */
+	bool killed_outside;
 };
 
 /* The device as the runner's hello describes it (docs/runner-protocol.md). */
@@ -107,6 +111,7 @@ struct run_call_res {
 				       * when OK */
 	char verdict[32];
 	char detail[RUN_DETAIL_MAX];
+	bool killed_outside; /* as in struct run_status */
 	int has_time;
 	double time_ns; /* START of the first op to END of the last */
 	int n_inputs;

@@ -294,9 +294,16 @@ void util_child_detach_signals(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_IGN;
+	sigset_t block;
+	sigemptyset(&block);
 	setpgid(0, 0);
-	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
 		sigaction(stops[i], &sa, NULL);
+		sigaddset(&block, stops[i]);
+	}
+	/* Blocked as well: a library that installs its own handlers after
+	 * exec (LLVM's, in PoCL and in compilers) would otherwise get them. */
+	sigprocmask(SIG_BLOCK, &block, NULL);
 }
 
 void util_iso_now(char *buf, size_t cap)

@@ -77,8 +77,8 @@ double util_now(void);
 void util_background_priority(int inc);
 
 /* In a child between fork and exec (async-signal-safe): its own process
- * group, and SIGINT, SIGTERM, SIGHUP and SIGQUIT ignored (inherited across
- * exec). A stop meant for a run (Ctrl-C in a terminal reaches the whole
+ * group, and SIGINT, SIGTERM, SIGHUP and SIGQUIT ignored and blocked (both
+ * inherited across exec). A stop meant for a run (Ctrl-C in a terminal reaches the whole
  * foreground group; Slurm signals every process of a job) then reaches ka
  * alone, which finishes the steps under way and stops; its helpers
  * (compilers, recorder, runner) never die of it mid-grade, which would read

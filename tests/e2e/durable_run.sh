@@ -142,9 +142,11 @@ result sigterm_resume "$? $(nreq) $(sort "$tmp/requests" | uniq -d | wc -l | tr 
 #  - SIGINT to the whole process group, as Ctrl-C in a terminal sends it:
 #    the helpers ignore it, so the grade under way finishes ok and is
 #    journaled, and the run stops (exit 130);
-#  - SIGTERM to ka and SIGKILL to its runner (a stop that reached a helper
-#    anyway): the grade under way fails, and that failure is not journaled
-#    (a killed runner is not the candidate's fault); the run stops (143).
+#  - SIGTERM to ka, then SIGKILL to its runner (a stop that reached a helper
+#    anyway): no evidence about the candidate, so the grade under way runs
+#    again on a fresh runner (3c), finishes ok and is journaled; the run
+#    stops (143). (A failure after a stop is not journaled either:
+#    test_sampler's test_grade_stands.)
 #  Either way every journaled verdict is ok, and the same command completes
 #  the run with every verdict ok and no request sent twice.
 rm -f "$tmp/requests"
@@ -184,12 +186,34 @@ for how in group_sigint runner_killed; do
 	wait "$pid"
 	rc=$?
 	v=$(verdicts "$tmp/o3$how/journal.sqlite")
-	# the grade under way: journaled (ok) after SIGINT, dropped after the kill
-	[ "$how" = group_sigint ] && wv=ok,ok || wv=ok
-	result "${how}_stop" "$rc $v" "$want $wv"
+	# the grade under way finished and was journaled, ok
+	result "${how}_stop" "$rc $v" "$want ok,ok"
 	"$KA" "${TIMED[@]}" --out "$tmp/o3$how" >"$tmp/stdout" 2>"$tmp/stderr"
 	result "${how}_resume" "$? $(verdicts "$tmp/o3$how/journal.sqlite") $(sort "$tmp/requests" | uniq -d | wc -l | tr -d ' ')" "0 ok,ok,ok 0"
 done
+
+# 3c. The runner killed by a SIGKILL that ka did not send (the OOM killer
+#     under the machine's load, a person) during a timed grade: no evidence
+#     about the candidate, who cannot send it; the candidate is graded once
+#     more on a fresh runner: ok, with "regraded" saying why.
+setsid "$KA" grade --task "bank/public/L1/$TASK" --target opencl --kernel "bank/public/L1/$TASK/solutions/opencl.c" \
+	--max-seconds 3 --min-samples 400 --max-samples 500 --workdir "$tmp/w3c" --json "$tmp/3c.json" \
+	>"$tmp/stdout" 2>"$tmp/stderr" &
+pid=$!
+runner=
+for _ in $(seq 300); do
+	for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
+		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = ka-run-opencl ] && runner=$c
+	done
+	[ -n "$runner" ] && break
+	sleep 0.1
+done
+sleep 2 # the runner is timing by now (the correctness calls take well under a second)
+[ -n "$runner" ] && kill -KILL "$runner"
+wait "$pid"
+result runner_sigkill_regraded "$? $(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["verdict"], "SIGKILL" in (r["regraded"] or ""), "runtime_fault" in (r["regraded"] or ""))' "$tmp/3c.json" 2>/dev/null)" "0 ok True True"
 
 # 4. NUL bytes and replies over the cap: the sample's outcome, recorded once
 #    (no_code with the evidence), never requested again.

@@ -7,7 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ka_test.h"
@@ -170,6 +172,26 @@ static int fill_journal(struct journal *j, struct ka_err *e)
 	return 0;
 }
 
+/* A failed grade is not journaled once a stop signal has come; an ok one
+ * is. In a child: the stop flag would end the other tests' runs. */
+static void test_grade_stands(void)
+{
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		rundir_signals_install();
+		int before = rundir_grade_stands(0) * 4 + rundir_grade_stands(1) * 2;
+		raise(SIGTERM);
+		int after = rundir_grade_stands(0) * 8 + rundir_grade_stands(1) * 16;
+		_exit(before + after + (rundir_exit_code(0) == 143) * 32);
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st));
+	/* before: both stand (4 + 2); after: only ok (16); exit 143 (32) */
+	CHECK_EQ_INT(WEXITSTATUS(st), 4 + 2 + 16 + 32);
+}
+
 static void test_plan_and_collect(void)
 {
 	struct ka_err e;
@@ -244,6 +266,7 @@ int main(void)
 	RUN(test_parse_gpus);
 	RUN(test_kernel_path);
 	RUN(test_args_diff);
+	RUN(test_grade_stands);
 	RUN(test_plan_and_collect);
 	util_rmtree(tmpdir);
 	TEST_EXIT();
