@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,8 +488,7 @@ static int nvcc_failed(int st, double limit, const char *work, const char *errf,
 	/* Cache the failure, but not a timeout (it may be load) nor a death by
 	 * SIGKILL or a stop signal (the OOM killer, a job's end): the next
 	 * grade compiles again. */
-	if (st != 124 && st != 128 + SIGKILL && st != 128 + SIGTERM && st != 128 + SIGINT &&
-	    st != 128 + SIGHUP && st != 128 + SIGQUIT)
+	if (st != 124 && !util_code_outside_death(st))
 		util_write_file(errf, r->detail, strlen(r->detail), NULL);
 	return 0;
 }

@@ -288,18 +288,28 @@ void util_background_priority(int inc)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), inc);
 }
 
+/* The stop signals a run's helpers never see (util_child_detach_signals). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+int util_code_outside_death(int code)
+{
+	for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+		if (code == 128 + stop_signals[i])
+			return 1;
+	return code == 128 + SIGKILL;
+}
+
 void util_child_detach_signals(void)
 {
-	static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_IGN;
 	sigset_t block;
 	sigemptyset(&block);
 	setpgid(0, 0);
-	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
-		sigaction(stops[i], &sa, NULL);
-		sigaddset(&block, stops[i]);
+	for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+		sigaction(stop_signals[i], &sa, NULL);
+		sigaddset(&block, stop_signals[i]);
 	}
 	/* Blocked as well: a library that installs its own handlers after
 	 * exec (LLVM's, in PoCL and in compilers) would otherwise get them. */

@@ -78,13 +78,18 @@ void util_background_priority(int inc);
 
 /* In a child between fork and exec (async-signal-safe): its own process
  * group, and SIGINT, SIGTERM, SIGHUP and SIGQUIT ignored and blocked (both
- * inherited across exec). A stop meant for a run (Ctrl-C in a terminal reaches the whole
- * foreground group; Slurm signals every process of a job) then reaches ka
- * alone, which finishes the steps under way and stops; its helpers
- * (compilers, recorder, runner) never die of it mid-grade, which would read
- * as the candidate's failure. They still die with ka (PR_SET_PDEATHSIG) and
- * by ka's SIGKILL on a timeout. */
+ * inherited across exec). A stop meant for a run (Ctrl-C in a terminal
+ * reaches the whole foreground group; Slurm signals every process of a job)
+ * then reaches ka alone, which finishes the steps under way and stops; its
+ * helpers (compilers, recorder, runner) never die of it mid-grade, which
+ * would read as the candidate's failure. They still die with ka
+ * (PR_SET_PDEATHSIG) and by ka's SIGKILL on a timeout. */
 void util_child_detach_signals(void);
+
+/* 1 when an exit code as util_run gives it (128 + the signal) is a death by
+ * SIGKILL or by one of the stop signals above: something outside the
+ * program ended it (the OOM killer, a job's end), not its input. */
+int util_code_outside_death(int code);
 
 /* The current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (ISO 8601, the form
  * scorecards and manifests carry) in buf (cap >= 21 bytes). */
