@@ -45,10 +45,11 @@ struct gold {
 	gold_items_fn fn;
 	void *lazy_dl;
 	gold_lazy_fn lazy_fn;
-	int lazy_state; /* 0 not tried, 1 loaded (boxed: built), -1 does not build */
-	int boxed;	/* computed in ka-goldbox, never here (gold.h) */
-	char *so[2];	/* boxed: the builds in the cache, by enum gold_kind */
-	char *broken;	/* boxed: why the gold failed, once it has (sticky) */
+	int lazy_state;	    /* 0 not tried, 1 loaded (boxed: built), -1 does not build */
+	int boxed;	    /* computed in ka-goldbox, never here (gold.h) */
+	char *so[2];	    /* boxed: the builds in the cache, by enum gold_kind */
+	char *broken;	    /* boxed: why the gold failed, once it has (sticky) */
+	int killed_outside; /* boxed: a box died of a SIGKILL ka did not send */
 };
 
 /* Set by gold_run_here: this process is the confinement itself. */
@@ -432,6 +433,11 @@ int gold_compute(struct gold *g, const struct ka_shape *sh, void *const *inputs,
 	}
 	g->fn(sh->v, inputs, outputs, items, n_items);
 	return 0;
+}
+
+int gold_killed_outside(const struct gold *g)
+{
+	return g ? __atomic_load_n(&g->killed_outside, __ATOMIC_RELAXED) : 0;
 }
 
 const char *gold_broken(const struct gold *g)
@@ -876,6 +882,8 @@ static int box_run(struct gold *g, enum gold_kind kind, const struct ka_shape *s
 	c.deadline_s = box_deadline(t, sh, c.item_count, n_items, bytes, c.threads);
 	char why[768];
 	int x = goldclient_run(&c, outputs, compute_s, why, sizeof why, e);
+	if (c.killed_outside)
+		__atomic_store_n(&g->killed_outside, 1, __ATOMIC_RELAXED); /* the ahead's too */
 	if (x <= 0)
 		return x;
 	char shape[128];

@@ -68,6 +68,12 @@ void gold_lazy_off(struct gold *g);
  * for a trusted task's gold and for NULL). Borrowed from g. */
 const char *gold_broken(const struct gold *g);
 
+/* 1 when one of g's boxes died of a SIGKILL that ka did not send (the OOM
+ * killer, a person; or the task's code itself): gold_broken's failure, or a
+ * grader failure, may then be no evidence about the task (grade_candidate
+ * grades once more). 0 for NULL and for a trusted task's gold. */
+int gold_killed_outside(const struct gold *g);
+
 /* This process is itself the confinement of an untrusted reference (the
  * frontier's gold child, frontier.h, which locks itself down before the
  * gold runs and can start no program after): every gold opened from now on

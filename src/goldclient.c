@@ -128,8 +128,8 @@ static int take_values(const struct goldclient_call *c, const char *buf, size_t 
 	return 0;
 }
 
-int goldclient_run(const struct goldclient_call *c, double *const *outputs, double *compute_s,
-		   char *why, size_t cap, struct ka_err *e)
+int goldclient_run(struct goldclient_call *c, double *const *outputs, double *compute_s, char *why,
+		   size_t cap, struct ka_err *e)
 {
 	*compute_s = 0;
 	why[0] = 0;
@@ -174,6 +174,7 @@ int goldclient_run(const struct goldclient_call *c, double *const *outputs, doub
 	free(env);
 	if (started)
 		return -1;
+	c->killed_outside = util_run_killed_outside(&rr);
 	char sum[400], msg[200]; /* the box's message, cut: the evidence must keep the shape */
 	util_log_summary(rr.err.s, sum, sizeof sum);
 	jail_log_escape(sum, strlen(sum), msg, sizeof msg);

@@ -31,8 +31,11 @@ struct goldclient_call {
 	int64_t out_numel[KA_MAX_TENSORS], out_per_item[KA_MAX_TENSORS];
 	const int64_t *items;
 	int64_t n_items, item_count;
-	double deadline_s; /* wall seconds for the whole call */
-	int threads;	   /* the box's OpenMP threads */
+	double deadline_s;  /* wall seconds for the whole call */
+	int threads;	    /* the box's OpenMP threads */
+	int killed_outside; /* out: the box died of a SIGKILL that ka did not send
+			     * (util_run_killed_outside), which the task's code
+			     * may or may not have caused */
 };
 
 /* The box program: <exe dir>/ka-goldbox, or one directory up (test
@@ -49,8 +52,9 @@ const char *goldclient_program(struct ka_err *e);
  * task X", with the box's own message escaped. -1 with e: a failure of the
  * grader (no box program, no memory file, a box that failed before it was
  * ready, a compiled reference that does not load, which is then removed
- * from the cache so that the next grade builds it again). */
-int goldclient_run(const struct goldclient_call *c, double *const *outputs, double *compute_s,
-		   char *why, size_t cap, struct ka_err *e);
+ * from the cache so that the next grade builds it again). c->killed_outside
+ * is set either way. */
+int goldclient_run(struct goldclient_call *c, double *const *outputs, double *compute_s, char *why,
+		   size_t cap, struct ka_err *e);
 
 #endif

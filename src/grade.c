@@ -1699,6 +1699,7 @@ static int record_take(struct grade_run *gr, struct shape_state *st, struct reco
 	struct grade_session *s = gr->s;
 	struct grade_result *r = gr->r;
 	struct plan *plan = &j->plan;
+	r->killed_outside |= j->rr.killed_outside;
 	if (j->x < 0) {
 		*e = j->e;
 		return -1;
@@ -2090,6 +2091,7 @@ static int grade_once(struct grade_session *s, const struct ka_task *t, const ch
 	/* A task that is not trusted bank code failed, not the candidate nor
 	 * the grader: its boxed gold (gold_broken) or its derived baseline. */
 	const char *broken = x < 0 ? gold_broken(gr.g) : NULL;
+	r->killed_outside |= gold_killed_outside(gr.g);
 	if (broken || (x < 0 && gr.task_fault)) {
 		char why[KA_ERRLEN];
 		snprintf(why, sizeof why, "%s", broken ? broken : e->msg);
@@ -2104,13 +2106,17 @@ int grade_candidate(struct grade_session *s, const struct ka_task *t, const char
 		    const char *bench_override, struct grade_result *r, struct ka_err *e)
 {
 	int x = grade_once(s, t, src, len, bench_override, r, e);
-	if (x == -2 || !r->killed_outside || (x == 0 && r->verdict == VERDICT_OK))
+	if (!r->killed_outside || (x == 0 && r->verdict == VERDICT_OK))
 		return x;
 	char why[sizeof r->regraded];
 	snprintf(why, sizeof why,
-		 "the first grade's %s rested on the runner's death by a SIGKILL that ka did not "
-		 "send, no evidence about the candidate: %.400s",
-		 x ? "grader failure" : verdict_name(r->verdict), x ? e->msg : r->detail);
+		 "the first grade's %s rested on a helper's death (the runner, the recorder or the "
+		 "gold box) by a SIGKILL that ka did not send, no evidence about the candidate: "
+		 "%.400s",
+		 x == -2 ? "task failure"
+		 : x	 ? "grader failure"
+			 : verdict_name(r->verdict),
+		 x ? e->msg : r->detail);
 	grade_result_free(r);
 	x = grade_once(s, t, src, len, bench_override, r, e);
 	snprintf(r->regraded, sizeof r->regraded, "%s", why);

@@ -151,8 +151,11 @@ struct grade_result {
 	double other_s;	   /* total less every phase above: what none accounts for */
 	int test_grade;
 	char bench_shape[128];
-	/* The verdict rests on the runner's death by a SIGKILL that ka did not
-	 * send (struct run_status.killed_outside). */
+	/* The verdict or the grader failure rests on a helper's death by a
+	 * SIGKILL that ka did not send: the runner's (struct
+	 * run_status.killed_outside), the recorder's (struct
+	 * recclient_result.killed_outside) or the gold box's
+	 * (gold_killed_outside). */
 	int killed_outside;
 	/* "" or why the candidate was graded a second time (grade_candidate):
 	 * the first grade's verdict and evidence. */
@@ -160,11 +163,13 @@ struct grade_result {
 };
 
 /* Grade one candidate source (len bytes; may be empty: no_code). A failed
- * grade whose verdict (or grader failure: a baseline's call) rests on the
- * runner's death by a SIGKILL that ka did not send (the OOM killer under the
- * machine's load, a person) is graded once more on a fresh runner, and
- * r->regraded says why: the candidate cannot send that signal, so the first
- * outcome is no evidence. Returns 0
+ * grade whose verdict, grader failure or task failure rests on a helper's
+ * death by a SIGKILL that ka did not send (the OOM killer under the
+ * machine's load, a person) is graded once more, on a fresh runner, and
+ * r->regraded says why. The runner runs no model code, so its death is no
+ * evidence; the recorder and the gold box do (a candidate's host code, an
+ * untrusted task's ref.c could kill themselves), so the second grade stands
+ * whatever it finds: one extra grade at most. Returns 0
  * with r filled whatever the candidate did, or -1 with e only when the grader
  * itself cannot work (runner lost and not restartable, gold failed, ...), or
  * -2 with e ("task NAME is broken: ...", the evidence) when the task failed,

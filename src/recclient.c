@@ -481,6 +481,7 @@ int recclient_run(const char *recorder_bin, const char *so_path, const char *req
 	}
 	const struct util_buf *out = &run.out;
 	int status = run.wait_status, timed_out = run.timed_out;
+	r->killed_outside = util_run_killed_outside(&run);
 	keep_log(r, &run.err);
 	/* Lines before "stage loading" come from the recorder alone. */
 	size_t pos = 0, n;

@@ -45,6 +45,10 @@ struct recclient_result {
 	char log[RECCLIENT_DETAIL_MAX];	   /* the last bytes of the recorder's stderr
 					    * (notes, the candidate's own printing) */
 	double wall_s;			   /* recclient_run call to result */
+	int killed_outside;		   /* the recorder died of a SIGKILL that ka
+					    * did not send (util_run_killed_outside):
+					    * the verdict or the error rests on it,
+					    * and it may not be the candidate's doing */
 };
 
 /* One tensor of a recording request (inputs first, then outputs). */

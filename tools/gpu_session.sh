@@ -15,7 +15,7 @@
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
 # rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), attncal (the
 # attention tasks: calibrate.py in their baseline_torch form, then bank_gpu.sh),
-# thrq (the 32-candidate throughput runs only), cuptidiag (tools/diag/cupti_*.cu), bankgrade (ka bank validate --grade, whole bank), diag (tools/diag/hang_hunt.sh:
+# thrq (the 32-candidate throughput runs only), thrbound (fresh against cached compiles, 2 to 6 graders), cuptidiag (tools/diag/cupti_*.cu), bankgrade (ka bank validate --grade, whole bank), diag (tools/diag/hang_hunt.sh:
 # the L1 track on CUDA three times with a watchdog that dumps compile
 # processes older than 20 s). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
@@ -222,6 +222,31 @@ fi
 # the runner's per-call profile and the compile trace; once for each value
 # of KA_GOLD_AHEAD in WPROF_AHEAD (default "auto"; "0 1" compares); the grade
 # JSONs in $OUT/wprof-VALUE.
+# thrbound (issue 21): what bounds the 4-grader L1 rate. 32 fresh L1
+# candidates graded with 4 graders (compiled ahead), then the same 32 again
+# from the compile cache (no compile: the rate the grading alone allows),
+# then the cached ones with 2 and 6 graders; vmstat beside. A warm-up of 4
+# others first (the baselines' setup), as every run after the first.
+if want thrbound; then stamp thrbound
+	d="$OUT/tb"; mkdir -p "$d"; args=(); warm=()
+	for i in $(seq 1 36); do
+		sed "1i // thrbound $i $RANDOM$RANDOM" bank/public/L1/gelu_bias_scale/solutions/cuda.cu >"$d/c$i.cu"
+		if [ $i -le 4 ]; then warm+=(--kernel "$d/c$i.cu"); else args+=(--kernel "$d/c$i.cu"); fi
+	done
+	(vmstat -n 1 >"$OUT/vmstat-tb.txt" 2>&1 &)
+	tb() { # tag graders kernels...
+		local tag=$1 g=$2; shift 2; stamp "thrbound $tag"
+		timeout $(left) "$KA" grade --target cuda --task bank/public/L1/gelu_bias_scale "$@" --jobs "$(nproc)" \
+			--graders "$g" --profile --workdir "$OUT/tbw" --json "$OUT/tb-$tag.jsonl" 2>"$OUT/tb-$tag.err" |
+			sed -n '/^graded/,$p' | tee "$OUT/tb-$tag.txt" | grep -E "^graded|waiting|compile|correctness|timing|parallel"
+	}
+	tb warm 4 "${warm[@]}" >/dev/null
+	tb fresh-g4 4 "${args[@]}"
+	tb cached-g4 4 "${args[@]}"
+	tb cached-g2 2 "${args[@]}"
+	tb cached-g6 6 "${args[@]}"
+	pkill -x vmstat
+fi
 if want wprof; then
 	for a in ${WPROF_AHEAD:-auto}; do stamp "wprof KA_GOLD_AHEAD=$a"
 		d="$OUT/wprof-$a"; mkdir -p "$d"; args=()

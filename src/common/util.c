@@ -617,6 +617,7 @@ int util_run_child(char *const argv[], const struct util_run_opts *o, struct uti
 	int status = 0;
 	int exited = run_wait(pid, st, o, deadline, &status, &r->timed_out);
 	if (!exited) {
+		r->killed_by_ka = 1;
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -670,6 +671,12 @@ fail:
 	}
 	util_run_result_free(r);
 	return -1;
+}
+
+int util_run_killed_outside(const struct util_run_result *r)
+{
+	return !r->killed_by_ka && WIFSIGNALED(r->wait_status) &&
+	       WTERMSIG(r->wait_status) == SIGKILL;
 }
 
 void util_run_result_free(struct util_run_result *r)

@@ -173,7 +173,14 @@ struct util_run_result {
 	int code;			  /* exit status, 128+signal, or 124 on timeout */
 	int timed_out;			  /* the wall-clock limit killed it */
 	int out_truncated, err_truncated; /* a capture went over its cap */
+	int killed_by_ka;		  /* util_run_child's own SIGKILL ended it
+					   * (the timeout, kill_at_cap) */
 };
+
+/* 1 when r's child died of a SIGKILL that util_run_child did not send:
+ * the OOM killer, a person, a job's end, or the child itself (RLIMIT_CPU's
+ * hard limit, kill(2)); never its timeout or its output cap. */
+int util_run_killed_outside(const struct util_run_result *r);
 
 /* A NULL-ended array of the entries of our environment that start with one
  * of the NULL-ended prefixes (pointers into environ, the array the caller's

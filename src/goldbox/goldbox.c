@@ -107,10 +107,13 @@ static int check_request(const struct goldwire_req *q, const char **why)
 	return *why ? -1 : 0;
 }
 
-/* The limits, then Landlock and seccomp (lockdown.h). 0 or -1 with why. */
+/* The limits, then Landlock and seccomp (lockdown.h). 0 or -1 with why.
+ * The CPU limit's hard one a second above: an overrun dies of SIGXCPU, so
+ * that a SIGKILL is someone else's (goldclient.h killed_outside) unless the
+ * reference blocked SIGXCPU and spun on. */
 static int confine(const char *so, long cpu_s, const char **why)
 {
-	struct rlimit zero = {0, 0}, cpu = {(rlim_t)cpu_s, (rlim_t)cpu_s}, files = {64, 64};
+	struct rlimit zero = {0, 0}, cpu = {(rlim_t)cpu_s, (rlim_t)cpu_s + 1}, files = {64, 64};
 	if (setrlimit(RLIMIT_CORE, &zero) || setrlimit(RLIMIT_FSIZE, &zero) ||
 	    setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_NOFILE, &files)) {
 		*why = "setrlimit";

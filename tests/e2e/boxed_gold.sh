@@ -14,6 +14,7 @@
 #    same folders without lineage.json, trusted) the first hangs ka, the
 #    second kills it, the third gives the candidate a wrong_answer.
 set -u
+. tests/e2e/lib/kill_helper.sh
 KA=${KA:-build/ka}
 BUILD=${BUILD:-build}
 if [ ! -x "$BUILD/ka-run-opencl" ] || [ "$(clinfo -l 2>/dev/null | grep -c Platform)" = 0 ]; then
@@ -84,3 +85,20 @@ broken loops $'\tfor (ka_i64 k = 0; k < (item == 70000 ? 4000000000000 : 0); k++
 	"ran over its deadline of" 60
 broken writes_past $'\ty[item + (item == 70000 ? 100000000 : 0)] = r;' "killed by signal 11" 60
 broken nan $'\tif (item == 70000)\n\t\tr = (v - v) / (v - v);\n\ty[item] = r;' "is not finite" 60
+
+# ---- a box killed from outside ------------------------------------------------
+# The box SIGKILLed once, as the OOM killer would, while it computes the
+# benchmark shape's gold (slowed there for a second): that is no evidence
+# about the task (the box's own CPU limit ends it with SIGXCPU), so the
+# candidate is graded once more, and that grade stands: ok, with "regraded"
+# naming the first grade's task failure. Before, the task was broken.
+task slow $'\tfor (ka_i64 k = 0; k < (item == 70000 ? 500000000 : 0); k++)\n\t\tr = r + 1e-300;\n\ty[item] = r;'
+"$KA" grade --task "$tmp/slow/silu_scale" --kernel "$K" --workdir "$tmp/w" --json "$tmp/slow.json" \
+	--no-timing --bench-shape R=1,C=70001 >"$tmp/slow.out" 2>"$tmp/slow.err" &
+pid=$!
+killed=$(kill_helper "$pid" ka-goldbox 300 120)
+wait "$pid"
+expect box_sigkill_regraded "$? ${killed:+killed} $(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["regraded"] or ""
+print(r["verdict"], "task failure" in g and "killed by signal 9" in g)' "$tmp/slow.json" 2>/dev/null)" "0 killed ok True"

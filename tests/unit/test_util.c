@@ -232,6 +232,24 @@ static void test_run_cap(void)
 	T_EQ(r.out.len, 4096);
 	T_EQ(r.timed_out, 0);
 	CHECK(util_now() - t0 < 10);
+	/* SIGKILLed, but by util_run_child: not from outside */
+	T_EQ(r.code, 128 + SIGKILL);
+	T_EQ(r.killed_by_ka, 1);
+	T_EQ(util_run_killed_outside(&r), 0);
+	util_run_result_free(&r);
+	/* a SIGKILL util_run_child did not send (here the child's own, as the
+	 * OOM killer's would read): from outside */
+	char *self[] = {"/bin/sh", "-c", "kill -KILL $$", NULL};
+	T_EQ(util_run_child(self, &o, &r, &e), 0);
+	T_EQ(r.code, 128 + SIGKILL);
+	T_EQ(r.killed_by_ka, 0);
+	T_EQ(util_run_killed_outside(&r), 1);
+	util_run_result_free(&r);
+	/* another signal is not a SIGKILL from outside */
+	char *segv[] = {"/bin/sh", "-c", "kill -SEGV $$", NULL};
+	T_EQ(util_run_child(segv, &o, &r, &e), 0);
+	T_EQ(r.code, 128 + SIGSEGV);
+	T_EQ(util_run_killed_outside(&r), 0);
 	util_run_result_free(&r);
 }
 
@@ -256,6 +274,7 @@ static void test_run_timeout_group(void)
 	T_EQ(rc, 0);
 	T_EQ(r.timed_out, 1);
 	T_EQ(r.code, 124);
+	T_EQ(util_run_killed_outside(&r), 0); /* the timeout's SIGKILL is ka's */
 	CHECK(took < 5);
 	util_run_result_free(&r);
 	char *text = NULL;
