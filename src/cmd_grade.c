@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	      "  --kernel FILE       candidate source (.c for opencl, .cu for cuda); repeat it\n"
 	      "                      to grade several in one session (one warm runner)\n"
 	      "  --jobs N            compile several candidates ahead with N processes\n"
-	      "                      (default: one per core; CUDA); 0: compile each one\n"
+	      "                      (default: half the cores; CUDA); 0: compile each one\n"
 	      "                      when its turn comes\n"
 	      "  --graders N         grade N candidates at once, each with its own runner on\n"
 	      "                      the device: checking calls share the device, timed\n"
@@ -107,7 +107,7 @@ struct grade_args {
 	const char *offline; /* --record-only FILE, or NULL */
 	const char *kernels[GRADE_MAX_KERNELS];
 	int n_kernels;
-	int64_t jobs;	 /* -1: one per core */
+	int64_t jobs;	 /* -1: half the cores (pool_compile_ahead) */
 	int64_t graders; /* 0: by target */
 	int profile;
 	int64_t device;
@@ -364,14 +364,19 @@ static void *ahead_read(void *arg)
 }
 
 /* Ahead-of-time compilation: a child process compiles every candidate, in
- * order, one per core (--jobs), into the work folder's cache, and reports
+ * order, with --jobs processes (default: half the cores), into the work
+ * folder's cache, and reports
  * each as it ends; a grader waits only for its own candidate's compile,
  * which it then finds cached. The child runs at nice 10, below the graders:
  * on the H200 host a background split compile (several phases at once per
  * candidate) took the CPU from the graders' runners and gold (2.50 graded
  * per second against 3.07 with nvcc); while the graders wait, it has the
- * CPU anyway. Without it (one candidate, --jobs 0, a target that compiles
- * quickly, no pipe) each grader compiles its own candidate. */
+ * CPU anyway. Half the cores, not all: with one per core the compiles
+ * still crowded the graders (the H100 host's 16 cores, 32 fresh L1
+ * candidates, 4 graders: 4.71 and 4.91 per second with 16 jobs, 5.05 and
+ * 5.21 with 12, 5.21 and 5.27 with 8; docs/PERF.md). Without it (one
+ * candidate, --jobs 0, a target that compiles quickly, no pipe) each
+ * grader compiles its own candidate. */
 static void pool_compile_ahead(struct grade_pool *p)
 {
 	const struct grade_args *a = p->a;
@@ -381,7 +386,7 @@ static void pool_compile_ahead(struct grade_pool *p)
 		return;
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int width = a->jobs > 0 ? (int)a->jobs : cores > 0 ? (int)cores : 1;
+	int width = a->jobs > 0 ? (int)a->jobs : cores > 1 ? (int)(cores / 2) : 1;
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {

@@ -212,11 +212,11 @@ done
 sleep 2 # the runner is timing by now (the correctness calls take well under a second)
 [ -n "$runner" ] && kill -KILL "$runner"
 wait "$pid"
+# The kill lands in the candidate's call (runtime_fault) or in a
+# baseline's (a grader failure), as the timing interleaves them.
 result runner_sigkill_regraded "$? $(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 g = r["regraded"] or ""
-# the kill lands in the candidate's call (runtime_fault) or in a baseline's
-# (a grader failure), as the timing interleaves them
 print(r["verdict"], "SIGKILL" in g, "runtime_fault" in g or "grader failure" in g)' "$tmp/3c.json" 2>/dev/null)" "0 ok True True"
 
 # 3d. The same for the recorder, which runs the candidate's host code: a

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # kill_helper.sh (sourced): kill_helper PID COMM AGE_MS [WAIT_S]: SIGKILL, as
 # the OOM killer would, the first descendant of PID named COMM (its /proc
 # comm, 15 characters at most) seen alive AGE_MS milliseconds apart (so a
