@@ -165,8 +165,8 @@ struct grade_result {
 /* Grade one candidate source (len bytes; may be empty: no_code). A failed
  * grade whose verdict, grader failure or task failure rests on a helper's
  * death by a SIGKILL that ka did not send (the OOM killer under the
- * machine's load, a person) is graded once more, on a fresh runner, and
- * r->regraded says why. The runner runs no model code, so its death is no
+ * machine's load, a person) is graded once more (on a fresh runner where
+ * the runner died), and r->regraded says why. The runner runs no model code, so its death is no
  * evidence; the recorder and the gold box do (a candidate's host code, an
  * untrusted task's ref.c could kill themselves), so the second grade stands
  * whatever it finds: one extra grade at most. Returns 0

@@ -216,17 +216,12 @@ if want cuptidiag; then stamp cuptidiag
 	timeout 60 "$OUT/cupti_nodes" 300 2>&1 | tail -2
 	rm -f "$OUT"/cupti_names "$OUT"/cupti_nodes
 fi
-# wprof: where a warm L1 grade's time goes (issue 23): WPROF_N (default 7)
-# fresh row_sum variants graded one after another by one process whose fork
-# servers start at once, with --profile, the per-call trace (KA_GRADE_TRACE),
-# the runner's per-call profile and the compile trace; once for each value
-# of KA_GOLD_AHEAD in WPROF_AHEAD (default "auto"; "0 1" compares); the grade
-# JSONs in $OUT/wprof-VALUE.
 # thrbound (issue 21): what bounds the 4-grader L1 rate. 32 fresh L1
 # candidates graded with 4 graders (compiled ahead), then the same 32 again
 # from the compile cache (no compile: the rate the grading alone allows),
 # then the cached ones with 2 and 6 graders; vmstat beside. A warm-up of 4
 # others first (the baselines' setup), as every run after the first.
+# --jobs one per core, as measured on 2026-12-06 (the default then).
 if want thrbound; then stamp thrbound
 	d="$OUT/tb"; mkdir -p "$d"; args=(); warm=()
 	for i in $(seq 1 36); do
@@ -247,6 +242,12 @@ if want thrbound; then stamp thrbound
 	tb cached-g6 6 "${args[@]}"
 	pkill -x vmstat
 fi
+# wprof: where a warm L1 grade's time goes (issue 23): WPROF_N (default 7)
+# fresh row_sum variants graded one after another by one process whose fork
+# servers start at once, with --profile, the per-call trace (KA_GRADE_TRACE),
+# the runner's per-call profile and the compile trace; once for each value
+# of KA_GOLD_AHEAD in WPROF_AHEAD (default "auto"; "0 1" compares); the grade
+# JSONs in $OUT/wprof-VALUE.
 if want wprof; then
 	for a in ${WPROF_AHEAD:-auto}; do stamp "wprof KA_GOLD_AHEAD=$a"
 		d="$OUT/wprof-$a"; mkdir -p "$d"; args=()

@@ -197,20 +197,19 @@ done
 #     under the machine's load, a person) during a timed grade: no evidence
 #     about the candidate, who cannot send it; the candidate is graded once
 #     more on a fresh runner: ok, with "regraded" saying why.
-setsid "$KA" grade --task "bank/public/L1/$TASK" --target opencl --kernel "bank/public/L1/$TASK/solutions/opencl.c" \
-	--max-seconds 3 --min-samples 400 --max-samples 500 --workdir "$tmp/w3c" --json "$tmp/3c.json" \
-	>"$tmp/stdout" 2>"$tmp/stderr" &
+# The kill comes once the runner has begun timing: its per-call profile
+# (KA_RUNNER_PROFILE, forwarded by KA_RUNNER_LOG) shows a timed call's
+# flush, where correctness calls have none (before, a fixed 2 s, which on
+# a slow machine landed in a load: compile_error).
+KA_RUNNER_PROFILE=1 KA_RUNNER_LOG=1 setsid "$KA" grade --task "bank/public/L1/$TASK" --target opencl \
+	--kernel "bank/public/L1/$TASK/solutions/opencl.c" --max-seconds 3 --min-samples 400 --max-samples 500 \
+	--workdir "$tmp/w3c" --json "$tmp/3c.json" >"$tmp/stdout" 2>"$tmp/stderr" &
 pid=$!
-runner=
-for _ in $(seq 300); do
-	for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
-		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = ka-run-opencl ] && runner=$c
-	done
-	[ -n "$runner" ] && break
-	sleep 0.1
+for _ in $(seq 600); do
+	grep -Eq 'flush ([1-9]|0\.[0-9]*[1-9])' "$tmp/stderr" 2>/dev/null && break
+	sleep 0.05
 done
-sleep 2 # the runner is timing by now (the correctness calls take well under a second)
-[ -n "$runner" ] && kill -KILL "$runner"
+kill_helper "$pid" ka-run-opencl 0 30 >/dev/null
 wait "$pid"
 # The kill lands in the candidate's call (runtime_fault) or in a
 # baseline's (a grader failure), as the timing interleaves them.
