@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "gold.h"
 #include "grade.h"
+#include "target.h"
 #include "task.h"
 #include "util.h"
 
@@ -30,7 +31,8 @@ static void usage(FILE *f)
 	      "  --kernel FILE       candidate source (.c for opencl, .cu for cuda); repeat it\n"
 	      "                      to grade several in one session (one warm runner)\n"
 	      "  --jobs N            compile several candidates ahead with N processes\n"
-	      "                      (default: half the cores; CUDA); 0: compile each one\n"
+	      "                      (CUDA; default: half the cores until each grader has\n"
+	      "                      its first candidate, then all); 0: compile each one\n"
 	      "                      when its turn comes\n"
 	      "  --graders N         grade N candidates at once, each with its own runner on\n"
 	      "                      the device: checking calls share the device, timed\n"
@@ -107,7 +109,7 @@ struct grade_args {
 	const char *offline; /* --record-only FILE, or NULL */
 	const char *kernels[GRADE_MAX_KERNELS];
 	int n_kernels;
-	int64_t jobs;	 /* -1: half the cores (pool_compile_ahead) */
+	int64_t jobs;	 /* -1: half the cores, then all (pool_compile_ahead) */
 	int64_t graders; /* 0: by target */
 	int profile;
 	int64_t device;
@@ -363,18 +365,32 @@ static void *ahead_read(void *arg)
 	}
 }
 
+/* How many graders: --graders, else by target and cores (see usage). */
+static int pool_width(const struct grade_args *a)
+{
+	if (a->offline)
+		return 1;
+	int n = (int)a->graders;
+	if (!n)
+		n = strcmp(a->target, "cuda") ? 1 : grade_graders_default(1);
+	return n > a->n_kernels ? a->n_kernels : n;
+}
+
 /* Ahead-of-time compilation: a child process compiles every candidate, in
- * order, with --jobs processes (default: half the cores), into the work
- * folder's cache, and reports
- * each as it ends; a grader waits only for its own candidate's compile,
- * which it then finds cached. The child runs at nice 10, below the graders:
- * on the H200 host a background split compile (several phases at once per
- * candidate) took the CPU from the graders' runners and gold (2.50 graded
- * per second against 3.07 with nvcc); while the graders wait, it has the
- * CPU anyway. Half the cores, not all: with one per core the compiles
- * still crowded the graders (the H100 host's 16 cores, 32 fresh L1
- * candidates, 4 graders: 4.71 and 4.91 per second with 16 jobs, 5.05 and
- * 5.21 with 12, 5.21 and 5.27 with 8; docs/PERF.md). Without it (one
+ * order, into the work folder's cache, and reports each as it ends; a
+ * grader waits only for its own candidate's compile, which it then finds
+ * cached. The child runs at nice 10, below the graders: on the H200 host a
+ * background split compile (several phases at once per candidate) took the
+ * CPU from the graders' runners and gold (2.50 graded per second against
+ * 3.07 with nvcc); while the graders wait, it has the CPU anyway. Its width
+ * is --jobs, or by default half the cores until every grader's first
+ * candidate has compiled, then all of them. Half at first: with one compile
+ * per core from the start each of the first compiles took longer, so the
+ * graders started later. All of them after: the compiles then keep ahead
+ * of the graders. The H100 host's 16 cores, 32 fresh L1 candidates, 4
+ * graders, in turn on one machine: 5.66 and 5.84 per second this way,
+ * 5.10 and 5.47 with 8 jobs throughout, 4.69 and 5.24 with 16 (L3
+ * softmax_rows: 3.4 to 3.9 all three; docs/PERF.md). Without it (one
  * candidate, --jobs 0, a target that compiles quickly, no pipe) each
  * grader compiles its own candidate. */
 static void pool_compile_ahead(struct grade_pool *p)
@@ -386,7 +402,13 @@ static void pool_compile_ahead(struct grade_pool *p)
 		return;
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int width = a->jobs > 0 ? (int)a->jobs : cores > 1 ? (int)(cores / 2) : 1;
+	if (cores < 1)
+		cores = 1;
+	struct target_width width = {.jobs = (int)a->jobs};
+	if (a->jobs < 0)
+		width = (struct target_width){.jobs = (int)cores,
+					      .first_jobs = cores > 1 ? (int)(cores / 2) : 1,
+					      .first_n = pool_width(a)};
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -394,7 +416,7 @@ static void pool_compile_ahead(struct grade_pool *p)
 		util_background_priority(10); /* the compiles inherit it */
 		struct ka_err ce;
 		_exit(grade_precompile(p->sess[0], p->t, n, (const char *const *)p->srcs, p->lens,
-				       width, ahead_report, &fds[1], &ce)
+				       &width, ahead_report, &fds[1], &ce)
 			      ? 1
 			      : 0);
 	}
@@ -480,17 +502,6 @@ static void print_profile(const struct grade_pool *p, double wall)
 #undef ROW
 	printf("  parallelism: %.2f grades in flight on average\n",
 	       wall > 0 ? s->total_s / wall : 0);
-}
-
-/* How many graders: --graders, else by target and cores (see usage). */
-static int pool_width(const struct grade_args *a)
-{
-	if (a->offline)
-		return 1;
-	int n = (int)a->graders;
-	if (!n)
-		n = strcmp(a->target, "cuda") ? 1 : grade_graders_default(1);
-	return n > a->n_kernels ? a->n_kernels : n;
 }
 
 /* Open the graders after the first (p->sess[0]). 0, or the exit code. */

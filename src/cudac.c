@@ -668,12 +668,15 @@ static void ahead_done(int i, int n, const int *dup_of, cudac_done_fn done, void
 }
 
 int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,
-			const struct cudac_opts *o, int jobs, cudac_done_fn done, void *arg)
+			const struct cudac_opts *o, int jobs, int first_jobs, int first_n,
+			cudac_done_fn done, void *arg)
 {
 	if (jobs <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = c > 0 ? (int)c : 1;
 	}
+	if (first_n <= 0 || first_jobs <= 0 || first_jobs > jobs)
+		first_jobs = jobs;
 	/* The split path's plan and precompiled prefix, made once here rather
 	 * than in every child. */
 	const char *nvcc = find_nvcc(o->nvcc), *compiler = cudac_compiler(o, NULL);
@@ -698,17 +701,22 @@ int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,
 			    !memcmp(srcs[j], srcs[i], lens[i]))
 				dup_of[i] = j;
 	}
-	int running = 0;
+	/* ended: distinct sources compiled so far; the width is first_jobs
+	 * until first_n of them have ended, then jobs. */
+	int running = 0, ended = 0;
 	for (int i = 0; i <= n; i++) {
-		while (running > 0 && (running >= jobs || i == n)) {
+		while (running > 0 &&
+		       (running >= (ended < first_n ? first_jobs : jobs) || i == n)) {
 			int st;
 			pid_t w = waitpid(-1, &st, 0);
 			if (w < 0 && errno == EINTR)
 				continue;
 			running--;
 			for (int j = 0; w > 0 && j < i; j++)
-				if (pid[j] == w)
+				if (pid[j] == w) {
+					ended++;
 					ahead_done(j, n, dup_of, done, arg);
+				}
 		}
 		if (i == n)
 			break;
@@ -730,6 +738,7 @@ int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,
 			struct ka_err ce;
 			cudac_compile(srcs[i], lens[i], o, &cr, &ce);
 			cudac_result_free(&cr);
+			ended++;
 			ahead_done(i, n, dup_of, done, arg);
 		}
 	}
@@ -747,7 +756,7 @@ int cudac_compile_many(int n, const char *const *srcs, const size_t *lens,
 	 * Phase 2: this process reads every result from the cache, so results
 	 * need no transport and identical sources share one nvcc run. */
 	if (n > 1 && jobs != 1)
-		cudac_compile_ahead(n, srcs, lens, o, jobs, NULL, NULL);
+		cudac_compile_ahead(n, srcs, lens, o, jobs, 0, 0, NULL, NULL);
 	int all = 0;
 	for (int i = 0; i < n; i++) {
 		rc[i] = cudac_compile(srcs[i], lens[i], o, &r[i], &e[i]);

@@ -229,12 +229,12 @@ const json_t *grade_session_device(const struct grade_session *s)
 }
 
 int grade_precompile(struct grade_session *s, const struct ka_task *t, int n,
-		     const char *const *srcs, const size_t *lens, int jobs,
+		     const char *const *srcs, const size_t *lens, const struct target_width *w,
 		     void (*done)(int i, void *arg), void *arg, struct ka_err *e)
 {
 	if (!s->ops->precompile || n <= 0)
 		return 0;
-	return s->ops->precompile(t, n, srcs, lens, s->workdir, s->device, jobs, done, arg, e);
+	return s->ops->precompile(t, n, srcs, lens, s->workdir, s->device, w, done, arg, e);
 }
 
 int grade_compiles_ahead(const struct grade_session *s)
@@ -254,7 +254,8 @@ int grade_warm(const struct grade_session *s, const struct ka_task *t, const cha
 		return 1;
 	if (src) {
 		struct ka_err ce;
-		s->ops->precompile(t, 1, &src, &len, s->workdir, s->device, 1, NULL, NULL, &ce);
+		const struct target_width one = {.jobs = 1};
+		s->ops->precompile(t, 1, &src, &len, s->workdir, s->device, &one, NULL, NULL, &ce);
 		return 0;
 	}
 	struct target_baseline base[2];

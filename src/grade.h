@@ -100,12 +100,13 @@ void grade_session_precompiled(struct grade_session *s);
 int grade_warm(const struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 	       struct ka_err *e);
 
-/* Compile n candidate sources ahead in parallel (jobs processes; 0 = one per
- * core) where the target supports it, so grade_candidate finds them cached;
- * done(i, arg), if not NULL, as candidate i's compile ends. A no-op for
- * targets that compile quickly. 0 or -1 with e. */
+/* Compile n candidate sources ahead in parallel (as many at once as w says:
+ * target.h) where the target supports it, so grade_candidate finds them
+ * cached; done(i, arg), if not NULL, as candidate i's compile ends. A no-op
+ * for targets that compile quickly. 0 or -1 with e. */
+struct target_width;
 int grade_precompile(struct grade_session *s, const struct ka_task *t, int n,
-		     const char *const *srcs, const size_t *lens, int jobs,
+		     const char *const *srcs, const size_t *lens, const struct target_width *w,
 		     void (*done)(int i, void *arg), void *arg, struct ka_err *e);
 
 /* Name of the session's target ("opencl"/"cuda"). */

@@ -41,6 +41,16 @@ struct target_compiled {
 	json_t *record_extra; /* owned; merged into the recorder request */
 };
 
+/* How many compiles a target's precompile runs at once: at most first_jobs
+ * until first_n candidates have ended, then at most jobs (first_n 0: jobs
+ * from the start). jobs 0: one per online CPU; 1: one after another, in the
+ * calling process. */
+struct target_width {
+	int jobs;
+	int first_jobs;
+	int first_n;
+};
+
 struct target_ops {
 	const char *name;     /* "opencl", "cuda" */
 	const char *recorder; /* program beside ka */
@@ -51,12 +61,13 @@ struct target_ops {
 	 * harness failure. */
 	int (*compile)(const struct ka_task *t, const char *src, size_t len, const char *workdir,
 		       const json_t *device, struct target_compiled *out, struct ka_err *e);
-	/* Optional: compile n candidates ahead, in parallel with up to jobs
-	 * processes, so that compile() later finds them cached; done(i, arg)
+	/* Optional: compile n candidates ahead, in parallel, as many at once
+	 * as w allows, so that compile() later finds them cached; done(i, arg)
 	 * (if not NULL) as candidate i's compile ends. 0 or -1 with e. */
 	int (*precompile)(const struct ka_task *t, int n, const char *const *srcs,
-			  const size_t *lens, const char *workdir, const json_t *device, int jobs,
-			  void (*done)(int i, void *arg), void *arg, struct ka_err *e);
+			  const size_t *lens, const char *workdir, const json_t *device,
+			  const struct target_width *w, void (*done)(int i, void *arg), void *arg,
+			  struct ka_err *e);
 	/* Trusted baselines of t at shape sh: fills out[0..*n-1] (at most 2). */
 	int (*baselines)(const struct ka_task *t, const struct ka_shape *sh, const json_t *device,
 			 const char *workdir, struct target_baseline *out, int *n,

@@ -40,14 +40,16 @@ static struct cudac_opts cuda_opts(const struct ka_task *t, const json_t *device
 }
 
 static int cuda_precompile(const struct ka_task *t, int n, const char *const *srcs,
-			   const size_t *lens, const char *workdir, const json_t *device, int jobs,
-			   void (*done)(int i, void *arg), void *arg, struct ka_err *e)
+			   const size_t *lens, const char *workdir, const json_t *device,
+			   const struct target_width *w, void (*done)(int i, void *arg), void *arg,
+			   struct ka_err *e)
 {
 	(void)e;
 	const char *libs[KA_MAX_LIBS + 1];
 	char *cache = xasprintf("%s/cuda", workdir);
 	struct cudac_opts o = cuda_opts(t, device, cache, libs);
-	int rc = cudac_compile_ahead(n, srcs, lens, &o, jobs, done, arg);
+	int rc = cudac_compile_ahead(n, srcs, lens, &o, w->jobs, w->first_jobs, w->first_n, done,
+				     arg);
 	free(cache);
 	return rc;
 }

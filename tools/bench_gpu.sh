@@ -52,7 +52,7 @@ done
 fi
 if want thr; then
 # Graded candidates per second with the full protocol (issue 21): fresh
-# sources (nothing cached), compiled ahead over the cores, graded by 1 and by
+# sources (nothing cached), compiled ahead (ka grade --jobs), graded by 1 and by
 # THR_GRADERS graders on the one GPU (docs/grader.md, "Several graders on one
 # device"); the L1 task at 32 and 256 candidates, an L2 and an L3 task at 32.
 thr() { # task n graders tag [extra]
@@ -65,10 +65,20 @@ thr() { # task n graders tag [extra]
 		args+=(--kernel "$dir/c$i.cu")
 	done
 	echo "-- $tag: $task, $n candidates, $g grader(s) $*"
-	"$KA" grade --target cuda --task bank/public/$task "${args[@]}" --jobs "$(nproc)" --graders "$g" \
+	"$KA" grade --target cuda --task bank/public/$task "${args[@]}" ${THR_JOBS:+--jobs "$THR_JOBS"} --graders "$g" \
 		--profile "$@" --workdir "$W" --json "$OUT/thr-$tag.jsonl" | sed -n '/^graded/,$p' | tee "$OUT/thr-$tag.txt"
 	rm -rf "$dir"
+	# THR_BESIDE_JOBS=N: each plain run of several graders (not -whole,
+	# not -nt) once more with N compile-ahead processes (16 on a 16-core
+	# host: ka grade's default before commit 36c2548), fresh sources again,
+	# so the two widths stand beside each other on one machine in one call.
+	case "$tag" in *-g"$G") ;; *) return 0 ;; esac
+	if [ -n "${THR_BESIDE_JOBS:-}" ] && [ "$g" != 1 ] && [ -z "${THR_BESIDE_RUN:-}" ]; then
+		THR_BESIDE_RUN=1 THR_JOBS=$THR_BESIDE_JOBS thr "$task" "$n" "$g" "$tag-j$THR_BESIDE_JOBS" "$@"
+	fi
 }
+# THR_JOBS: ka grade's --jobs (compile-ahead processes); unset, ka's default
+# (half the cores).
 G=${THR_GRADERS:-4}
 # THR_QUICK=1: the 32-candidate runs with G graders only (and L1 with one);
 # THR_QUICK=2: L1 with one and with G graders only.

@@ -15,7 +15,7 @@
 # find why the second graders run was slower), comp (tools/bench_compile.sh),
 # rsi (tools/rsi_gpu_bench.py), attn (tools/attn_calib_probe.py), attncal (the
 # attention tasks: calibrate.py in their baseline_torch form, then bank_gpu.sh),
-# thrq (the 32-candidate throughput runs only), thrbound (fresh against cached compiles, 2 to 6 graders), cuptidiag (tools/diag/cupti_*.cu), bankgrade (ka bank validate --grade, whole bank), diag (tools/diag/hang_hunt.sh:
+# thrq (the 32-candidate throughput runs only), thrbound (fresh against cached compiles, 2 to 6 graders), thrwidth (the compile-ahead's width, L1 and L3), cuptidiag (tools/diag/cupti_*.cu), bankgrade (ka bank validate --grade, whole bank), diag (tools/diag/hang_hunt.sh:
 # the L1 track on CUDA three times with a watchdog that dumps compile
 # processes older than 20 s). Results are archived as $OUT/session.tgz (the
 # device tool returns a limited number of files).
@@ -95,7 +95,11 @@ fi
 if want lat; then stamp lat; BENCH_PARTS="lat" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -20; fi
 if want probe; then stamp probe; BENCH_PARTS="probe" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -5; fi
 if want rep; then stamp rep; BENCH_PARTS="rep" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -40; fi
-if want thr; then stamp thr; BENCH_PARTS="thr" bash tools/bench_gpu.sh "$OUT/bench" 2>&1 | tail -10; fi
+# thr: every throughput run of bench_gpu.sh (THR_BESIDE_JOBS=16 adds the
+# previous default's compile-ahead width beside each run of several graders).
+if want thr; then stamp thr; (vmstat -n 1 >"$OUT/vmstat-thr.txt" 2>&1 &) ; BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
+	grep -E "^--|^graded|waiting|parallelism"
+	pkill -x vmstat; fi
 if want thrq; then stamp thrq; (vmstat -n 1 >"$OUT/vmstat-thrq.txt" 2>&1 &) ; THR_QUICK=${THR_QUICK:-1} BENCH_PARTS="thr" timeout $(left) bash tools/bench_gpu.sh "$OUT/bench" 2>&1 |
 	grep -E "^--|^graded|per cand|compile|record|correctness|timing|waiting|gold|parallelism"
 	pkill -x vmstat; fi
@@ -240,6 +244,45 @@ if want thrbound; then stamp thrbound
 	tb cached-g4 4 "${args[@]}"
 	tb cached-g2 2 "${args[@]}"
 	tb cached-g6 6 "${args[@]}"
+	pkill -x vmstat
+fi
+# thrwidth (issue 21): the compile-ahead's width. 32 fresh candidates with 4
+# graders, L1 gelu_bias_scale and L3 softmax_rows, each with --jobs 8 (half
+# the cores: the default of commit 36c2548), the default (half the cores
+# until each grader has its first candidate, then all) and --jobs 16 (one a
+# core: the default before), THRW_ROUNDS rounds (default 2) in turn, after
+# a warm-up of 4 per task (the baselines' setup); vmstat beside.
+# THRW_VARIANTS (default "8 def 16"): a number is --jobs N, def the build's
+# default, ka2 the default of another build's ka (THRW_KA2, a path).
+if want thrwidth; then stamp thrwidth
+	(vmstat -n 1 >"$OUT/vmstat-tw.txt" 2>&1 &)
+	tw() { # task tag jobs-args...
+		local task=$1 tag=$2 d="$OUT/tw/$2" args=(); shift 2
+		mkdir -p "$d"
+		for i in $(seq 1 32); do
+			sed "1i // thrwidth $tag $i $RANDOM$RANDOM" bank/public/$task/solutions/cuda.cu >"$d/c$i.cu"
+			args+=(--kernel "$d/c$i.cu")
+		done
+		[ "${tag#warm}" != "$tag" ] && args=("${args[@]:0:8}")
+		stamp "thrwidth $tag $*"
+		timeout $(left) "$KA" grade --target cuda --task bank/public/$task "${args[@]}" "$@" --graders 4 \
+			--profile --workdir "$OUT/tww" --json "$OUT/tw-$tag.jsonl" 2>"$OUT/tw-$tag.err" |
+			sed -n '/^graded/,$p' | tee "$OUT/tw-$tag.txt" | grep -E "^graded|parallel"
+		rm -rf "$d"
+	}
+	for task in L1/gelu_bias_scale L3/softmax_rows; do
+		k=$(dirname $task | tr 'L' 'l')
+		tw $task warm-$k >/dev/null
+		for r in $(seq 1 "${THRW_ROUNDS:-2}"); do
+			for v in ${THRW_VARIANTS:-8 def 16}; do
+				case $v in
+				def) tw $task $k-def-$r ;;
+				ka2) KA=$THRW_KA2 tw $task $k-ka2-$r ;;
+				*) tw $task $k-j$v-$r --jobs $v ;;
+				esac
+			done
+		done
+	done
 	pkill -x vmstat
 fi
 # wprof: where a warm L1 grade's time goes (issue 23): WPROF_N (default 7)

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cudac.h"
@@ -198,12 +200,136 @@ static void test_recorder_exports(void)
 	elf_symlist_free(&l);
 }
 
+/* The compile-ahead's width, with a stand-in nvcc that prints when its
+ * compile starts and ends (in the compiler jail it can write nowhere else)
+ * and fails it after 0.3 s: at most first_jobs compiles at once until
+ * first_n have ended, then up to jobs. The times come back as the cached
+ * compile logs. The compile runs in a child, so the stand-in's version
+ * string is not cached for the tests of the real nvcc. */
+static void ahead_width_case(const char *dir, int jobs, int first_jobs, int first_n, int *max_first,
+			     int *max_after)
+{
+	enum { N = 7 };
+	char *nvcc = xasprintf("%s/bin/nvcc", dir);
+	char *cdir = xasprintf("%s/cache-%d-%d-%d", dir, jobs, first_jobs, first_n);
+	*max_first = *max_after = -1;
+	FILE *f = fopen(nvcc, "w");
+	if (!f) {
+		CHECK(f != NULL);
+		goto out;
+	}
+	fprintf(f, "#!/bin/sh\n"
+		   "case \"$1\" in --version) echo 'Cuda compilation tools, release 13.0, "
+		   "V13.0.88'; exit 0;; esac\n"
+		   "echo \"start $(date +%%s%%N)\"\nsleep 0.3\necho \"end $(date +%%s%%N)\"\n"
+		   "exit 1\n");
+	fclose(f);
+	chmod(nvcc, 0755);
+	char *srcs[N];
+	size_t lens[N];
+	for (int i = 0; i < N; i++) {
+		srcs[i] = xasprintf("%s// copy %d\n", good, i);
+		lens[i] = strlen(srcs[i]);
+	}
+	struct cudac_opts o = {.arch = "sm_90a",
+			       .cache_dir = cdir,
+			       .include_dir = inc,
+			       .nvcc = nvcc,
+			       .compiler = "nvcc"};
+	int fds[2];
+	CHECK_EQ_INT(pipe(fds), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		cudac_compile_ahead(N, (const char *const *)srcs, lens, &o, jobs, first_jobs,
+				    first_n, NULL, NULL);
+		/* Each compile's log, from the cache, as "start end" lines. */
+		for (int i = 0; i < N; i++) {
+			struct cudac_result r;
+			struct ka_err e;
+			cudac_compile(srcs[i], lens[i], &o, &r, &e);
+			const char *s0 = strstr(r.detail, "start "), *s1 = strstr(r.detail, "end ");
+			dprintf(fds[1], "%d %lld %lld\n", r.cached, s0 ? atoll(s0 + 6) : 0LL,
+				s1 ? atoll(s1 + 4) : 0LL);
+			cudac_result_free(&r);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	long long t[2 * N];
+	int d[2 * N], n = 0, cached = 0, c;
+	long long t0, t1;
+	f = fdopen(fds[0], "r");
+	while (f && n < 2 * N && fscanf(f, "%d %lld %lld", &c, &t0, &t1) == 3) {
+		cached += c;
+		t[n] = t0, d[n++] = 1;
+		t[n] = t1, d[n++] = -1;
+	}
+	if (f)
+		fclose(f);
+	waitpid(pid, NULL, 0);
+	CHECK_EQ_INT(n, 2 * N);
+	CHECK_EQ_INT(cached, N); /* every log from the compile ahead, none again */
+	/* The events in time order (an end before a start at the same time):
+	 * the running count at each start, and whether first_n compiles had
+	 * ended by then. */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && (t[k] < t[k - 1] || (t[k] == t[k - 1] && d[k] < d[k - 1]));
+		     k--) {
+			long long tt = t[k];
+			t[k] = t[k - 1];
+			t[k - 1] = tt;
+			int dd = d[k];
+			d[k] = d[k - 1];
+			d[k - 1] = dd;
+		}
+	int running = 0, ended = 0;
+	*max_first = *max_after = 0;
+	for (int i = 0; i < n; i++) {
+		running += d[i];
+		if (d[i] < 0)
+			ended++;
+		else if (ended < first_n && running > *max_first)
+			*max_first = running;
+		else if (ended >= first_n && running > *max_after)
+			*max_after = running;
+	}
+	for (int i = 0; i < N; i++)
+		free(srcs[i]);
+out:
+	free(nvcc);
+	free(cdir);
+}
+
+static void test_ahead_width(void)
+{
+	char dir[] = "/tmp/ka-test-ahead-XXXXXX";
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	char *bin = xasprintf("%s/bin", dir);
+	mkdir(bin, 0755);
+	free(bin);
+	int first, after;
+	/* one at a time until 2 have ended, then 3 at once */
+	ahead_width_case(dir, 3, 1, 2, &first, &after);
+	CHECK_EQ_INT(first, 1);
+	CHECK_EQ_INT(after, 3);
+	/* first_n 0: 3 at once from the start */
+	ahead_width_case(dir, 3, 1, 0, &first, &after);
+	CHECK_EQ_INT(after, 3);
+	util_rmtree(dir);
+}
+
 int main(void)
 {
 	RUN(test_include_table);
 	RUN(test_include_policy);
 	RUN(test_sym_table);
 	RUN(test_recorder_exports);
+	snprintf(inc, sizeof inc, "%s/include", util_data_root());
+	RUN(test_ahead_width);
 	if (!cudac_nvcc_version(NULL)) {
 		printf("SKIP test_cudac_nvcc: nvcc missing\n");
 		TEST_EXIT();
