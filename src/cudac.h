@@ -77,9 +77,9 @@ typedef void (*cudac_done_fn)(int i, void *arg);
 /* Compile n sources into o's cache, ahead of cudac_compile, with up to jobs
  * processes (0 = one per online CPU; 1 = here, one after another), starting
  * them in order, and up to first_jobs of them until first_n sources have
- * ended (first_n 0: jobs from the start); done(i, arg), if not NULL, is called in this process as
- * each candidate's compile ends (a duplicate of an earlier source when that
- * one ends). Outcomes are not returned: cudac_compile finds them cached
+ * ended (first_n 0: jobs from the start); done(i, arg), if not NULL, is
+ * called in this process as each candidate's compile ends (a duplicate of
+ * an earlier source when that one ends). Outcomes are not returned: cudac_compile finds them cached
  * (or compiles again where the cache kept nothing). Returns 0. Reaps any
  * child of this process (waitpid(-1)): call it where no other children run. */
 int cudac_compile_ahead(int n, const char *const *srcs, const size_t *lens,

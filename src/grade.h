@@ -100,11 +100,12 @@ void grade_session_precompiled(struct grade_session *s);
 int grade_warm(const struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 	       struct ka_err *e);
 
+struct target_width;
+
 /* Compile n candidate sources ahead in parallel (as many at once as w says:
  * target.h) where the target supports it, so grade_candidate finds them
  * cached; done(i, arg), if not NULL, as candidate i's compile ends. A no-op
  * for targets that compile quickly. 0 or -1 with e. */
-struct target_width;
 int grade_precompile(struct grade_session *s, const struct ka_task *t, int n,
 		     const char *const *srcs, const size_t *lens, const struct target_width *w,
 		     void (*done)(int i, void *arg), void *arg, struct ka_err *e);
@@ -165,21 +166,21 @@ struct grade_result {
 
 /* Grade one candidate source (len bytes; may be empty: no_code). A failed
  * grade whose verdict, grader failure or task failure rests on a helper's
- * death by a SIGKILL that ka did not send (the OOM killer under the
- * machine's load, a person) is graded once more (on a fresh runner where
- * the runner died), and r->regraded says why. The runner runs no model code, so its death is no
- * evidence; the recorder and the gold box do (a candidate's host code, an
- * untrusted task's ref.c could kill themselves), so the second grade stands
- * whatever it finds: one extra grade at most. Returns 0
- * with r filled whatever the candidate did, or -1 with e only when the grader
- * itself cannot work (runner lost and not restartable, gold failed, ...), or
- * -2 with e ("task NAME is broken: ...", the evidence) when the task failed,
- * neither the candidate nor the grader: a task that is not trusted bank code
- * (struct ka_task.trusted) whose confined gold ran over its deadline, died,
- * or answered garbage (gold.h), or whose baseline derived from its ref.c
- * failed. Nothing of the candidate's is judged then: r holds no verdict.
- * bench_override: a shape string replacing the benchmark shape, or NULL
- * (on test-grade devices the default is the largest check shape; see
+ * death by a SIGKILL that ka did not send (the OOM killer under the machine's
+ * load, a person) is graded once more (on a fresh runner where the runner
+ * died), and r->regraded says why. The runner runs no model code, so its
+ * death is no evidence; the recorder and the gold box do (a candidate's host
+ * code, an untrusted task's ref.c could kill themselves), so the second grade
+ * stands whatever it finds: one extra grade at most. Returns 0 with r filled
+ * whatever the candidate did, or -1 with e only when the grader itself cannot
+ * work (runner lost and not restartable, gold failed, ...), or -2 with e
+ * ("task NAME is broken: ...", the evidence) when the task failed, neither
+ * the candidate nor the grader: a task that is not trusted bank code (struct
+ * ka_task.trusted) whose confined gold ran over its deadline, died, or
+ * answered garbage (gold.h), or whose baseline derived from its ref.c failed.
+ * Nothing of the candidate's is judged then: r holds no verdict.
+ * bench_override: a shape string replacing the benchmark shape, or NULL (on
+ * test-grade devices the default is the largest check shape; see
  * docs/grader.md). Free r with grade_result_free. */
 int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 		    const char *bench_override, struct grade_result *r, struct ka_err *e);

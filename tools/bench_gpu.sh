@@ -72,13 +72,14 @@ thr() { # task n graders tag [extra]
 	# not -nt) once more with N compile-ahead processes (16 on a 16-core
 	# host: ka grade's default before commit 36c2548), fresh sources again,
 	# so the two widths stand beside each other on one machine in one call.
+	# (The run beside is tagged -jN, so it has no run beside it.)
 	case "$tag" in *-g"$G") ;; *) return 0 ;; esac
-	if [ -n "${THR_BESIDE_JOBS:-}" ] && [ "$g" != 1 ] && [ -z "${THR_BESIDE_RUN:-}" ]; then
-		THR_BESIDE_RUN=1 THR_JOBS=$THR_BESIDE_JOBS thr "$task" "$n" "$g" "$tag-j$THR_BESIDE_JOBS" "$@"
+	if [ -n "${THR_BESIDE_JOBS:-}" ] && [ "$g" != 1 ]; then
+		THR_JOBS=$THR_BESIDE_JOBS thr "$task" "$n" "$g" "$tag-j$THR_BESIDE_JOBS" "$@"
 	fi
 }
 # THR_JOBS: ka grade's --jobs (compile-ahead processes); unset, ka's default
-# (half the cores).
+# (half the cores until each grader has its first candidate, then all).
 G=${THR_GRADERS:-4}
 # THR_QUICK=1: the 32-candidate runs with G graders only (and L1 with one);
 # THR_QUICK=2: L1 with one and with G graders only.
