@@ -15,6 +15,16 @@ inputs. Variants:
   fp32        scores and scaled scores in fp32, probabilities rounded to the
               dtype for the second GEMM (what attn.cuh does now, and what a
               flash kernel does with P before its PV product)
+  fp32_rope_eager  (rotary tasks) fp32, with the rotary's q' and k' as
+              PyTorch eager computes them: q * cs, rot(q) * sn and their sum
+              each rounded to the dtype (eager.cu); the other variants round
+              q' and k' once (a fused rotary: compiled.cu, and any kernel that
+              feeds q' to a 16-bit tensor-core product)
+A rotary task (inputs cs and sn, [S, D] tables drawn uniform in [-1, 1)) has
+gold on q' and k' in float64 from the same 16-bit q and k; the rounding of
+q' and k' moves the scores by about 2^-11 of their size, which in the first
+rows of a causal head (few keys, nearly cancelling outputs) is most of the
+error.
 Every GEMM accumulates in fp32 (cuBLAS CUBLAS_COMPUTE_32F; float32 matmul
 here) and rounds its output to its storage type. Rows simulated: every row of
 N heads (default 8; decode: N / 8 rounds of 64 one-row heads), so the rows with
@@ -63,11 +73,39 @@ def softmax32(s):
     return (e / np.sum(e, axis=-1, keepdims=True, dtype=np.float32)).astype(np.float32)
 
 
-def head_errors(rng, dt, D, Sq, Skv, causal, window, tol):
+def rotate(x, cs, sn, dt, how):
+    """The rotary q * cs + rot(x) * sn along the last axis (rot(x) =
+    cat(-x[..., D/2:], x[..., :D/2])), cs and sn broadcast over the leading
+    axes: how = "gold" in float64, "once" in fp32 rounded once to dt,
+    "eager" with each of PyTorch eager's three results rounded to dt."""
+    h = x.shape[-1] // 2
+    if how == "gold":
+        x = x.astype(np.float64)
+        return x * cs + np.concatenate((-x[..., h:], x[..., :h]), axis=-1) * sn
+    r = np.concatenate((-x[..., h:], x[..., :h]), axis=-1)
+    if how == "once":
+        return round_to(x * cs + r * sn, dt)
+    return round_to(round_to(x * cs, dt) + round_to(r * sn, dt), dt)
+
+
+def rope_tables(rng, dt, S, D):
+    """cs, sn: [S, D] tables uniform in [-1, 1), in the task's dtype."""
+    return (round_to(rng.uniform(-1, 1, (S, D)), dt), round_to(rng.uniform(-1, 1, (S, D)), dt))
+
+
+def head_errors(rng, dt, D, Sq, Skv, causal, window, tol, rope=False):
     """Per-row worst error / tolerance of each variant for one head."""
     q = round_to(rng.standard_normal((Sq, D)), dt)
     k = round_to(rng.standard_normal((Skv, D)), dt)
     v = round_to(rng.standard_normal((Skv, D)), dt)
+    qk = {"": (q, k, q, k)}
+    if rope:
+        cs, sn = rope_tables(rng, dt, Skv, D)
+        qc, sq = cs[Skv - Sq:], sn[Skv - Sq:]
+        qk = {"": (rotate(q, qc, sq, dt, "gold"), rotate(k, cs, sn, dt, "gold"),
+                   rotate(q, qc, sq, dt, "once"), rotate(k, cs, sn, dt, "once")),
+              "eager": (rotate(q, qc, sq, dt, "eager"), rotate(k, cs, sn, dt, "eager"))}
+    q64, k64, q, k = qk[""]
     i = np.arange(Sq)[:, None] + (Skv - Sq)
     j = np.arange(Skv)[None, :]
     masked = np.zeros((Sq, Skv), dtype=bool)
@@ -76,19 +114,21 @@ def head_errors(rng, dt, D, Sq, Skv, causal, window, tol):
     if window > 0:
         masked |= j <= i - window
     scale = np.float32(1.0 / math.sqrt(D))
-    s64 = (q.astype(np.float64) @ k.T.astype(np.float64)) / math.sqrt(D)
+    s64 = (q64.astype(np.float64) @ k64.T.astype(np.float64)) / math.sqrt(D)
     s64[masked] = -np.inf
     p64 = np.exp(s64 - s64.max(axis=1, keepdims=True))
     gold = (p64 @ v.astype(np.float64)) / p64.sum(axis=1, keepdims=True)
     raw = q @ k.T  # float32 accumulation
     out = {}
-    for name in ("eager16", "compiled16", "fp32"):
+    for name in ("eager16", "compiled16", "fp32") + (("fp32_rope_eager",) if rope else ()):
         if name == "eager16":
             s = round_to(round_to(raw, dt) * scale, dt)
         elif name == "compiled16":
             s = round_to(raw, dt) * scale
-        else:
+        elif name == "fp32":
             s = raw * scale
+        else:
+            s = (qk["eager"][0] @ qk["eager"][1].T) * scale
         s = np.where(masked, np.float32(-np.inf), s).astype(np.float32)
         p = round_to(softmax32(s), dt)
         o = round_to(p @ v, dt).astype(np.float64)
@@ -114,20 +154,34 @@ def shape_of(task):
     return dt, D, heads, Sq, Skv, causal, window
 
 
-def short_rows(task, n, grades, rng):
+def is_rope(task):
+    """Whether the task rotates q and k by cs and sn tables (a rotary task)."""
+    return {"cs", "sn"} <= {i["name"] for i in task["inputs"]}
+
+
+def short_rows(task, n, grades, rng, rope_how="once"):
     """Share of grades with a failing element among rows 0 .. n - 1 of every
-    head (fp32 variant), and the worst error / tolerance."""
+    head (fp32 variant; a rotary task's q' and k' rounded as rope_how says,
+    see rotate), and the worst error / tolerance."""
     dt, D, heads, _Sq, _Skv, _causal, _window = shape_of(task)
     tol = task["tolerance"]
     scale = np.float32(1.0 / math.sqrt(D))
+    rope = is_rope(task)
     worst = []
     for _ in range(grades):
         w = 0.0
+        if rope:
+            cs, sn = rope_tables(rng, dt, n, D)
         for keys in range(1, n + 1):
             q = round_to(rng.standard_normal((heads, 1, D)), dt)
             k = round_to(rng.standard_normal((heads, keys, D)), dt)
             v = round_to(rng.standard_normal((heads, keys, D)), dt)
-            s64 = np.einsum("hqd,hkd->hqk", q.astype(np.float64), k.astype(np.float64)) / math.sqrt(D)
+            q64, k64 = q, k
+            if rope:
+                qc, qs, kc, ks = cs[keys - 1:keys], sn[keys - 1:keys], cs[:keys], sn[:keys]
+                q64, k64 = rotate(q, qc, qs, dt, "gold"), rotate(k, kc, ks, dt, "gold")
+                q, k = rotate(q, qc, qs, dt, rope_how), rotate(k, kc, ks, dt, rope_how)
+            s64 = np.einsum("hqd,hkd->hqk", q64.astype(np.float64), k64.astype(np.float64)) / math.sqrt(D)
             p64 = np.exp(s64 - s64.max(-1, keepdims=True))
             gold = np.einsum("hqk,hkd->hqd", p64, v.astype(np.float64)) / p64.sum(-1, keepdims=True)
             s = np.einsum("hqd,hkd->hqk", q, k).astype(np.float32) * scale
@@ -154,9 +208,12 @@ def main(argv):
         print("| task | rows 0 .. %d of every head, grades | failing grades | worst / tol |" % (n - 1))
         print("|---|---|---|---|")
         for t in argv:
-            f, w = short_rows(json.load(open(t + "/task.json")), n, grades, rng)
-            print("| %s | %d | %.0f%% | %.3f |" % (t.split("/")[-1], grades, 100 * f, w))
-            sys.stdout.flush()
+            task = json.load(open(t + "/task.json"))
+            for how in ("once", "eager") if is_rope(task) else ("once",):
+                f, w = short_rows(task, n, grades, rng, how)
+                name = t.split("/")[-1] + (" (rotary %s)" % how if is_rope(task) else "")
+                print("| %s | %d | %.0f%% | %.3f |" % (name, grades, 100 * f, w))
+                sys.stdout.flush()
         return
     tasks = argv or ["bank/public/L3/" + n for n in (
         "gqa_causal_bf16_d128", "sdpa_causal_bf16_d64", "sdpa_bf16_d128",
@@ -177,7 +234,7 @@ def main(argv):
                     for kx, vx in e.items():
                         rows.setdefault(kx, []).append(vx)
             else:
-                e = head_errors(rng, dt, D, Sq, Skv, causal, window, task["tolerance"])
+                e = head_errors(rng, dt, D, Sq, Skv, causal, window, task["tolerance"], is_rope(task))
                 for kx, vx in e.items():
                     rows.setdefault(kx, []).append(vx)
         for name, parts in rows.items():
