@@ -311,8 +311,10 @@ static void *pool_worker(void *arg)
 		while (i >= 0 && !p->compiled[i] && !p->ahead_over)
 			pthread_cond_wait(&p->compiled_cv, &p->mu);
 		pthread_mutex_unlock(&p->mu);
-		if (i < 0)
+		if (i < 0) {
+			grade_session_idle(s); /* its memory to the graders still at work */
 			return NULL;
+		}
 		struct grade_result r;
 		struct ka_err e;
 		int failed = grade_candidate(s, p->t, p->srcs[i], p->lens[i], p->a->bench, &r, &e);

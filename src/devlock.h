@@ -42,4 +42,32 @@ void devlock_downgrade(struct devlock *d);
 /* Release what the caller holds (shared or exclusive). d NULL: no-op. */
 void devlock_release(struct devlock *d);
 
+/* Memory turns (docs/grader.md, "Device memory"). The sessions on a device
+ * share its memory without accounting: each runner keeps what its last grade
+ * loaded. A grade that ran out of device memory takes the device's memory
+ * turn and grades again once the others have freed theirs; meanwhile no
+ * other session starts a grade. who names the session (any unique pointer).
+ *
+ * devlock_turn_take: the caller has freed its device memory; wait (counted
+ * as parked) until no other session holds the turn, take it,
+ * then wait until every other session of d has parked (devlock_park), gone
+ * idle (devlock_idle) or let go of d (devlock_put), or max_wait_s passed (a session that is not
+ * grading, e.g. waiting for work, holds its memory until its next grade).
+ * Returns the seconds waited. The caller must hold nothing of d's lock.
+ * devlock_turn_give: end the turn; the parked sessions go on.
+ * devlock_turn_wanted: whether a session other than who holds the turn or
+ * waits for it: then who must free its device memory (its runner) and call
+ * devlock_park before its grade touches the device.
+ * devlock_park: wait, counted as parked, until no session other than who
+ * holds or waits for the turn; returns the seconds waited.
+ * d NULL: take and park return 0 at once, wanted returns 0. */
+double devlock_turn_take(struct devlock *d, const void *who, double max_wait_s);
+/* devlock_idle(d, +1): a session that has freed its device memory and will
+ * not grade for a while (its work is done) counts as parked without
+ * waiting; devlock_idle(d, -1) before it grades again. d NULL: no-op. */
+void devlock_idle(struct devlock *d, int delta);
+void devlock_turn_give(struct devlock *d, const void *who);
+int devlock_turn_wanted(struct devlock *d, const void *who);
+double devlock_park(struct devlock *d, const void *who);
+
 #endif

@@ -59,6 +59,7 @@ struct grade_session {
 						  * large call passed the generator and
 						  * lazy gold checks (see call_gold) */
 	int n_gen_checked;
+	int idle; /* grade_session_idle: the runner's memory freed, counted idle */
 };
 
 /* Everything about one shape of one task during one grade. */
@@ -215,12 +216,25 @@ void grade_session_close(struct grade_session *s)
 {
 	if (!s)
 		return;
+	if (s->idle)
+		devlock_idle(s->lock, -1);
 	runclient_stop(s->rc);
 	devlock_put(s->lock);
 	json_decref(s->device);
 	free(s->workdir);
 	free(s->recorder);
 	free(s);
+}
+
+void grade_session_idle(struct grade_session *s)
+{
+	/* Alone on its device nobody needs its memory: the runner stays warm. */
+	if (!s || !s->rc || s->idle || devlock_users(s->lock) <= 1)
+		return;
+	runclient_forget(s->rc);
+	s->base_key = 0;
+	s->idle = 1;
+	devlock_idle(s->lock, 1);
 }
 
 const json_t *grade_session_device(const struct grade_session *s)
@@ -2062,6 +2076,19 @@ void grade_thread_share(int n_graders)
 	omp_set_num_threads(n > 0 ? n : 1);
 }
 
+/* Free everything the session's runner holds on the device (the runner is
+ * killed, its slots forgotten) and start a fresh one: exclusive, as at the
+ * session's start (the runner calibrates its timing window). 0, or -1 with e. */
+static int session_fresh_runner(struct grade_session *s, struct ka_err *e)
+{
+	runclient_forget(s->rc);
+	s->base_key = 0;
+	devlock_acquire(s->lock, 1);
+	int x = runclient_restart(s->rc, e);
+	devlock_release(s->lock);
+	return x;
+}
+
 /* One grade of the candidate: grade_candidate's contract, without the
  * second grade. */
 static int grade_once(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
@@ -2071,6 +2098,22 @@ static int grade_once(struct grade_session *s, const struct ka_task *t, const ch
 	r->verdict = VERDICT_OK;
 	r->test_grade = s->test_grade;
 	struct grade_run gr = {.s = s, .t = t, .r = r, .t0 = util_now()};
+	/* Back from grade_session_idle: a fresh runner (none is running). */
+	if (s->idle) {
+		devlock_idle(s->lock, -1);
+		s->idle = 0;
+		if (session_fresh_runner(s, e))
+			return -1;
+	}
+	/* Another session's memory turn: free this runner's memory, wait for
+	 * the turn to end, then go on with a fresh runner. */
+	if (s->lock && devlock_turn_wanted(s->lock, s)) {
+		runclient_forget(s->rc);
+		s->base_key = 0;
+		r->device_wait_s += devlock_park(s->lock, s);
+		if (session_fresh_runner(s, e))
+			return -1;
+	}
 	gr.shapes = xcalloc(GRADE_MAX_SHAPES, sizeof *gr.shapes);
 	/* Each step: 0 goes on, 1 ends with r final, -1 ends with e. The
 	 * shapes come first: the gold ahead works on them during the compile. */
@@ -2103,10 +2146,50 @@ static int grade_once(struct grade_session *s, const struct ka_task *t, const ch
 	return x < 0 ? x : 0;
 }
 
+/* How long a memory turn waits for the other sessions on the device to
+ * park: one that is not grading holds its memory until its next grade. */
+#define GRADE_TURN_WAIT_S 120.0
+
+/* A grade that ran out of device memory beside other graders (docs/grader.md,
+ * "Device memory"): graded again in the device's memory turn, once the
+ * other sessions have freed what their runners held. grade_once's return,
+ * with r the second grade's and r->regraded saying why. */
+static int grade_in_turn(struct grade_session *s, const struct ka_task *t, const char *src,
+			 size_t len, const char *bench_override, struct grade_result *r,
+			 struct ka_err *e)
+{
+	char why[sizeof r->regraded];
+	int users = devlock_users(s->lock);
+	snprintf(why, sizeof why,
+		 "the first grade ran out of device memory with %d graders on the device; graded "
+		 "again with the others' memory freed: %.400s",
+		 users, e->msg);
+	grade_result_free(r);
+	runclient_forget(s->rc); /* this session's memory first */
+	s->base_key = 0;
+	double waited = devlock_turn_take(s->lock, s, GRADE_TURN_WAIT_S);
+	int x = session_fresh_runner(s, e);
+	if (!x)
+		x = grade_once(s, t, src, len, bench_override, r, e);
+	devlock_turn_give(s->lock, s);
+	if (x == -1 && runclient_device_memory(e)) {
+		char m[KA_ERRLEN];
+		snprintf(m, sizeof m, "%s", e->msg);
+		ka_err_set(e,
+			   "%.400s (again with the device's memory freed of the other %d graders)",
+			   m, users - 1);
+	}
+	r->device_wait_s += waited;
+	snprintf(r->regraded, sizeof r->regraded, "%s", why);
+	return x;
+}
+
 int grade_candidate(struct grade_session *s, const struct ka_task *t, const char *src, size_t len,
 		    const char *bench_override, struct grade_result *r, struct ka_err *e)
 {
 	int x = grade_once(s, t, src, len, bench_override, r, e);
+	if (x == -1 && runclient_device_memory(e) && devlock_users(s->lock) > 1)
+		x = grade_in_turn(s, t, src, len, bench_override, r, e);
 	if (!r->killed_outside || (x == 0 && r->verdict == VERDICT_OK))
 		return x;
 	char why[sizeof r->regraded];

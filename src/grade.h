@@ -75,6 +75,13 @@ struct grade_session *grade_session_open_offline(const char *target, const json_
 						 const struct grade_protocol *p,
 						 const char *workdir, struct ka_err *e);
 
+/* The session will grade nothing more for now (its share of the work is
+ * done): its runner is stopped, so that the device memory it held is free
+ * for the other sessions on the device, and it no longer holds up their
+ * memory turns (docs/grader.md, "Device memory"). A later grade starts a
+ * fresh runner. NULL, offline, already idle or alone on its device: no-op. */
+void grade_session_idle(struct grade_session *s);
+
 /* Stop the runner and free the session. NULL is a no-op. */
 void grade_session_close(struct grade_session *s);
 

@@ -410,7 +410,16 @@ void runclient_parse_device(const json_t *d, struct device_info *o)
 static int reply_error(const json_t *reply, const char *what, struct ka_err *e)
 {
 	const char *err = json_string_value(json_object_get(reply, "error"));
-	return ka_err_set(e, "runner %s: %s", what, err ? err : "malformed reply");
+	/* The runner ran out of device memory (docs/runner-protocol.md): the
+	 * tag leads, so that callers that wrap the message keep it. */
+	int mem = json_is_true(json_object_get(reply, "device_memory"));
+	return ka_err_set(e, "runner %s: %s%s", what, mem ? RUN_DEVICE_MEMORY_TAG " " : "",
+			  err ? err : "malformed reply");
+}
+
+int runclient_device_memory(const struct ka_err *e)
+{
+	return e && strstr(e->msg, RUN_DEVICE_MEMORY_TAG) != NULL;
 }
 
 static int do_hello(struct runclient *rc, struct ka_err *e)
@@ -1136,6 +1145,16 @@ int runclient_restart(struct runclient *rc, struct ka_err *e)
 	rc->pending = false;
 	kill_runner(rc);
 	return ensure_alive(rc, e);
+}
+
+void runclient_forget(struct runclient *rc)
+{
+	if (!rc)
+		return;
+	rc->pending = false;
+	kill_runner(rc);
+	for (int s = 0; s < RUN_MAX_SLOTS; s++)
+		saved_free(&rc->slot[s]);
 }
 
 int runclient_restarts(const struct runclient *rc)

@@ -287,6 +287,17 @@ int runclient_parse_check(const struct run_check_req *req, struct proto_msg *m,
 /* Free res's gold arrays and zero them. NULL is fine. */
 void run_check_res_free(struct run_check_res *res);
 
+/* An error reply of the runner that says it ran out of device memory
+ * ("device_memory": true, docs/runner-protocol.md) makes a message that
+ * holds this tag; runclient_device_memory says whether e does. */
+#define RUN_DEVICE_MEMORY_TAG "[out of device memory]"
+int runclient_device_memory(const struct ka_err *e);
+
+/* Kill the runner and forget every loaded slot, so that none of the device
+ * memory it held stays taken; the next request starts a fresh runner with
+ * nothing loaded. NULL is a no-op. */
+void runclient_forget(struct runclient *rc);
+
 /* Kill the runner now and start a new one, reloading every loaded slot.
  * 0, or -1 with e. */
 int runclient_restart(struct runclient *rc, struct ka_err *e);

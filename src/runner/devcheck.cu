@@ -11,6 +11,7 @@ extern "C" {
 #include "ka_gen.h"
 #include "../common/dtype.h"
 #include "../common/util.h"
+#include "runner.h"
 }
 #include "../common/cmp.h"
 
@@ -84,6 +85,8 @@ static size_t dc_gold_bytes;
 
 static const char *dc_err(CUresult r)
 {
+	if (r == CUDA_ERROR_OUT_OF_MEMORY)
+		runner_note_device_memory();
 	const char *s = NULL;
 	cuGetErrorName(r, &s);
 	return s ? s : "CUDA error";

@@ -496,8 +496,12 @@ extern "C" __attribute__((visibility("default"))) void *ka_workspace(size_t byte
 	return p;
 }
 
+/* r's name; an out-of-memory error marks the request (every CUDA error the
+ * runner reports is formatted here). */
 static const char *cu_err(CUresult r)
 {
+	if (r == CUDA_ERROR_OUT_OF_MEMORY)
+		runner_note_device_memory();
 	const char *s = NULL;
 	cuGetErrorName(r, &s);
 	return s ? s : "CUDA error";
@@ -1079,6 +1083,8 @@ static int load_native(struct cu *c, struct cu_slot *sl, const struct runner_slo
 	CUresult sync = cuStreamSynchronize(c->stream);
 	if (first || sync != CUDA_SUCCESS) {
 		cudaError_t last = cudaGetLastError();
+		if (last == cudaErrorMemoryAllocation)
+			runner_note_device_memory();
 		return ka_err_set(e,
 				  "baseline %s failed its first call (ka_launch returned %d; stream: "
 				  "%s; runtime: %s; workspace %.1f MiB)",

@@ -544,6 +544,9 @@ static int alloc_buf(struct ocl *o, struct ocl_buf *b, uint64_t bytes, struct ka
 				  (unsigned long long)bytes);
 	cl_int err;
 	b->whole = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, (size_t)total, NULL, &err);
+	if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+	    err == CL_OUT_OF_HOST_MEMORY)
+		runner_note_device_memory();
 	if (err)
 		return ka_err_set(e, "clCreateBuffer(%llu bytes): %s", (unsigned long long)total,
 				  cl_err_name(err));

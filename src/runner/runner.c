@@ -108,10 +108,20 @@ static int reply_ok(int fd, json_t *obj, int n, const void *const *blobs, const 
 	return rc;
 }
 
+/* Set by runner_note_device_memory during the request under way. */
+static int g_device_memory;
+
+void runner_note_device_memory(void)
+{
+	g_device_memory = 1;
+}
+
 static int reply_error(int fd, const char *msg)
 {
 	struct ka_err e;
 	json_t *obj = json_pack("{s:b,s:s}", "ok", 0, "error", msg);
+	if (g_device_memory)
+		json_object_set_new(obj, "device_memory", json_true());
 	int rc = proto_send(fd, obj, 0, NULL, NULL, &e);
 	json_decref(obj);
 	return rc;
@@ -623,6 +633,7 @@ int runner_serve(struct runner_engine *eng, int in_fd, int out_fd)
 	for (;;) {
 		struct proto_msg m;
 		struct ka_err e = {{0}};
+		g_device_memory = 0;
 		int r = proto_recv(in_fd, 0, &m, &e);
 		if (r) {
 			/* EOF: the parent closed our stdin; garbage: nothing

@@ -217,6 +217,14 @@ int runner_verdict_set(struct runner_verdict *v, const char *kind, const char *f
 int runner_call_ready(struct runner_call *c, struct ka_err *e);
 int runner_call_replayed(struct runner_call *c, struct ka_err *e);
 
+/* An engine says that the request under way failed for want of device
+ * memory (an allocation the driver refused: CUDA_ERROR_OUT_OF_MEMORY, a
+ * trusted baseline's cudaErrorMemoryAllocation, OpenCL's
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE): the error reply then carries
+ * "device_memory": true, which tells the parent that another grader's
+ * memory may be the cause (docs/runner-protocol.md). Reset at each request. */
+void runner_note_device_memory(void);
+
 /* Serve requests from in_fd, reply on out_fd, until "quit" or EOF on in_fd.
  * Returns the process exit status: 0 after quit/EOF, 3 after a fatal verdict
  * (the reply was sent first), 1 if the parent's pipe broke. */

@@ -401,6 +401,7 @@ static void *worker_main(void *arg)
 		grade_one(w, it);
 		item_free(it);
 	}
+	grade_session_idle(w->s); /* its device memory to the graders still at work */
 	return NULL;
 }
 

@@ -5,7 +5,10 @@
  * the next writer (phase-fair); a downgrade lets nobody take the lock
  * exclusive in between; graders that hold it shared and upgrade by release
  * and acquire never deadlock; one lock per key, freed with its last
- * reference. */
+ * reference. Memory turns: sessions that share a device's memory and free
+ * theirs when another session takes the turn never run out again once in
+ * the turn, and a turn does not wait for ever for a session that never
+ * parks. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -245,6 +248,164 @@ static void test_one_lock_per_key(void)
 	devlock_put(NULL);
 }
 
+/* A device of MEM_CAP units shared by MEM_SESSIONS sessions, each holding
+ * what its last grade loaded (as a runner keeps its slots). */
+#define MEM_CAP 10
+#define MEM_SESSIONS 4
+#define MEM_GRADES 40
+static atomic_int g_resident, g_turn_fail, g_turns, g_grades, g_loads_in_turn;
+static _Atomic(const void *) g_turn_holder;
+
+struct mem_session {
+	struct devlock *d;
+	int held, need[MEM_GRADES];
+};
+
+/* Load need units: 0, or -1 (out of memory: nothing kept). */
+static int mem_load(struct mem_session *m, int need)
+{
+	const void *h = atomic_load(&g_turn_holder);
+	if (h && h != m) /* another session's turn: nobody else loads */
+		atomic_fetch_add(&g_loads_in_turn, 1);
+	atomic_fetch_sub(&g_resident, m->held);
+	m->held = 0;
+	if (atomic_fetch_add(&g_resident, need) + need > MEM_CAP) {
+		atomic_fetch_sub(&g_resident, need);
+		return -1;
+	}
+	m->held = need;
+	usleep(1000);
+	return 0;
+}
+
+static void mem_free(struct mem_session *m)
+{
+	atomic_fetch_sub(&g_resident, m->held);
+	m->held = 0;
+}
+
+static void *mem_grader(void *arg)
+{
+	struct mem_session *m = arg;
+	for (int g = 0; g < MEM_GRADES; g++) {
+		if (devlock_turn_wanted(m->d, m)) {
+			mem_free(m);
+			devlock_park(m->d, m);
+		}
+		if (mem_load(m, m->need[g])) {
+			mem_free(m);
+			devlock_turn_take(m->d, m, 10);
+			atomic_store(&g_turn_holder, m);
+			atomic_fetch_add(&g_turns, 1);
+			if (mem_load(m, m->need[g]))
+				atomic_fetch_add(&g_turn_fail, 1);
+			atomic_store(&g_turn_holder, NULL);
+			devlock_turn_give(m->d, m);
+		}
+		atomic_fetch_add(&g_grades, 1);
+	}
+	mem_free(m);
+	devlock_put(m->d);
+	return NULL;
+}
+
+static void test_memory_turns(void)
+{
+	pthread_t th[MEM_SESSIONS];
+	struct mem_session ms[MEM_SESSIONS];
+	for (int i = 0; i < MEM_SESSIONS; i++) {
+		ms[i] = (struct mem_session){.d = devlock_get("cuda::7")};
+		for (int g = 0; g < MEM_GRADES; g++)
+			ms[i].need[g] = 2 + (i * 3 + g * 5) % 7; /* 2 .. 8 of 10: some collide */
+	}
+	for (int i = 0; i < MEM_SESSIONS; i++)
+		pthread_create(&th[i], NULL, mem_grader, &ms[i]);
+	for (int i = 0; i < MEM_SESSIONS; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ_INT(atomic_load(&g_grades), MEM_SESSIONS * MEM_GRADES);
+	CHECK_EQ_INT(atomic_load(&g_loads_in_turn), 0);
+	CHECK(atomic_load(&g_turns) > 0); /* the sizes do collide */
+	CHECK_EQ_INT(atomic_load(&g_turn_fail), 0);
+	CHECK_EQ_INT(atomic_load(&g_resident), 0);
+}
+
+/* A session that holds a reference and never grades: the turn waits
+ * max_wait_s for it, then goes on; wanted is seen by it, not by the taker. */
+static void test_turn_gives_up_waiting(void)
+{
+	struct devlock *a = devlock_get("cuda::8"), *idle = devlock_get("cuda::8");
+	int me, other;
+	CHECK_EQ_INT(devlock_turn_wanted(a, &me), 0);
+	double w = devlock_turn_take(a, &me, 0.3);
+	CHECK(w >= 0.25 && w < 5);
+	CHECK_EQ_INT(devlock_turn_wanted(a, &me), 0);
+	CHECK_EQ_INT(devlock_turn_wanted(a, &other), 1);
+	devlock_turn_give(a, &me);
+	CHECK_EQ_INT(devlock_turn_wanted(a, &other), 0);
+	CHECK(devlock_park(a, &other) < 0.5); /* no turn: no wait */
+	devlock_put(idle);
+	/* Alone: the turn is taken at once. */
+	CHECK(devlock_turn_take(a, &me, 30) < 0.5);
+	devlock_turn_give(a, &me);
+	devlock_put(a);
+	CHECK(devlock_turn_take(NULL, &me, 1) == 0);
+	CHECK_EQ_INT(devlock_turn_wanted(NULL, &me), 0);
+}
+
+struct turn_job {
+	struct devlock *d;
+	const void *who;
+	atomic_int done;
+};
+
+static void *take_turn(void *arg)
+{
+	struct turn_job *j = arg;
+	devlock_turn_take(j->d, j->who, 30);
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+static void *park_job(void *arg)
+{
+	struct turn_job *j = arg;
+	devlock_park(j->d, j->who);
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+/* Wait up to s seconds for *flag. */
+static int wait_flag(atomic_int *flag, double s)
+{
+	double t0 = util_now();
+	while (!atomic_load(flag) && util_now() - t0 < s)
+		usleep(2000);
+	return atomic_load(flag);
+}
+
+/* The turn is taken only once the other session has parked, and the parked
+ * session goes on only once the turn is given. */
+static void test_turn_waits_for_park(void)
+{
+	struct devlock *a = devlock_get("cuda::9"), *b = devlock_get("cuda::9");
+	int sa, sb;
+	struct turn_job ta = {a, &sa, 0}, pb = {b, &sb, 0};
+	pthread_t t1, t2;
+	pthread_create(&t1, NULL, take_turn, &ta);
+	CHECK_EQ_INT(wait_flag(&ta.done, 0.2), 0); /* b is grading: not yet */
+	CHECK(wait_flag(&ta.done, 0.01) == 0 && devlock_turn_wanted(b, &sb));
+	pthread_create(&t2, NULL, park_job, &pb);
+	CHECK_EQ_INT(wait_flag(&ta.done, 5), 1); /* b parked: the turn is a's */
+	CHECK_EQ_INT(wait_flag(&pb.done, 0.2), 0);
+	devlock_turn_give(a, &sa);
+	CHECK_EQ_INT(wait_flag(&pb.done, 5), 1);
+	CHECK_EQ_INT(devlock_turn_wanted(b, &sb), 0);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	devlock_put(b);
+	devlock_put(a);
+}
+
 int main(void)
 {
 	RUN(test_shared_overlap_exclusive_alone);
@@ -253,5 +414,8 @@ int main(void)
 	RUN(test_downgrade);
 	RUN(test_upgrade_no_deadlock);
 	RUN(test_one_lock_per_key);
+	RUN(test_memory_turns);
+	RUN(test_turn_gives_up_waiting);
+	RUN(test_turn_waits_for_park);
 	TEST_EXIT();
 }

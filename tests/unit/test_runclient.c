@@ -369,6 +369,14 @@ static void test_load_reply(void)
 		{"{\"ok\":false,\"error\":\"bad plan\"}", -1, 0, NULL, NULL,
 		 "runner load: bad plan"},
 		{"{\"ok\":\"true\"}", -1, 0, NULL, NULL, "runner load: malformed reply"},
+		/* The runner ran out of device memory: the tag leads. */
+		{"{\"ok\":false,\"error\":\"cuMemAlloc of 9 bytes: CUDA_ERROR_OUT_OF_MEMORY\","
+		 "\"device_memory\":true}",
+		 -1, 0, NULL, NULL,
+		 "runner load: " RUN_DEVICE_MEMORY_TAG
+		 " cuMemAlloc of 9 bytes: CUDA_ERROR_OUT_OF_MEMORY"},
+		{"{\"ok\":false,\"error\":\"x\",\"device_memory\":\"yes\"}", -1, 0, NULL, NULL,
+		 "runner load: x"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		json_t *j = json_loads(cases[i].json, 0, NULL);
@@ -379,6 +387,8 @@ static void test_load_reply(void)
 		json_decref(j);
 		T_EQ_INT(r, cases[i].rc);
 		T_EQ_STR(e.msg, cases[i].err);
+		T_EQ_INT(runclient_device_memory(&e),
+			 strstr(cases[i].json, "\"device_memory\":true") != NULL);
 		if (r == 0) {
 			T_EQ_INT(st.status, cases[i].status);
 			T_EQ_STR(st.verdict, cases[i].verdict);
