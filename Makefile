@@ -186,7 +186,7 @@ quick: all $(TEST_BINS)
 
 # Every task of bank/public: compiles, OpenCL solution ok on PoCL, CUDA
 # solution records (tests/bank/); the quick tier covers the starters only.
-test-bank: all
+test-bank: all $(BUILD)/tests/test_cudasplit
 	@BUILD=$(BUILD) KA_TEST_TIMEOUT=$${KA_TEST_TIMEOUT:-2400} tests/run.sh bank
 
 test-gpu: all $(TEST_BINS)

@@ -22,7 +22,11 @@
  *    not the server's, a memory cap below the server's peak, no server;
  *    a forked run that fails leaves the plain run's log.
  * Skips the compiles where nvcc is missing (and the fork-server parts where
- * the servers cannot run: no PID namespace for their jail). */
+ * the servers cannot run: no PID namespace for their jail). The quick tier
+ * compares a third of the folder fixtures (a fixed choice by name: the
+ * compiles are most of its time) with every made one and the bank
+ * solutions; KA_CUDASPLIT_FIXTURES=all, which the bank tier sets
+ * (tests/bank/cudasplit_fixtures.sh), compares every fixture. */
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -540,7 +544,18 @@ static void add_fixture(const char *name, const char *src, size_t len)
 	n_fx++;
 }
 
-/* Every .cu of folder rel, SECRET_PATH replaced by secret. */
+/* Whether the folder fixture name is compared: all of them with
+ * KA_CUDASPLIT_FIXTURES=all, else a third chosen by a hash of the name. */
+static int fixture_chosen(const char *name)
+{
+	const char *all = getenv("KA_CUDASPLIT_FIXTURES");
+	if (all && !strcmp(all, "all"))
+		return 1;
+	return util_hash64(name, strlen(name), 0) % 3 == 0;
+}
+
+/* Every .cu of folder rel (those fixture_chosen takes), SECRET_PATH
+ * replaced by secret. */
 static void add_folder(const char *rel, const char *secret)
 {
 	char *dir = xasprintf("%s/%s", root, rel);
@@ -549,6 +564,11 @@ static void add_folder(const char *rel, const char *secret)
 		size_t l = strlen(de->d_name);
 		if (l < 4 || strcmp(de->d_name + l - 3, ".cu"))
 			continue;
+		char *name = xasprintf("%s/%s", rel, de->d_name);
+		if (!fixture_chosen(name)) {
+			free(name);
+			continue;
+		}
 		char *p = xasprintf("%s/%s", dir, de->d_name), *t = NULL;
 		size_t n = 0;
 		if (util_read_file(p, 1 << 20, &t, &n, NULL) == 0) {
@@ -562,11 +582,10 @@ static void add_folder(const char *rel, const char *secret)
 					util_buf_putc(&b, *c++);
 				}
 			}
-			char *name = xasprintf("%s/%s", rel, de->d_name);
 			add_fixture(name, b.s, b.len);
-			free(name);
 			util_buf_free(&b);
 		}
+		free(name);
 		free(t);
 		free(p);
 	}
