@@ -76,7 +76,7 @@ PROGS += $(BUILD)/ka-run-cuda
 endif
 endif
 
-.PHONY: all test quick test-bank test-gpu san san-unit format format-check lint bench clean FORCE
+.PHONY: all test quick test-bank test-train test-gpu san san-unit format format-check lint bench clean FORCE
 all: $(PROGS)
 
 # Rewritten only when the flags differ, so its time says when they changed.
@@ -175,6 +175,7 @@ test:
 	@$(call timed,format-check,$(MAKE) --no-print-directory format-check)
 	@$(call timed,lint,$(MAKE) --no-print-directory lint)
 	@$(call timed,quick tier (-Werror),$(MAKE) --no-print-directory $(JOBS) WERROR=-Werror quick)
+	@$(call timed,train tier,$(MAKE) --no-print-directory $(JOBS) WERROR=-Werror test-train)
 	@$(call timed,san-unit,$(MAKE) --no-print-directory $(JOBS) san-unit)
 	@$(call timed,bank tier,$(MAKE) --no-print-directory $(JOBS) WERROR=-Werror test-bank)
 timed = t0=$$(date +%s); $(2) || { echo "make test: $(1) failed"; exit 1; }; \
@@ -188,6 +189,11 @@ quick: all $(TEST_BINS)
 # solution records (tests/bank/); the quick tier covers the starters only.
 test-bank: all $(BUILD)/tests/test_cudasplit
 	@BUILD=$(BUILD) KA_TEST_TIMEOUT=$${KA_TEST_TIMEOUT:-2400} tests/run.sh bank
+
+# The tracks that train a tiny model with torch on the CPU (tests/train/:
+# weight RSI and harness RSI end to end; they SKIP where torch is missing).
+test-train: all
+	@BUILD=$(BUILD) tests/run.sh train
 
 test-gpu: all $(TEST_BINS)
 	@BUILD=$(BUILD) tests/run.sh gpu

