@@ -24,9 +24,10 @@
  * Skips the compiles where nvcc is missing (and the fork-server parts where
  * the servers cannot run: no PID namespace for their jail). The quick tier
  * compares a third of the folder fixtures (a fixed choice by name: the
- * compiles are most of its time) with every made one and the bank
- * solutions; KA_CUDASPLIT_FIXTURES=all, which the bank tier sets
- * (tests/bank/cudasplit_fixtures.sh), compares every fixture. */
+ * compiles are most of its time) with every made one and the L1 bank
+ * solution; KA_CUDASPLIT_FIXTURES=all, which the bank tier sets
+ * (tests/bank/cudasplit_fixtures.sh), compares every fixture and the L2
+ * and L3 solutions too. */
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -544,14 +545,19 @@ static void add_fixture(const char *name, const char *src, size_t len)
 	n_fx++;
 }
 
-/* Whether the folder fixture name is compared: all of them with
- * KA_CUDASPLIT_FIXTURES=all, else a third chosen by a hash of the name. */
-static int fixture_chosen(const char *name)
+/* Whether every fixture is compared (KA_CUDASPLIT_FIXTURES=all, the bank
+ * tier's tests/bank/cudasplit_fixtures.sh). */
+static int fixtures_all(void)
 {
 	const char *all = getenv("KA_CUDASPLIT_FIXTURES");
-	if (all && !strcmp(all, "all"))
-		return 1;
-	return util_hash64(name, strlen(name), 0) % 3 == 0;
+	return all && !strcmp(all, "all");
+}
+
+/* Whether the folder fixture name is compared: all of them with
+ * fixtures_all, else a third chosen by a hash of the name. */
+static int fixture_chosen(const char *name)
+{
+	return fixtures_all() || util_hash64(name, strlen(name), 0) % 3 == 0;
 }
 
 /* Every .cu of folder rel (those fixture_chosen takes), SECRET_PATH
@@ -1496,8 +1502,10 @@ int main(void)
 		for (int i = 0; made[i][0]; i++)
 			add_fixture(made[i][0], made[i][1], strlen(made[i][1]));
 		add_bank("L1/row_sum");
-		add_bank("L2/gemm_bias_gelu_bf16");
-		add_bank("L3/sdpa_bf16_d128");
+		if (fixtures_all()) { /* the slowest compiles: bank tier only */
+			add_bank("L2/gemm_bias_gelu_bf16");
+			add_bank("L3/sdpa_bf16_d128");
+		}
 		RUN(test_same_verdicts);
 		RUN(test_fork_driver);
 		RUN(test_host_asm);
