@@ -169,7 +169,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/ka_test.h $(FLAGS_STAMP) $(call obj,
 
 # The README's test command runs this (and .ci/run runs the README's command).
 # Cheapest first; the first that fails stops it. Each step prints its time.
-# Under 30 minutes on 2 cores: docs/architecture.md gives the figures.
+# About an hour on 2 cores (64 minutes on 2026-12-07): docs/architecture.md gives the figures.
 # Without -j it builds with one job per core.
 test:
 	@$(call timed,format-check,$(MAKE) --no-print-directory format-check)
