@@ -3,7 +3,7 @@
 # CUDA compile fixture (KA_CUDASPLIT_FIXTURES=all): nvcc and the split
 # compile give the same verdict, log and fat binary, with and without the
 # fork servers. The quick tier runs the same test on a third of the folder
-# fixtures (the compiles are most of its time).
+# fixtures and the L1 bank solution only (the compiles are most of its time).
 set -u
 BUILD=${BUILD:-build}
 if [ ! -x "$BUILD/tests/test_cudasplit" ]; then

@@ -67,21 +67,7 @@ RUN=("$KA" --track harness --researcher "$R" --trainee "$tmp/tiny" --rounds 2 --
 
 # (a) kill -9 inside the first train call
 t0=$(date +%s)
-"${RUN[@]}" >"$tmp/run1.out" 2>&1 &
-kapid=$!
-kill_in_call "$kapid" "$OUT" r1_improved_train
-kapid=
-expect "kill -9 inside the r1 improved train call" "$killed" 1
-[ -d "$OUT/models/improved/r1" ] && fail "killed train left no finished output" "models/improved/r1 exists" ||
-	pass "killed train left no finished output"
-"${RUN[@]}" >"$tmp/run2.out" 2>&1
-rc=$?
-expect "resumed run exits 0" "$rc" 0
-[ "$rc" = 0 ] || cat "$tmp/run1.out" "$tmp/run2.out" | tail -20
-grep -q "r0/base/sample: journaled" "$tmp/run2.out" && pass "round-0 sample call not redone" ||
-	fail "round-0 sample call not redone" "$(grep r0/base "$tmp/run2.out")"
-grep -q "r1/improved/train: trained" "$tmp/run2.out" && pass "killed train call redone" ||
-	fail "killed train call redone" "$(grep r1/improved/train "$tmp/run2.out")"
+kill_and_resume improved
 # 9 calls in all (1 + 2 rounds x 2 arms x (train + sample)); round 0's was finished
 expect "engine calls run after resuming" "$(calls "$tmp/run2.out")" 8
 # round 1's edit was answered and journaled before the kill: only round 2's is sent

@@ -58,21 +58,7 @@ RUN=("$KA" --track rsi --model "$tmp/tiny" --rounds 2 --k 2 --engine torch --ban
 
 # (a) kill -9 inside the first train call
 t0=$(date +%s)
-"${RUN[@]}" >"$tmp/run1.out" 2>&1 &
-kapid=$!
-kill_in_call "$kapid" "$OUT" r1_self_train
-kapid=
-expect "kill -9 inside the r1 self train call" "$killed" 1
-[ -d "$OUT/models/self/r1" ] && fail "killed train left no finished output" "models/self/r1 exists" ||
-	pass "killed train left no finished output"
-"${RUN[@]}" >"$tmp/run2.out" 2>&1
-rc=$?
-expect "resumed run exits 0" "$rc" 0
-[ "$rc" = 0 ] || cat "$tmp/run1.out" "$tmp/run2.out" | tail -20
-grep -q "r0/base/sample: journaled" "$tmp/run2.out" && pass "round-0 sample call not redone" ||
-	fail "round-0 sample call not redone" "$(grep r0/base "$tmp/run2.out")"
-grep -q "r1/self/train: trained" "$tmp/run2.out" && pass "killed train call redone" ||
-	fail "killed train call redone" "$(grep r1/self/train "$tmp/run2.out")"
+kill_and_resume self
 # 18 calls in all (1 + 2 rounds x (3 train + 3 sample + 1 fresh base sample)
 # + round 2's ckpt_frozen sample from the checkpoint, train and sample),
 # round 0's sample was finished before the kill

@@ -1,6 +1,6 @@
 # tiny_trainee.sh: sourced by the e2e scripts of the tracks that train an
 # open model on the CPU (track_rsi.sh, track_harness.sh). Needs $PY, $tmp
-# and the scripts' pass and fail.
+# and the scripts' pass, fail and expect (kill_and_resume: RUN and OUT too).
 
 # The bank of four L1 tasks in $tmp/bank (sets BANK) and the tiny
 # Llama-shaped model of tools/make_tiny_model.py, pretrained on their OpenCL
@@ -42,4 +42,28 @@ kill_in_call() {
 		sleep 0.2
 	done
 	wait "$pid" 2>/dev/null
+}
+
+# kill_and_resume ARM: (a) of the tracks' tests. Starts "${RUN[@]}" (the
+# script's run, output folder $OUT), kills it with kill -9 inside round 1's
+# train call of ARM, checks that the call left no finished model, then runs
+# the same command again: it exits 0, does not redo round 0's journaled
+# sample call and redoes the killed train call. Its output is $tmp/run2.out.
+kill_and_resume() {
+	local arm=$1 rc
+	"${RUN[@]}" >"$tmp/run1.out" 2>&1 &
+	kapid=$!
+	kill_in_call "$kapid" "$OUT" "r1_${arm}_train"
+	kapid=
+	expect "kill -9 inside the r1 $arm train call" "$killed" 1
+	[ -d "$OUT/models/$arm/r1" ] && fail "killed train left no finished output" "models/$arm/r1 exists" ||
+		pass "killed train left no finished output"
+	"${RUN[@]}" >"$tmp/run2.out" 2>&1
+	rc=$?
+	expect "resumed run exits 0" "$rc" 0
+	[ "$rc" = 0 ] || cat "$tmp/run1.out" "$tmp/run2.out" | tail -20
+	grep -q "r0/base/sample: journaled" "$tmp/run2.out" && pass "round-0 sample call not redone" ||
+		fail "round-0 sample call not redone" "$(grep r0/base "$tmp/run2.out")"
+	grep -q "r1/$arm/train: trained" "$tmp/run2.out" && pass "killed train call redone" ||
+		fail "killed train call redone" "$(grep "r1/$arm/train" "$tmp/run2.out")"
 }
