@@ -7,9 +7,11 @@
 #include "target.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "bank.h"
@@ -192,7 +194,22 @@ static int opencl_compile(const struct ka_task *t, const char *src, size_t len, 
 		free(dir);
 		return 0;
 	}
+	/* One compile of a source at a time: two graders given the same
+	 * candidate share its folder, and one's clean-up would remove the
+	 * other's intermediates mid-compile. The second finds the object. */
+	char *lock = xasprintf("%s.lock", dir);
+	int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(lock);
+	if (lfd >= 0)
+		flock(lfd, LOCK_EX);
 	int rc = -1;
+	if (access(so, R_OK) == 0) {
+		out->verdict = VERDICT_OK;
+		out->so_path = so;
+		so = NULL;
+		rc = 0;
+		goto unlock;
+	}
 	struct util_run_result rr;
 	if (opencl_setup_dir(dir, src, len, e) || opencl_run_cc(dir, &rr, e))
 		goto done;
@@ -203,6 +220,9 @@ done:
 	 * temps: the assembler input of a large initialised array is several
 	 * times its size) and a failed compile's folder go. */
 	opencl_keep_object(dir, rc == 0 && out->verdict == VERDICT_OK);
+unlock:
+	if (lfd >= 0)
+		close(lfd); /* releases the lock */
 	free(so);
 	free(dir);
 	(void)t;
